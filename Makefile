@@ -1,0 +1,44 @@
+# The commands a newcomer needs. Every target creates .venv on first use.
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+SIMKIT := $(VENV)/bin/simkit
+STAMP  := $(VENV)/.installed-stamp
+DEMO_GAMES ?= 100000
+
+.PHONY: install demo test bench reports lint clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+# A real default balance run of every game (greedy vs greedy), with its results.
+demo: install
+	$(SIMKIT) precompile
+	@for g in $$($(SIMKIT) games --json | $(PY) -c "import json,sys; print(' '.join(r['name'] for r in json.load(sys.stdin)))"); do \
+		rm -rf runs/demo/$$g; \
+		$(SIMKIT) run $$g --games $(DEMO_GAMES) --out runs/demo/$$g || exit 1; \
+	done
+	@if $(SIMKIT) --help | grep -q " report "; then \
+		$(SIMKIT) report runs/demo/* -o reports/demo && echo "report: reports/demo/index.html"; fi
+
+test: install
+	$(VENV)/bin/pytest -q
+
+bench: install
+	mkdir -p bench
+	$(SIMKIT) bench --output bench/results.json
+
+reports: install
+	@if $(SIMKIT) --help | grep -q " report "; then $(PY) -m simkit.report.examples; \
+	else echo "reports are not implemented yet"; fi
+
+lint: install
+	$(VENV)/bin/ruff check simkit tests
+
+clean:
+	rm -rf $(VENV) runs bench .pytest_cache

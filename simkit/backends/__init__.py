@@ -1,0 +1,1 @@
+"""Where chunks run: in this process (local) or on a Dask cluster."""

@@ -1,0 +1,13 @@
+"""The default backend: chunks run here, one after another, each on all numba threads."""
+from simkit.engine.runner import play_chunk
+
+
+class LocalBackend:
+    name = "local"
+
+    def map_chunks(self, game, params, seed, chunks, first, policy_ids, snapshot_ply):
+        for start, count in chunks:
+            yield play_chunk(game, params, seed, start, count, first, policy_ids, snapshot_ply)
+
+    def close(self):
+        pass

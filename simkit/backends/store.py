@@ -1,0 +1,151 @@
+"""The run directory: manifest, finished chunks, records and summary on disk.
+
+    DIR/manifest.json   resolved scenario, config, versions, status, timing
+    DIR/chunks/         one parquet + one .npy per finished chunk (while running)
+    DIR/games.parquet   one row per game (written when the run is complete)
+    DIR/aggregate.csv   the game's aggregate (e.g. deaths per cell)
+    DIR/summary.json    the `--json` object
+
+Every file is written to a temporary name and renamed, so a reader never sees a
+half-written file and a run killed at any moment can be resumed.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+
+import numpy as np
+
+from simkit.errors import UsageError
+
+
+def atomic_write_bytes(path: Path, data: bytes):
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def atomic_write_json(path: Path, obj):
+    atomic_write_bytes(path, (json.dumps(obj, indent=2, default=_jsonable) + "\n").encode())
+
+
+def _jsonable(x):
+    if isinstance(x, (np.integer,)):
+        return int(x)
+    if isinstance(x, (np.floating,)):
+        return float(x)
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    return str(x)
+
+
+def _records_table(records: np.ndarray, spec, start: int, seed: int):
+    import pyarrow as pa
+    cols = {"game": pa.array(np.arange(start, start + len(records), dtype=np.int64)),
+            "seed": pa.array(np.full(len(records), seed, dtype=np.int64))}
+    for i, f in enumerate(spec.record_fields):
+        cols[f] = pa.array(np.ascontiguousarray(records[:, i]))
+    return pa.table(cols)
+
+
+def start_run(out: Path, scenario, config, threads: int):
+    from simkit.engine.runner import environment
+    if (out / "manifest.json").exists():
+        raise UsageError(f"run directory {out} already holds a run; use --resume to finish it "
+                         f"or choose another --out")
+    (out / "chunks").mkdir(parents=True, exist_ok=True)
+    manifest = {"status": "running", "scenario": scenario.to_dict(), "config": config.to_dict(),
+                "threads": threads, "versions": environment(),
+                "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+    atomic_write_json(out / "manifest.json", manifest)
+
+
+def write_chunk(out: Path, start: int, records: np.ndarray, aggregate: np.ndarray):
+    import pyarrow.parquet as pq
+    manifest = json.loads((out / "manifest.json").read_text())
+    from simkit.games import get_game
+    spec = get_game(manifest["scenario"]["game"])
+    seed = manifest["config"]["seed"]
+    path = out / "chunks" / f"chunk-{start:012d}.parquet"
+    tmp = path.with_name(f".{path.name}.tmp")
+    pq.write_table(_records_table(records, spec, start, seed), tmp)
+    np.save(out / "chunks" / f".agg-{start:012d}.npy.tmp.npy", np.asarray(aggregate, dtype=np.int64))
+    os.replace(out / "chunks" / f".agg-{start:012d}.npy.tmp.npy", out / "chunks" / f"agg-{start:012d}.npy")
+    os.replace(tmp, path)  # the parquet last: its presence means the chunk is whole
+
+
+def load_chunks(out: Path, scenario, config):
+    """Yield (start, records, aggregate) of the finished chunks of a run to resume."""
+    import pyarrow.parquet as pq
+    mpath = out / "manifest.json"
+    if not mpath.exists():
+        raise UsageError(f"--resume: {out} holds no run (no manifest.json)")
+    manifest = json.loads(mpath.read_text())
+    if manifest.get("status") == "complete":
+        raise UsageError(f"--resume: the run in {out} is already complete")
+    want = {"scenario": scenario.to_dict()["rules"], "config": config.to_dict(), "game": scenario.game}
+    have = {"scenario": manifest["scenario"]["rules"], "config": manifest["config"],
+            "game": manifest["scenario"]["game"]}
+    if json.dumps(want, sort_keys=True, default=str) != json.dumps(have, sort_keys=True, default=str):
+        raise UsageError(f"--resume: {out} was started with another scenario or options; "
+                         f"run with the same target, --set, --games, --seed, --policy, --first and --chunk-size")
+    fields = scenario.spec.record_fields
+    sizes = dict(config.chunks())
+    for path in sorted((out / "chunks").glob("chunk-*.parquet")):
+        start = int(path.stem.split("-")[1])
+        if start not in sizes:
+            continue
+        table = pq.read_table(path, columns=list(fields))
+        records = np.column_stack([table[f].to_numpy() for f in fields]).astype(np.int32)
+        if len(records) != sizes[start]:
+            continue
+        yield start, records, np.load(out / "chunks" / f"agg-{start:012d}.npy")
+
+
+def finish_run(out: Path, result, complete: bool):
+    import pyarrow.parquet as pq
+    spec = result.scenario.spec
+    manifest = json.loads((out / "manifest.json").read_text())
+    summary = result.summary()
+    if complete:
+        paths = sorted((out / "chunks").glob("chunk-*.parquet"))
+        tmp = out / ".games.parquet.tmp"
+        writer = None
+        for p in paths:  # stream chunk by chunk: memory stays bounded
+            t = pq.read_table(p)
+            if writer is None:
+                writer = pq.ParquetWriter(tmp, t.schema)
+            writer.write_table(t)
+        if writer is not None:
+            writer.close()
+            os.replace(tmp, out / "games.parquet")
+        agg = result.tally.aggregate
+        if agg is not None:
+            labels = spec.aggregate_index(result.scenario.params()) if spec.aggregate_index else range(agg.size)
+            lines = ["cell,count"] + [f"\"{lab}\",{int(v)}" for lab, v in zip(labels, np.ravel(agg))]
+            atomic_write_bytes(out / "aggregate.csv", ("\n".join(lines) + "\n").encode())
+        shutil.rmtree(out / "chunks", ignore_errors=True)
+    manifest["status"] = "complete" if complete else "interrupted"
+    manifest["games_done"] = result.games_done
+    manifest["elapsed_s"] = round(result.elapsed, 3)
+    manifest["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    atomic_write_json(out / "summary.json", summary)
+    atomic_write_json(out / "manifest.json", manifest)
+
+
+def read_records(out: Path, spec) -> np.ndarray:
+    import pyarrow.parquet as pq
+    fields = list(spec.record_fields)
+    if (out / "games.parquet").exists():
+        t = pq.read_table(out / "games.parquet", columns=fields)
+        return np.column_stack([t[f].to_numpy() for f in fields]).astype(np.int32)
+    parts = [pq.read_table(p, columns=fields) for p in sorted((out / "chunks").glob("chunk-*.parquet"))]
+    if not parts:
+        return np.zeros((0, len(fields)), dtype=np.int32)
+    return np.concatenate([np.column_stack([t[f].to_numpy() for f in fields]) for t in parts]).astype(np.int32)

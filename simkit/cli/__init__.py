@@ -1,0 +1,39 @@
+"""The `simkit` command line. Commands only parse arguments and call the library."""
+from __future__ import annotations
+
+import click
+
+from simkit.errors import SimkitError
+
+
+class SimkitGroup(click.Group):
+    """Turns every user error (SimkitError) into one line on stderr and exit code 2."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except SimkitError as e:
+            click.echo(f"error: {e}", err=True)
+            ctx.exit(e.exit_code)
+
+
+@click.group(cls=SimkitGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="simkit")
+def cli():
+    """Balance simulator for tabletop strategy games.
+
+    \b
+    Quick start:
+      simkit games                              # what can be played
+      simkit rules martian_chess                # every rule option of a game
+      simkit run martian_chess --games 100000   # a balance run
+      simkit play martian_chess --seed 3        # watch one game
+    """
+
+
+def main():
+    from simkit.cli import commands  # noqa: F401  (registers the commands)
+    cli(prog_name="simkit")
+
+
+from simkit.cli import commands  # noqa: E402,F401

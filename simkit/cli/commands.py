@@ -1,0 +1,310 @@
+"""The commands: games, rules, run, play, perft, dice, bench, precompile."""
+from __future__ import annotations
+
+import json
+import sys
+import time
+from fractions import Fraction
+from pathlib import Path
+
+import click
+
+from simkit.cli import cli
+from simkit.cli.options import play_options, policies_of, scenario_options
+from simkit.errors import UsageError
+
+
+def _echo_json(obj):
+    from simkit.backends.store import _jsonable
+    click.echo(json.dumps(obj, indent=2, default=_jsonable))
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def games(as_json):
+    """List the games with their unit types and policies.
+
+    \b
+    Example:
+      simkit games
+    """
+    from simkit.games import all_games
+    rows = [{"name": g.name, "title": g.title, "unit_types": list(g.unit_types), "policies": list(g.policies)}
+            for g in all_games()]
+    if as_json:
+        return _echo_json(rows)
+    from rich.table import Table
+    from simkit.cli.show import console
+    t = Table(header_style="bold")
+    for c in ("game", "title", "unit types", "policies"):
+        t.add_column(c)
+    for r in rows:
+        t.add_row(r["name"], r["title"], ", ".join(r["unit_types"]), ", ".join(r["policies"]))
+    console().print(t)
+
+
+@cli.command()
+@click.argument("game")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def rules(game, as_json):
+    """Every rule option of GAME with its default and allowed values.
+
+    \b
+    Example:
+      simkit rules martian_chess
+    """
+    from simkit.games import get_game
+    spec = get_game(game)
+    rows = [{"key": o.name, "default": o.default, "allowed": o.allowed(), "help": o.help} for o in spec.options]
+    if as_json:
+        return _echo_json(rows)
+    from rich.table import Table
+    from simkit.cli.show import console
+    t = Table(title=f"{spec.title} rule options", header_style="bold")
+    for c in ("key", "default", "allowed", "meaning"):
+        t.add_column(c, overflow="fold")
+    for r in rows:
+        default = r["default"]
+        t.add_row(r["key"], "(table)" if isinstance(default, (dict, list)) and default else json.dumps(default),
+                  r["allowed"], r["help"])
+    console().print(t)
+    click.echo(f"\nTables and full defaults: scenarios/{spec.name}/default.toml; "
+               f"override any key with --set KEY=VALUE.")
+
+
+def _default_out(scenario) -> Path:
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    safe = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in scenario.name)[:40]
+    base = Path("runs") / f"{scenario.game}-{safe}-{stamp}"
+    out, k = base, 1
+    while out.exists():
+        out, k = Path(f"{base}-{k}"), k + 1
+    return out
+
+
+@cli.command()
+@click.argument("target")
+@play_options
+@click.option("--out", type=click.Path(file_okay=False), default=None,
+              help="Run directory (default: runs/<game>-<scenario>-<time>).")
+@click.option("--resume", is_flag=True, help="Finish the interrupted run in --out.")
+@click.option("--no-save", is_flag=True, help="Write no run directory.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
+@click.option("--progress/--no-progress", default=None, help="Progress bar on stderr (default: on a terminal).")
+def run(target, sets, games, seed, policy, policy0, policy1, first, threads, chunk_size, snapshot_ply,
+        out, resume, no_save, as_json, progress):
+    """Play a balance run of TARGET (a game name or a scenario file).
+
+    \b
+    Examples:
+      simkit run martian_chess --games 100000 --policy random
+      simkit run scenarios/martian_chess/clock_leader.toml --policy0 greedy --policy1 random
+      simkit run martian_chess --set clock=off --set max_plies=200 --json
+    """
+    from simkit.engine.runner import RunConfig, simulate
+    from simkit.scenario import load_scenario
+    scenario = load_scenario(target, list(sets))
+    config = RunConfig(games=games, seed=seed, policies=policies_of(policy, policy0, policy1), first=first,
+                       chunk_size=chunk_size, snapshot_ply=snapshot_ply)
+    if resume and not out:
+        raise UsageError("--resume needs --out DIR (the run to finish)")
+    out_dir = None if no_save else Path(out) if out else _default_out(scenario)
+    result = simulate(scenario, config, threads=threads, out_dir=out_dir, resume=resume,
+                      progress=progress, keep=False)
+    s = result.summary()
+    if as_json:
+        _echo_json(s)
+    else:
+        _print_run(result, s, out_dir)
+    if result.interrupted:
+        click.echo(f"interrupted: {result.games_done:,} of {games:,} games finished and kept"
+                   + (f" in {out_dir}; finish with --resume --out {out_dir}" if out_dir else ""), err=True)
+        sys.exit(130)
+
+
+def _print_run(result, s, out_dir):
+    from simkit.analysis.metrics import unit_table
+    from simkit.cli.show import console, end_table, frame_table, summary_table
+    c = console()
+    pol = " vs ".join(result.config.policies)
+    c.print(summary_table(s, f"{result.scenario.spec.title}: {result.scenario.name} ({pol})"))
+    c.print(end_table(s))
+    units = unit_table(result.tally)
+    cols = [k for k in ("kills", "losses", "deaths", "dispatched", "attacks") if k in units.columns]
+    if cols and result.games_done:
+        per_game = units[cols] / result.games_done
+        c.print(frame_table(per_game, "per game, by side and unit type"))
+    c.print(f"{s['games']:,} games in {s['elapsed_s']:.2f} s "
+            f"({s['games_per_s']:,.0f} games/s)" if s.get("games_per_s") else "")
+    if out_dir:
+        c.print(f"run directory: {out_dir}")
+
+
+@cli.command()
+@click.argument("target")
+@scenario_options
+@click.option("--seed", type=int, default=0, show_default=True, help="Run seed.")
+@click.option("--game", "game_index", type=int, default=0, show_default=True,
+              help="Game index within the run (the same game `simkit run` plays at that index).")
+@click.option("--policy", default=None, help="Policy of both sides (default greedy).")
+@click.option("--policy0", default=None, help="Policy of side 0.")
+@click.option("--policy1", default=None, help="Policy of side 1.")
+@click.option("--first", type=click.Choice(["side0", "side1"]), default=None,
+              help="Who moves first (default: as `run --first alternate` would).")
+def play(target, sets, seed, game_index, policy, policy0, policy1, first):
+    """Play one game of TARGET move by move, with a text board.
+
+    \b
+    Example:
+      simkit play martian_chess --seed 3 --policy random
+    """
+    from simkit.engine.runner import RunConfig, validate_config
+    from simkit.scenario import load_scenario
+    scenario = load_scenario(target, list(sets))
+    spec = scenario.spec
+    config = RunConfig(games=1, seed=seed, policies=policies_of(policy, policy0, policy1))
+    ids = validate_config(spec, config)
+    if game_index < 0:
+        raise UsageError(f"--game must be >= 0, got {game_index}")
+    side = game_index % 2 if first is None else (0 if first == "side0" else 1)
+    click.echo(spec.play(scenario.params(), seed, game_index, side, ids))
+
+
+@cli.command()
+@click.argument("game")
+@click.option("--depth", "-d", type=click.IntRange(1, 10), default=3, show_default=True)
+@scenario_options
+@click.option("--json", "as_json", is_flag=True, help='Print {"1": n1, "2": n2, ...}.')
+def perft(game, depth, sets, as_json):
+    """Count leaf positions at depths 1..D from the start position (move-generator check).
+
+    \b
+    Example:
+      simkit perft martian_chess --depth 4
+    """
+    from simkit.scenario import load_scenario
+    scenario = load_scenario(game, list(sets))
+    spec = scenario.spec
+    if spec.perft is None:
+        raise UsageError(f"perft does not apply to {spec.name}: {spec.perft_note}")
+    counts = spec.perft(scenario.params(), depth)
+    if as_json:
+        return _echo_json({str(d): n for d, n in enumerate(counts, 1)})
+    for d, n in enumerate(counts, 1):
+        click.echo(f"depth {d}: {n:,}")
+
+
+@cli.group()
+def dice():
+    """Exact dice probabilities of the games' dice mechanics.
+
+    \b
+    Examples:
+      simkit dice storm --modifier 2
+      simkit dice storm --attack 4 --defense 3 --defense-bonus 1
+      simkit dice warfare --attacker-mod 3 --defender-mod 0
+    """
+
+
+def _frac(f: Fraction) -> str:
+    return f"{f.numerator}/{f.denominator}" if f.denominator != 1 else str(f.numerator)
+
+
+@dice.command("storm")
+@click.option("--modifier", type=int, default=None, help="(Attack + bonuses) - (Defense + bonuses).")
+@click.option("--attack", type=int, default=None)
+@click.option("--defense", type=int, default=None)
+@click.option("--attack-bonus", type=int, default=0, show_default=True)
+@click.option("--defense-bonus", type=int, default=0, show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+def dice_storm(modifier, attack, defense, attack_bonus, defense_bonus, as_json):
+    """Storm the Castle 2d6 threshold: success when roll <= 3 + modifier, 2 fails, 12 succeeds.
+
+    \b
+    Example:
+      simkit dice storm --modifier 2     # success 10/36
+    """
+    from simkit.engine.dice import storm_distribution
+    if modifier is None:
+        if attack is None or defense is None:
+            raise UsageError("give --modifier M, or --attack A and --defense D")
+        modifier = (attack + attack_bonus) - (defense + defense_bonus)
+    elif attack is not None or defense is not None:
+        raise UsageError("give either --modifier or --attack/--defense, not both")
+    d = storm_distribution(modifier)
+    keys = ("success", "critical_failure", "critical_success")
+    if as_json:
+        return _echo_json({"modifier": modifier, **{k: float(d[k]) for k in keys},
+                           **{f"{k}_exact": _frac(d[k]) for k in keys}})
+    click.echo(f"modifier {modifier:+d} (success when 2d6 <= {3 + modifier}, natural 2 fails, natural 12 succeeds)")
+    for k in keys:
+        click.echo(f"  P({k.replace('_', ' ')}) = {_frac(d[k]):>6} = {float(d[k]):.6f}")
+
+
+@dice.command("warfare")
+@click.option("--attacker-mod", type=int, default=0, show_default=True)
+@click.option("--defender-mod", type=int, default=0, show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+def dice_warfare(attacker_mod, defender_mod, as_json):
+    """Warfare! opposed d6 with modifiers, ties rolled again.
+
+    \b
+    Example:
+      simkit dice warfare --attacker-mod 3 --defender-mod 0
+    """
+    from simkit.engine.dice import warfare_distribution
+    d = warfare_distribution(attacker_mod, defender_mod)
+    if as_json:
+        return _echo_json({k: float(v) for k, v in d.items()} | {f"{k}_exact": _frac(v) for k, v in d.items()})
+    click.echo(f"attacker {attacker_mod:+d} vs defender {defender_mod:+d}, ties re-rolled")
+    for k, v in d.items():
+        click.echo(f"  P({k.replace('_', ' ')}) = {_frac(v):>6} = {float(v):.6f}")
+
+
+@cli.command()
+@click.argument("games", nargs=-1)
+@click.option("--seconds", type=float, default=1.0, show_default=True, help="Target seconds per measurement.")
+@click.option("--repeats", type=int, default=3, show_default=True, help="Measurements per cell (median quoted).")
+@click.option("--output", type=click.Path(dir_okay=False), default=None, help="Also write the results as JSON here.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def bench(games, seconds, repeats, output, as_json):
+    """Plies/s and games/s per game and policy, for 1 thread and all threads (medians).
+
+    \b
+    Examples:
+      simkit bench
+      simkit bench martian_chess --repeats 5 --output bench.json
+    """
+    from simkit.bench import run_bench
+    results = run_bench(list(games) or None, seconds=seconds, repeats=repeats,
+                        log=None if as_json else lambda m: click.echo(m, err=True))
+    if output:
+        from simkit.backends.store import atomic_write_json
+        atomic_write_json(Path(output), results)
+    if as_json:
+        return _echo_json(results)
+    from rich.table import Table
+    from simkit.cli.show import console
+    t = Table(title="simkit bench (medians)", header_style="bold")
+    for c in ("game", "policy", "threads", "plies/s", "plies/s/thread", "games/s"):
+        t.add_column(c, justify="right" if c not in ("game", "policy") else "left")
+    for r in results["results"]:
+        t.add_row(r["game"], r["policy"], str(r["threads"]), f"{r['plies_per_s']:,.0f}",
+                  f"{r['plies_per_s'] / r['threads']:,.0f}", f"{r['games_per_s']:,.0f}")
+    console().print(t)
+
+
+@cli.command()
+def precompile():
+    """Compile (or load from cache) every game's kernels, so runs start at once.
+
+    \b
+    Example:
+      simkit precompile
+    """
+    from simkit.games import all_games
+    for spec in all_games():
+        t = time.perf_counter()
+        if spec.warm:
+            spec.warm()
+        click.echo(f"{spec.name}: ready in {time.perf_counter() - t:.1f} s")

@@ -1,0 +1,35 @@
+"""Option decorators shared by the commands that play games."""
+from __future__ import annotations
+
+import click
+
+from simkit.engine.rng import FIRST_MODES
+
+
+def scenario_options(f):
+    f = click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
+                     help="Override a rule option (repeatable); dotted keys reach into tables.")(f)
+    return f
+
+
+def play_options(f):
+    for deco in reversed([
+        click.option("--games", "-n", type=int, default=10_000, show_default=True, help="Games to play."),
+        click.option("--seed", type=int, default=0, show_default=True, help="Run seed: same seed, same games."),
+        click.option("--policy", default=None, help="Policy of both sides (default greedy)."),
+        click.option("--policy0", default=None, help="Policy of side 0 (overrides --policy)."),
+        click.option("--policy1", default=None, help="Policy of side 1 (overrides --policy)."),
+        click.option("--first", type=click.Choice(FIRST_MODES), default="alternate", show_default=True,
+                     help="Who moves first: alternate by game index, always one side, or at random."),
+        click.option("--threads", type=int, default=None, help="Numba threads (default: all cores)."),
+        click.option("--chunk-size", type=int, default=None, help="Games per chunk (default: about 40 chunks)."),
+        click.option("--snapshot-ply", type=int, default=20, show_default=True,
+                     help="Ply at which material is recorded (snap_* columns) for regression unit values."),
+    ]):
+        f = deco(f)
+    return scenario_options(f)
+
+
+def policies_of(policy, policy0, policy1) -> tuple[str, str]:
+    base = policy or "greedy"
+    return (policy0 or base, policy1 or base)

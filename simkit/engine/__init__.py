@@ -1,0 +1,1 @@
+"""Game-agnostic jitted code: RNG, dice, geometry tables and the batch runner."""

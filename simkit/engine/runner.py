@@ -1,0 +1,222 @@
+"""The one shared runner: split N games into chunks, play them, keep what finished.
+
+Each chunk is a plain, importable call (`play_chunk`) of a game's jitted batch
+kernel, so the same chunk can run in this process or on a Dask worker and give
+the same records: a game's dice depend only on (seed, game index).
+
+A run directory, when given, receives every finished chunk at once (atomic
+temp-file + rename), so Ctrl-C, a kill or a lost worker loses at most the chunks
+in flight, and `resume` finishes only what is missing.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from simkit.analysis.tally import Tally
+from simkit.engine.rng import FIRST_MODES, first_players_nb
+from simkit.errors import UsageError
+
+DEFAULT_SNAPSHOT_PLY = 20
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    games: int
+    seed: int = 0
+    policies: tuple[str, str] = ("greedy", "greedy")
+    first: str = "alternate"
+    chunk_size: int | None = None
+    snapshot_ply: int = DEFAULT_SNAPSHOT_PLY
+
+    def chunks(self) -> list[tuple[int, int]]:
+        size = self.chunk_size or default_chunk_size(self.games)
+        return [(s, min(size, self.games - s)) for s in range(0, self.games, size)]
+
+    def to_dict(self) -> dict:
+        return {"games": self.games, "seed": self.seed, "policies": list(self.policies),
+                "first": self.first, "chunk_size": self.chunk_size or default_chunk_size(self.games),
+                "snapshot_ply": self.snapshot_ply}
+
+
+def default_chunk_size(games: int) -> int:
+    """About 40 chunks for progress and for losing little on interrupt; 500..50,000 games each."""
+    return int(min(50_000, max(500, -(-games // 40))))
+
+
+def play_chunk(game: str, params, seed: int, start: int, count: int, first: str,
+               policy_ids: tuple[int, int], snapshot_ply: int):
+    """Play games start..start+count-1. Importable, picklable: what backends ship."""
+    from simkit.games import get_game
+
+    spec = get_game(game)
+    firsts = np.zeros(count, dtype=np.int8)
+    first_players_nb(FIRST_MODES.index(first), np.int64(seed), np.int64(start), np.int64(count), firsts)
+    records, aggregate = spec.run_chunk(params, seed, start, firsts, np.asarray(policy_ids, np.int64),
+                                        snapshot_ply)
+    return start, records, aggregate
+
+
+@dataclass
+class RunResult:
+    scenario: object
+    config: RunConfig
+    tally: Tally
+    elapsed: float
+    interrupted: bool = False
+    out_dir: Path | None = None
+    parts: dict = field(default_factory=dict)   # start -> records (when kept in memory)
+
+    @property
+    def games_done(self) -> int:
+        return self.tally.games
+
+    def records(self) -> np.ndarray:
+        if self.parts:
+            return np.concatenate([self.parts[k] for k in sorted(self.parts)])
+        if self.out_dir is not None:
+            from simkit.backends.store import read_records
+            return read_records(self.out_dir, self.scenario.spec)
+        return np.zeros((0, len(self.scenario.spec.record_fields)), dtype=np.int32)
+
+    @property
+    def games(self):
+        """Tidy per-game DataFrame (stage 4)."""
+        from simkit.analysis.frames import games_frame
+        return games_frame(self.records(), self.scenario.spec, self.config.seed)
+
+    def summary(self) -> dict:
+        from simkit.analysis.metrics import summarize
+        s = summarize(self.tally)
+        s["scenario"] = self.scenario.name
+        s["policies"] = list(self.config.policies)
+        s["seed"] = self.config.seed
+        s["elapsed_s"] = round(self.elapsed, 3)
+        s["interrupted"] = self.interrupted
+        s["games_requested"] = self.config.games
+        plies = float((self.tally.length_hist * np.arange(len(self.tally.length_hist))).sum())
+        s["games_per_s"] = self.games_done / self.elapsed if self.elapsed > 0 else None
+        s[f"{self.scenario.spec.length_unit}_per_s"] = plies / self.elapsed if self.elapsed > 0 else None
+        return s
+
+
+def set_threads(threads: int | None) -> int:
+    import numba
+    top = numba.config.NUMBA_NUM_THREADS
+    t = top if threads is None else threads
+    if not 1 <= t <= top:
+        raise UsageError(f"--threads must be from 1 to {top} on this machine, got {t}")
+    numba.set_num_threads(t)
+    return t
+
+
+def validate_config(spec, config: RunConfig) -> tuple[int, int]:
+    if config.games < 1:
+        raise UsageError(f"--games must be at least 1, got {config.games}")
+    if config.chunk_size is not None and config.chunk_size < 1:
+        raise UsageError(f"--chunk-size must be at least 1, got {config.chunk_size}")
+    if config.first not in FIRST_MODES:
+        raise UsageError(f"--first must be one of {', '.join(FIRST_MODES)}, got {config.first!r}")
+    if config.seed < 0 or config.seed >= 2**63:
+        raise UsageError(f"--seed must be from 0 to 2**63-1, got {config.seed}")
+    ids = []
+    for p in config.policies:
+        if p not in spec.policies:
+            raise UsageError(f"unknown policy '{p}' for {spec.name}; policies: {', '.join(spec.policies)}")
+        ids.append(spec.policy_id(p))
+    return ids[0], ids[1]
+
+
+def simulate(scenario, config: RunConfig, *, threads: int | None = None, out_dir: str | Path | None = None,
+             resume: bool = False, progress: bool | None = None, keep: bool = True, backend=None,
+             stop=None) -> RunResult:
+    """Play ``config.games`` games of ``scenario``; return the tally (and records if ``keep``).
+
+    ``stop(tally) -> bool`` is asked after every finished chunk (sequential stopping).
+    ``backend`` maps chunk calls (default: in this process, in order).
+    """
+    from simkit.backends.local import LocalBackend
+    from simkit.backends import store
+
+    spec = scenario.spec
+    policy_ids = validate_config(spec, config)
+    nthreads = set_threads(threads)
+    params = scenario.params()
+    chunks = config.chunks()
+    tally = Tally(spec)
+    parts: dict = {}
+    done: set[int] = set()
+    out = Path(out_dir) if out_dir is not None else None
+    if out is not None:
+        if resume:
+            for start, records, aggregate in store.load_chunks(out, scenario, config):
+                tally.add(records, aggregate)
+                done.add(start)
+                if keep:
+                    parts[start] = records
+        else:
+            store.start_run(out, scenario, config, nthreads)
+    todo = [(s, c) for s, c in chunks if s not in done]
+    backend = backend or LocalBackend()
+    t0 = time.perf_counter()
+    interrupted = False
+    bar = _progress(progress, config.games, tally.games)
+    try:
+        for start, records, aggregate in backend.map_chunks(
+                spec.name, params, config.seed, todo, config.first, policy_ids, config.snapshot_ply):
+            if out is not None:
+                store.write_chunk(out, start, records, aggregate)
+            tally.add(records, aggregate)
+            if keep:
+                parts[start] = records
+            if bar:
+                bar.update(len(records))
+            if stop is not None and stop(tally):
+                break
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        if bar:
+            bar.close()
+        backend.close()
+    elapsed = time.perf_counter() - t0
+    result = RunResult(scenario, config, tally, elapsed, interrupted, out, parts if keep else {})
+    if out is not None:
+        store.finish_run(out, result, complete=not interrupted and tally.games == config.games)
+    return result
+
+
+class _Bar:
+    def __init__(self, total, done):
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+        self.p = Progress(TextColumn("games"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                          console=Console(stderr=True), transient=True)
+        self.task = self.p.add_task("games", total=total, completed=done)
+        self.p.start()
+
+    def update(self, n):
+        self.p.advance(self.task, n)
+
+    def close(self):
+        self.p.stop()
+
+
+def _progress(progress, total, done):
+    if progress is None:
+        progress = sys.stderr.isatty() and total >= 20_000
+    return _Bar(total, done) if progress else None
+
+
+def environment() -> dict:
+    import numba
+    import simkit
+    return {"simkit": simkit.__version__, "numba": numba.__version__, "numpy": np.__version__,
+            "python": sys.version.split()[0], "threads_available": numba.config.NUMBA_NUM_THREADS,
+            "cpu_count": os.cpu_count()}

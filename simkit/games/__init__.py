@@ -1,0 +1,28 @@
+"""The game registry: one line per game."""
+from __future__ import annotations
+
+import difflib
+import importlib
+
+from simkit.errors import UnknownGameError
+
+# name -> module that defines SPEC. Adding a game is one line here.
+GAMES = {
+    "martian_chess": "simkit.games.martian_chess",
+}
+
+_loaded: dict = {}
+
+
+def get_game(name: str):
+    if name not in GAMES:
+        close = difflib.get_close_matches(str(name), list(GAMES), n=1, cutoff=0.5)
+        hint = f" (did you mean '{close[0]}'?)" if close else ""
+        raise UnknownGameError(f"unknown game '{name}'{hint}; games: {', '.join(GAMES)}")
+    if name not in _loaded:
+        _loaded[name] = importlib.import_module(GAMES[name]).SPEC
+    return _loaded[name]
+
+
+def all_games():
+    return [get_game(n) for n in GAMES]

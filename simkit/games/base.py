@@ -1,0 +1,67 @@
+"""GameSpec: everything the shared runner, CLI and analysis need from a game.
+
+A game folder (``simkit/games/<game>/``) builds one ``SPEC = GameSpec(...)`` and
+``simkit/games/__init__.py`` registers it. Nothing outside the folder knows the
+game's rules.
+
+Kernel contract (``run_chunk``) — the one call the runner makes:
+
+    records, aggregate = spec.run_chunk(params, seed, start, firsts, policies, snapshot_ply)
+
+- ``params``: whatever ``prepare(rules)`` returned (a tuple of numpy arrays and
+  scalars; picklable, so chunks can travel to Dask workers).
+- ``seed``: the run seed (int >= 0); game ``g`` seeds its RNG from ``(seed, g)``
+  with ``rng_seed_nb`` — never from anything else.
+- ``start``: index of the chunk's first game; ``firsts``: int8 array, the side
+  that moves first in each game of the chunk (``len(firsts)`` games).
+- ``policies``: int64 array of 2, the policy id of side 0 and side 1
+  (indexes into ``spec.policies``).
+- ``snapshot_ply``: the ply at which ``snap_<side>_<unit>`` material columns
+  are recorded (the final position if the game ends earlier).
+- ``records``: int32 array ``(len(firsts), len(spec.record_fields))``; the first
+  four fields are always ``first, winner, plies, end_reason`` (winner -1 = draw;
+  end_reason indexes ``spec.end_reasons``).
+- ``aggregate``: int64 array summed over chunks (e.g. deaths per cell), shape
+  fixed by params.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from simkit.scenario.schema import Option
+
+BASE_FIELDS = ("first", "winner", "plies", "end_reason")
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    name: str
+    title: str
+    unit_types: tuple[str, ...]
+    options: tuple[Option, ...]
+    prepare: Callable[[dict], Any]
+    run_chunk: Callable[..., tuple]
+    record_fields: tuple[str, ...]
+    end_reasons: tuple[str, ...]
+    policies: tuple[str, ...]
+    # (params, seed, game, first, policies) -> text trace of that game; its last line states
+    # "player W wins" or "draw", the end reason name and the length (plies or turns)
+    play: Callable[..., str]
+    validate: Callable[[dict], None] = lambda rules: None   # cross-key checks
+    perft: Callable[[Any, int], list[int]] | None = None     # (params, depth) -> counts for 1..depth
+    perft_note: str = ""                            # why perft does not apply, when it doesn't
+    aggregate_label: str = "deaths"                  # what aggregate counts
+    aggregate_index: Callable[[Any], list[str]] | None = None  # labels of aggregate cells
+    length_unit: str = "plies"                      # 'plies' or 'turns'
+    warm: Callable[[], None] | None = None           # compile/load every kernel (precompile)
+    extra: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        assert self.record_fields[:4] == BASE_FIELDS, self.record_fields[:4]
+
+    def option(self, name: str) -> Option:
+        return next(o for o in self.options if o.name == name)
+
+    def policy_id(self, name: str) -> int:
+        return self.policies.index(name)

@@ -1,0 +1,33 @@
+"""Martian Chess (RULES §2): 4x8 board, ownership by zone, pips as points."""
+from simkit.games.base import GameSpec
+from simkit.games.martian_chess import play as _play
+from simkit.games.martian_chess.policies import POLICIES
+from simkit.games.martian_chess.render import play
+from simkit.games.martian_chess.rules import OPTIONS, prepare, validate
+from simkit.games.martian_chess.state import END_REASONS, UNITS, name_of
+
+
+def _warm():
+    params = prepare({o.name: o.default for o in OPTIONS})
+    _play.run_chunk(params, 0, 0, [0, 1], [1, 1], 10)
+    _play.play_one(params, 0, 0, 0, [0, 0])
+    _play.perft(params, 1)
+
+
+SPEC = GameSpec(
+    name="martian_chess",
+    title="Martian Chess",
+    unit_types=UNITS,
+    options=OPTIONS,
+    prepare=prepare,
+    validate=validate,
+    run_chunk=_play.run_chunk,
+    record_fields=_play.RECORD_FIELDS,
+    end_reasons=END_REASONS,
+    policies=POLICIES,
+    play=play,
+    perft=_play.perft,
+    aggregate_label="captures per cell",
+    aggregate_index=lambda params: [name_of(c) for c in range(32)],
+    warm=_warm,
+)

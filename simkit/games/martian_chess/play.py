@@ -1,0 +1,181 @@
+"""Martian Chess games: one game (play_game_nb), the parallel batch kernel, perft."""
+import numpy as np
+from numba import njit, prange
+
+from simkit.engine.rng import rng_seed_nb
+from simkit.games.martian_chess.moves import apply_move_nb, gen_moves_nb, start_turn_nb
+from simkit.games.martian_chess.policies import choose_move_nb
+from simkit.games.martian_chess.state import (
+    END_STALEMATE, M_END, M_LAST_FROM, M_LAST_TO, M_PLY, M_SCORE, M_TO_MOVE, M_WINNER,
+    MAX_MOVES, NMETA, UNITS,
+)
+
+# record layout (names in RECORD_FIELDS below)
+F_FIRST, F_WINNER, F_PLIES, F_END = 0, 1, 2, 3
+F_SCORE = 4      # score_0, score_1
+F_CAPTURES = 6   # captures_0, captures_1
+F_PROMOS = 8     # promotions_0, promotions_1
+F_KILLS = 10     # kills_<side>_<unit>: side * 3 + pips - 1
+F_LOSSES = 16
+F_SNAP = 22
+F_FINAL = 28
+NFIELDS = 34
+
+
+def _per_side_unit(prefix):
+    return tuple(f"{prefix}_{s}_{u}" for s in (0, 1) for u in UNITS)
+
+
+RECORD_FIELDS = (("first", "winner", "plies", "end_reason", "score_0", "score_1",
+                  "captures_0", "captures_1", "promotions_0", "promotions_1")
+                 + _per_side_unit("kills") + _per_side_unit("losses")
+                 + _per_side_unit("snap") + _per_side_unit("final"))
+assert len(RECORD_FIELDS) == NFIELDS
+
+
+@njit(cache=True)
+def material_nb(board, rec, offset):
+    """Count pieces by type in each zone into rec[offset + side * 3 + pips - 1]."""
+    for k in range(6):
+        rec[offset + k] = 0
+    for c in range(32):
+        v = board[c]
+        if v:
+            rec[offset + (c // 16) * 3 + v - 1] += 1
+
+
+@njit(cache=True)
+def play_game_nb(init_board, rays, rules, weights, seed, game, first, policies, snapshot_ply,
+                 rec, deaths, log, board, meta, moves, sb, sm, rng):
+    """Play one game from the start; fill ``rec`` (one record row) and add to ``deaths``.
+
+    ``log`` (len > 0) receives each ply's move, for traces.
+    """
+    rng_seed_nb(rng, seed, game)
+    board[:] = init_board
+    meta[:] = 0
+    meta[M_TO_MOVE] = first
+    meta[M_LAST_FROM] = -1
+    meta[M_LAST_TO] = -1
+    meta[M_END] = -1
+    meta[M_WINNER] = -1
+    rec[:] = 0
+    rec[F_FIRST] = first
+    snapped = False
+    while True:
+        if meta[M_PLY] == snapshot_ply:
+            material_nb(board, rec, F_SNAP)
+            snapped = True
+        start_turn_nb(meta, rules)
+        n = gen_moves_nb(board, meta, rays, rules, moves)
+        if n == 0:  # MC-5: blocked in -> draw at once
+            meta[M_END] = END_STALEMATE
+            meta[M_WINNER] = -1
+            break
+        p = meta[M_TO_MOVE]
+        mv = choose_move_nb(policies[p], board, meta, rays, rules, weights, moves, n, rng, sb, sm)
+        s = mv // 32
+        t = mv % 32
+        v = board[s]
+        w = board[t]
+        if meta[M_PLY] < log.shape[0]:
+            log[meta[M_PLY]] = mv
+        captured = apply_move_nb(board, meta, rules, mv)
+        if captured:
+            rec[F_CAPTURES + p] += 1
+            rec[F_KILLS + p * 3 + v - 1] += 1
+            rec[F_LOSSES + (1 - p) * 3 + w - 1] += 1
+            deaths[t] += 1
+        elif w != 0:
+            rec[F_PROMOS + p] += 1
+        if meta[M_END] >= 0:
+            break
+    material_nb(board, rec, F_FINAL)
+    if not snapped:
+        for k in range(6):
+            rec[F_SNAP + k] = rec[F_FINAL + k]
+    rec[F_WINNER] = meta[M_WINNER]
+    rec[F_PLIES] = meta[M_PLY]
+    rec[F_END] = meta[M_END]
+    rec[F_SCORE] = meta[M_SCORE]
+    rec[F_SCORE + 1] = meta[M_SCORE + 1]
+
+
+@njit(cache=True, parallel=True)
+def batch_nb(init_board, rays, rules, weights, seed, start, firsts, policies, snapshot_ply,
+             records, deaths):
+    """Play len(firsts) games; block b adds its deaths into deaths[b] (race-free)."""
+    n = firsts.shape[0]
+    nblocks = deaths.shape[0]
+    for b in prange(nblocks):
+        board = np.zeros(32, dtype=np.int8)
+        sb = np.zeros(32, dtype=np.int8)
+        meta = np.zeros(NMETA, dtype=np.int32)
+        sm = np.zeros(NMETA, dtype=np.int32)
+        moves = np.zeros(MAX_MOVES, dtype=np.int32)
+        rng = np.zeros(1, dtype=np.uint64)
+        log = np.zeros(0, dtype=np.int32)
+        lo = b * n // nblocks
+        hi = (b + 1) * n // nblocks
+        for i in range(lo, hi):
+            play_game_nb(init_board, rays, rules, weights, seed, start + i, firsts[i], policies,
+                         snapshot_ply, records[i], deaths[b], log, board, meta, moves, sb, sm, rng)
+
+
+def run_chunk(params, seed, start, firsts, policies, snapshot_ply):
+    init_board, rays, rules, weights = params
+    n = len(firsts)
+    records = np.zeros((n, NFIELDS), dtype=np.int32)
+    deaths = np.zeros((max(1, min(n, 64)), 32), dtype=np.int64)
+    if n:
+        batch_nb(init_board, rays, rules, weights, np.int64(seed), np.int64(start),
+                 np.asarray(firsts, dtype=np.int8), np.asarray(policies, dtype=np.int64),
+                 np.int64(snapshot_ply), records, deaths)
+    return records, deaths.sum(axis=0)
+
+
+@njit(cache=True)
+def perft_nb(board, meta, rays, rules, depth, moves, boards, metas):
+    """Leaf count at ``depth`` (RULES SK-9 conventions; MC-5 blocked = finished)."""
+    if depth == 0:
+        return 1
+    start_turn_nb(meta, rules)
+    n = gen_moves_nb(board, meta, rays, rules, moves[depth])
+    total = 0
+    for i in range(n):
+        b = boards[depth]
+        m = metas[depth]
+        b[:] = board
+        m[:] = meta
+        apply_move_nb(b, m, rules, moves[depth, i])
+        if m[M_END] >= 0:
+            total += 1 if depth == 1 else 0
+        else:
+            total += perft_nb(b, m, rays, rules, depth - 1, moves, boards, metas)
+    return total
+
+
+def perft(params, depth):
+    from simkit.games.martian_chess.state import new_meta
+    init_board, rays, rules, _ = params
+    counts = []
+    for d in range(1, depth + 1):
+        moves = np.zeros((d + 1, MAX_MOVES), dtype=np.int32)
+        boards = np.zeros((d + 1, 32), dtype=np.int8)
+        metas = np.zeros((d + 1, NMETA), dtype=np.int32)
+        counts.append(int(perft_nb(init_board.copy(), new_meta(0), rays, rules, np.int64(d),
+                                   moves, boards, metas)))
+    return counts
+
+
+def play_one(params, seed, game, first, policies, snapshot_ply=-1):
+    """One game as the batch kernel plays it: (record row, move log)."""
+    init_board, rays, rules, weights = params
+    rec = np.zeros(NFIELDS, dtype=np.int32)
+    deaths = np.zeros(32, dtype=np.int64)
+    log = -np.ones(int(rules[4]) + 1, dtype=np.int32)
+    play_game_nb(init_board, rays, rules, weights, np.int64(seed), np.int64(game), np.int64(first),
+                 np.asarray(policies, dtype=np.int64), np.int64(snapshot_ply), rec, deaths, log,
+                 np.zeros(32, np.int8), np.zeros(NMETA, np.int32), np.zeros(MAX_MOVES, np.int32),
+                 np.zeros(32, np.int8), np.zeros(NMETA, np.int32), np.zeros(1, np.uint64))
+    return rec, log[log >= 0]

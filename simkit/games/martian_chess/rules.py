@@ -1,0 +1,41 @@
+"""Martian Chess rule schema (RULES §2) and its compilation into kernel params."""
+import numpy as np
+
+from simkit.errors import ScenarioError
+from simkit.scenario.schema import Option, handicap_options
+from simkit.games.martian_chess.state import (
+    CLOCK_MODES, NRULES, R_CLOCK_MODE, R_CLOCK_PLIES, R_DEADLOCK_PLIES, R_FIELD_PROMOTION,
+    R_MAX_PLIES, UNITS, build_rays, initial_board,
+)
+
+OPTIONS = (
+    Option("field_promotion", "bool", True, "MC-2: merge pawn+drone into a queen / pawn+pawn into a drone"),
+    Option("clock", "choice", "deadlock", "MC-4: when the clock is called", choices=CLOCK_MODES),
+    Option("deadlock_plies", "int", 14, "MC-4 deadlock: quiet plies before the clock is called", min=1, max=1000),
+    Option("clock_plies", "int", 7, "MC-4: quiet plies after the call that end the game", min=1, max=1000),
+    Option("max_plies", "int", 400, "ply cap; at the cap the higher score wins, equal draws", min=1, max=100000),
+    Option("greedy_score", "float", 1.0, "greedy weight: score lead (pips)", min=-100, max=100),
+    Option("greedy_material", "float", 0.5, "greedy weight: pips controlled, own zone minus opponent's", min=-100, max=100),
+    Option("greedy_hanging", "float", 1.0, "greedy weight: penalty per pip of the best piece left capturable", min=-100, max=100),
+) + handicap_options(UNITS)
+
+
+def validate(rules: dict) -> None:
+    for s in (0, 1):
+        for unit, n in rules[f"remove_{s}"].items():
+            if n > 3:
+                raise ScenarioError(f"side {s} has only 3 {unit}s, cannot remove {n}", key=f"remove_{s}.{unit}")
+        if sum(rules[f"remove_{s}"].values()) >= 9:
+            raise ScenarioError(f"side {s} would start with no pieces", key=f"remove_{s}")
+
+
+def prepare(rules: dict):
+    r = np.zeros(NRULES, dtype=np.int64)
+    r[R_FIELD_PROMOTION] = int(rules["field_promotion"])
+    r[R_CLOCK_MODE] = CLOCK_MODES.index(rules["clock"])
+    r[R_DEADLOCK_PLIES] = rules["deadlock_plies"]
+    r[R_CLOCK_PLIES] = rules["clock_plies"]
+    r[R_MAX_PLIES] = rules["max_plies"]
+    weights = np.array([rules["greedy_score"], rules["greedy_material"], rules["greedy_hanging"]],
+                       dtype=np.float64)
+    return initial_board(rules["remove_0"], rules["remove_1"]), build_rays(), r, weights

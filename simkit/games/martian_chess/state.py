@@ -1,0 +1,108 @@
+"""Martian Chess state layout.
+
+The board is 32 cells, ``cell = row * 4 + col`` (row 0 is rank 1, col 0 is file a)::
+
+    rank 8  28 29 30 31   \
+    rank 7  24 25 26 27    | player 1's zone (cells 16-31)
+    rank 6  20 21 22 23    |
+    rank 5  16 17 18 19   /
+            ~~~~~~~~~~~   the canal
+    rank 4  12 13 14 15   \
+    rank 3   8  9 10 11    | player 0's zone (cells 0-15)
+    rank 2   4  5  6  7    |
+    rank 1   0  1  2  3   /
+             a  b  c  d
+
+``board[cell]`` holds the piece's pips (0 empty, 1 pawn, 2 drone, 3 queen). Pieces
+have no owner: a player controls whatever stands in its zone, so ownership is the
+cell's zone. Everything else lives in ``meta`` (int32, indexes below).
+
+A move is ``from * 32 + to``.
+"""
+import numpy as np
+
+NCELLS = 32
+ZONE = 16  # cells per zone; zone(cell) = cell // 16
+MAX_MOVES = 256  # 18 pieces at most in a zone, a queen has at most 13 targets
+
+# meta fields
+M_TO_MOVE = 0
+M_PLY = 1
+M_SCORE = 2      # 2 and 3: scores of players 0 and 1
+M_LAST_FROM = 4  # opponent's last canal crossing (MC-3), -1 if none
+M_LAST_TO = 5
+M_QUIET = 6      # consecutive plies without a capture
+M_CALLED = 7     # clock called (MC-4)
+M_CLOCK = 8      # plies without a capture since the call / latest capture after it
+M_WINNER = 9     # -1 draw (when ended)
+M_END = 10       # end reason index, -1 while the game goes on
+NMETA = 11
+
+END_REASONS = ("territory_empty", "clock", "move_limit", "stalemate")
+END_TERRITORY, END_CLOCK, END_LIMIT, END_STALEMATE = range(4)
+
+# rules array (int64)
+R_FIELD_PROMOTION = 0
+R_CLOCK_MODE = 1
+R_DEADLOCK_PLIES = 2
+R_CLOCK_PLIES = 3
+R_MAX_PLIES = 4
+NRULES = 5
+CLOCK_MODES = ("deadlock", "leader", "off")
+CLOCK_DEADLOCK, CLOCK_LEADER, CLOCK_OFF = range(3)
+
+UNITS = ("pawn", "drone", "queen")  # pips 1, 2, 3
+
+# MC-1: player 0's layout, in removal order for handicaps (last listed goes first).
+LAYOUT0 = {"queen": ("d1", "c1", "d2"), "drone": ("b1", "c2", "d3"), "pawn": ("b2", "c3", "b3")}
+
+
+def cell_of(name: str) -> int:
+    return (int(name[1]) - 1) * 4 + "abcd".index(name[0])
+
+
+def name_of(cell: int) -> str:
+    return "abcd"[cell % 4] + str(cell // 4 + 1)
+
+
+def rotate(cell: int) -> int:
+    """The 180-degree rotation: player 1's layout mirrors player 0's."""
+    return NCELLS - 1 - cell
+
+
+def initial_board(remove0: dict, remove1: dict) -> np.ndarray:
+    board = np.zeros(NCELLS, dtype=np.int8)
+    for side, removed in ((0, remove0), (1, remove1)):
+        for unit, cells in LAYOUT0.items():
+            keep = len(cells) - removed.get(unit, 0)
+            for name in cells[:max(keep, 0)]:
+                c = cell_of(name)
+                board[c if side == 0 else rotate(c)] = UNITS.index(unit) + 1
+    return board
+
+
+def build_rays() -> np.ndarray:
+    """rays[cell, dir, k]: the k+1-th cell along dir, -1 off the board.
+
+    Directions 0-3 orthogonal, 4-7 diagonal (pawns use 4-7, drones 0-3, queens all).
+    """
+    dirs = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1))
+    rays = -np.ones((NCELLS, 8, 7), dtype=np.int8)
+    for c in range(NCELLS):
+        r0, c0 = divmod(c, 4)
+        for d, (dr, dc) in enumerate(dirs):
+            for k in range(7):
+                r, cc = r0 + dr * (k + 1), c0 + dc * (k + 1)
+                if not (0 <= r < 8 and 0 <= cc < 4):
+                    break
+                rays[c, d, k] = r * 4 + cc
+    return rays
+
+
+def new_meta(first: int) -> np.ndarray:
+    meta = np.zeros(NMETA, dtype=np.int32)
+    meta[M_TO_MOVE] = first
+    meta[M_LAST_FROM] = meta[M_LAST_TO] = -1
+    meta[M_END] = -1
+    meta[M_WINNER] = -1
+    return meta

@@ -1,0 +1,164 @@
+"""Read a scenario TOML (with ``extends``), apply ``--set`` overrides, validate.
+
+A scenario file has a few meta keys (``game``, ``name``, ``description``,
+``extends``); every other top-level key is a rule option of the game.
+"""
+from __future__ import annotations
+
+import copy
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from simkit.errors import ScenarioError, UnknownGameError
+
+META_KEYS = ("game", "name", "description", "extends")
+SCENARIO_ROOT = Path(__file__).resolve().parents[2] / "scenarios"
+
+
+@dataclass
+class Scenario:
+    game: str
+    name: str
+    rules: dict[str, Any]
+    path: str | None = None
+    description: str = ""
+    overrides: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def spec(self):
+        from simkit.games import get_game
+        return get_game(self.game)
+
+    def params(self):
+        """Stage 2: the flat numpy parameter arrays the kernels take."""
+        return self.spec.prepare(self.rules)
+
+    def to_dict(self) -> dict:
+        return {"game": self.game, "name": self.name, "description": self.description,
+                "path": self.path, "overrides": self.overrides, "rules": self.rules}
+
+
+def scenario_dir(game: str) -> Path:
+    return SCENARIO_ROOT / game
+
+
+def _read_toml(path: Path) -> dict:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ScenarioError("no such file", file=str(path)) from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ScenarioError(f"cannot read: {e}", file=str(path)) from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ScenarioError(f"malformed TOML: {e}", file=str(path)) from None
+
+
+def _read_chain(path: Path, seen: tuple = ()) -> tuple[dict, str | None]:
+    """The file's keys merged over those of the file it extends (recursively)."""
+    path = path.resolve()
+    if path in seen:
+        raise ScenarioError("'extends' forms a cycle", file=str(path), key="extends")
+    data = _read_toml(path)
+    parent = data.get("extends")
+    if parent is None:
+        return data, data.get("game")
+    if not isinstance(parent, str):
+        raise ScenarioError(f"got {parent!r}, expected a file name", file=str(path), key="extends")
+    base, game = _read_chain(path.parent / parent, seen + (path,))
+    merged = _merge(base, {k: v for k, v in data.items() if k != "extends"})
+    merged.pop("extends", None)
+    return merged, data.get("game", game)
+
+
+def _merge(base: dict, top: dict) -> dict:
+    out = copy.deepcopy(base)
+    for k, v in top.items():
+        if isinstance(v, dict) and isinstance(out.get(k), dict):
+            out[k] = _merge(out[k], v)
+        else:
+            out[k] = copy.deepcopy(v)
+    return out
+
+
+def parse_set(item: str) -> tuple[str, Any]:
+    """``key=value`` with a TOML value; a bare word is a string (``clock=leader``)."""
+    if "=" not in item:
+        raise ScenarioError(f"--set expects KEY=VALUE, got {item!r}")
+    key, raw = item.split("=", 1)
+    key, raw = key.strip(), raw.strip()
+    if not key:
+        raise ScenarioError(f"--set expects KEY=VALUE, got {item!r}")
+    try:
+        value = tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = raw
+    return key, value
+
+
+def _apply_override(rules: dict, key: str, value: Any, source: str):
+    """Dotted keys reach into tables: ``deck.knight.cost=4``."""
+    parts = key.split(".")
+    node = rules
+    for i, p in enumerate(parts[:-1]):
+        if p not in node:
+            raise ScenarioError("no such table", file=source, key=".".join(parts[: i + 1]))
+        if not isinstance(node[p], dict):
+            raise ScenarioError("is not a table", file=source, key=".".join(parts[: i + 1]))
+        node = node[p]
+    node[parts[-1]] = value
+
+
+def resolve_target(target: str) -> tuple[Path, str | None]:
+    """A game name (its default scenario) or a path to a scenario file."""
+    from simkit.games import GAMES, get_game
+
+    if target in GAMES:
+        return scenario_dir(target) / "default.toml", target
+    p = Path(target)
+    if p.suffix == ".toml" or p.exists():
+        return p, None
+    get_game(target)  # raises UnknownGameError with a suggestion
+    raise UnknownGameError(f"unknown game or scenario file '{target}'")
+
+
+def load_scenario(target: str, overrides: list[str] | dict | None = None) -> Scenario:
+    from simkit.games import get_game
+    from simkit.scenario.schema import unknown_key_error, validate_rules
+
+    path, game_name = resolve_target(target)
+    data, file_game = _read_chain(path)
+    source = str(path)
+    game = file_game or game_name
+    if game is None:
+        raise ScenarioError("missing 'game' (the game this scenario is for)", file=source, key="game")
+    try:
+        spec = get_game(game)
+    except UnknownGameError as e:
+        raise ScenarioError(str(e), file=source, key="game") from None
+    rules = {k: v for k, v in data.items() if k not in META_KEYS}
+    if isinstance(overrides, dict):
+        items = list(overrides.items())
+    else:
+        items = [parse_set(s) for s in (overrides or [])]
+    names = {o.name for o in spec.options}
+    for key, value in items:
+        if key.split(".")[0] not in names:
+            e = unknown_key_error(key.split(".")[0], names)
+            raise ScenarioError(e.detail, file="--set", key=key)
+        _apply_override(rules, key, value, "--set")
+    try:
+        rules = validate_rules(spec.options, rules)
+        spec.validate(rules)
+    except ScenarioError as e:
+        from_set = e.key is not None and any(e.key.split(".")[0] == k.split(".")[0] for k, _ in items)
+        raise ScenarioError(e.detail, file="--set" if from_set else source, key=e.key) from None
+    name = data.get("name") or path.stem
+    for k in ("name", "description"):
+        if k in data and not isinstance(data[k], str):
+            raise ScenarioError(f"got {data[k]!r}, expected a string", file=source, key=k)
+    return Scenario(game=game, name=str(name), rules=rules, path=source,
+                    description=str(data.get("description", "")), overrides=dict(items))

@@ -1,0 +1,112 @@
+"""Contract tests for every registered game: they need no edits when a game is added."""
+import json
+import tomllib
+from pathlib import Path
+
+import numba
+import numpy as np
+import pytest
+
+from simkit.engine.runner import RunConfig, simulate
+from simkit.games import GAMES, get_game
+from simkit.games.base import BASE_FIELDS
+from simkit.scenario import load_scenario
+
+DATA = Path(__file__).parent / "data"
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(params=list(GAMES))
+def game(request):
+    return request.param
+
+
+def test_default_scenario_lists_every_option_with_its_default(game):
+    spec = get_game(game)
+    raw = tomllib.loads((ROOT / "scenarios" / game / "default.toml").read_text())
+    assert raw["game"] == game
+    for o in spec.options:
+        assert o.name in raw, f"{o.name} missing from scenarios/{game}/default.toml"
+        loaded = load_scenario(game).rules[o.name]
+        if o.kind != "table":
+            assert loaded == o.default, o.name
+
+
+def test_every_variant_loads_and_differs_from_default(game):
+    files = sorted((ROOT / "scenarios" / game).glob("*.toml"))
+    assert len(files) >= 3, "a default and at least two variants"
+    default = load_scenario(game).rules
+    for f in files:
+        s = load_scenario(str(f))
+        assert s.game == game
+        if f.name != "default.toml":
+            assert s.rules != default, f"{f.name} changes nothing"
+
+
+def _records(game, threads, chunk_size, policies=("random", "greedy"), games=96):
+    numba.set_num_threads(threads)
+    try:
+        cfg = RunConfig(games=games, seed=12345, policies=policies, chunk_size=chunk_size, snapshot_ply=6)
+        return simulate(load_scenario(game), cfg, progress=False).records()
+    finally:
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+
+
+def test_determinism_threads_and_chunks(game):
+    spec = get_game(game)
+    base = _records(game, 1, 96)
+    assert base.shape == (96, len(spec.record_fields))
+    assert tuple(spec.record_fields[:4]) == BASE_FIELDS
+    for threads, chunk in ((2, 96), (2, 7), (1, 50)):
+        assert np.array_equal(base, _records(game, threads, chunk)), (threads, chunk)
+    other = _records(game, 2, 96)
+    assert np.array_equal(base, other)
+    # a different seed gives different games
+    cfg = RunConfig(games=96, seed=54321, policies=("random", "greedy"), snapshot_ply=6)
+    assert not np.array_equal(base, simulate(load_scenario(game), cfg, progress=False).records())
+
+
+def test_records_are_consistent(game):
+    spec = get_game(game)
+    r = _records(game, 2, 50, policies=("random", "random"), games=200)
+    first, winner, plies, end = r[:, 0], r[:, 1], r[:, 2], r[:, 3]
+    assert set(np.unique(first)) == {0, 1}                      # alternate
+    assert np.array_equal(first, np.arange(200) % 2)
+    assert set(np.unique(winner)) <= {-1, 0, 1}
+    assert (plies >= 1).all()
+    assert ((end >= 0) & (end < len(spec.end_reasons))).all()
+    fields = list(spec.record_fields)
+    for s in (0, 1):
+        for u in spec.unit_types:
+            for stat in ("losses", "kills", "snap", "final"):
+                assert f"{stat}_{s}_{u}" in fields, f"{stat}_{s}_{u}"
+            assert (r[:, fields.index(f"losses_{s}_{u}")] >= 0).all()
+    # every kill made by one side is a loss of the other
+    kills = [sum(r[:, fields.index(f"kills_{s}_{u}")].sum() for u in spec.unit_types) for s in (0, 1)]
+    losses = [sum(r[:, fields.index(f"losses_{s}_{u}")].sum() for u in spec.unit_types) for s in (0, 1)]
+    assert kills[0] <= losses[1] and kills[1] <= losses[0]
+
+
+def test_perft_goldens(game):
+    spec = get_game(game)
+    golden = DATA / game / "perft.json"
+    if spec.perft is None:
+        assert spec.perft_note, "a game without perft must say why"
+        return
+    expected = json.loads(golden.read_text())
+    depth = min(len(expected), 4)
+    got = spec.perft(load_scenario(game).params(), depth)
+    assert got == [expected[str(d)] for d in range(1, depth + 1)]
+
+
+def test_play_trace_matches_batch_game(game):
+    """`simkit play` shows the very game `simkit run` plays at that index (same seed)."""
+    spec = get_game(game)
+    scenario = load_scenario(game)
+    cfg = RunConfig(games=4, seed=7, policies=("random", "greedy"), snapshot_ply=6)
+    rec = simulate(scenario, cfg, progress=False).records()[3]
+    text = spec.play(scenario.params(), 7, 3, int(rec[0]), (0, 1))
+    last = text.strip().splitlines()[-1]
+    assert spec.end_reasons[rec[3]] in last
+    assert str(int(rec[2])) in last
+    assert ("draw" in last) if rec[1] < 0 else (f"player {rec[1]} wins" in last)

@@ -1,0 +1,82 @@
+"""The shared runner: run directories, interruption and resume, streaming summary."""
+import json
+
+import numpy as np
+import pytest
+
+from simkit.analysis.metrics import summarize
+from simkit.analysis.tally import Tally
+from simkit.backends.local import LocalBackend
+from simkit.engine.runner import RunConfig, simulate
+from simkit.errors import UsageError
+from simkit.scenario import load_scenario
+
+CFG = RunConfig(games=400, seed=9, policies=("random", "greedy"), chunk_size=60)
+
+
+class InterruptAfter(LocalBackend):
+    """Raises Ctrl-C after ``n`` chunks, as a user would."""
+
+    def __init__(self, n):
+        self.n = n
+
+    def map_chunks(self, *args):
+        for i, item in enumerate(super().map_chunks(*args)):
+            if i == self.n:
+                raise KeyboardInterrupt
+            yield item
+
+
+def test_interrupted_run_keeps_chunks_and_resumes_to_identical_records(tmp_path):
+    sc = load_scenario("martian_chess")
+    full = simulate(sc, CFG, progress=False).records()
+    out = tmp_path / "run"
+    part = simulate(sc, CFG, out_dir=out, progress=False, backend=InterruptAfter(3))
+    assert part.interrupted and part.games_done == 180
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["status"] == "interrupted" and manifest["games_done"] == 180
+    assert len(list((out / "chunks").glob("chunk-*.parquet"))) == 3
+    assert not (out / "games.parquet").exists()      # an unfinished run never looks complete
+    done = simulate(sc, CFG, out_dir=out, resume=True, progress=False)
+    assert not done.interrupted and done.games_done == 400
+    assert np.array_equal(done.records(), full)
+    assert json.loads((out / "manifest.json").read_text())["status"] == "complete"
+
+
+def test_resume_refuses_other_options_and_fresh_run_refuses_existing_dir(tmp_path):
+    sc = load_scenario("martian_chess")
+    out = tmp_path / "run"
+    simulate(sc, CFG, out_dir=out, progress=False, backend=InterruptAfter(1))
+    with pytest.raises(UsageError, match="another scenario or options"):
+        simulate(sc, RunConfig(games=400, seed=10, policies=("random", "greedy"), chunk_size=60),
+                 out_dir=out, resume=True, progress=False)
+    with pytest.raises(UsageError, match="already holds a run"):
+        simulate(sc, CFG, out_dir=out, progress=False)
+
+
+def test_streaming_tally_equals_whole_tally():
+    sc = load_scenario("martian_chess")
+    res = simulate(sc, CFG, progress=False)
+    whole = Tally(sc.spec).add(res.records())
+    assert summarize(whole) == summarize(res.tally)
+    # merging two halves in either order gives the same counts
+    r = res.records()
+    a, b = Tally(sc.spec).add(r[:123]), Tally(sc.spec).add(r[123:])
+    assert summarize(a.merge(b)) == summarize(b.merge(a)) == summarize(whole)
+
+
+def test_first_player_advantage_formula():
+    sc = load_scenario("martian_chess")
+    r = simulate(sc, CFG, progress=False).records()
+    s = summarize(Tally(sc.spec).add(r))
+    first_won = (r[:, 1] == r[:, 0]).mean()
+    draw = (r[:, 1] < 0).mean()
+    assert s["first_player_advantage"] == pytest.approx(first_won + draw / 2 - 0.5)
+    side0 = (r[:, 1] == 0).mean()
+    assert s["side0_win_rate"] == pytest.approx(side0)
+
+
+def test_stop_callback_ends_early():
+    sc = load_scenario("martian_chess")
+    res = simulate(sc, CFG, progress=False, stop=lambda t: t.games >= 120)
+    assert res.games_done == 120
