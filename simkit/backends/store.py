@@ -60,7 +60,7 @@ def start_run(out: Path, scenario, config, threads: int):
         raise UsageError(f"run directory {out} already holds a run; use --resume to finish it "
                          f"or choose another --out")
     (out / "chunks").mkdir(parents=True, exist_ok=True)
-    manifest = {"status": "running", "scenario": scenario.to_dict(), "config": config.to_dict(),
+    manifest = {"kind": "run", "status": "running", "scenario": scenario.to_dict(), "config": config.to_dict(),
                 "threads": threads, "versions": environment(),
                 "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
     atomic_write_json(out / "manifest.json", manifest)
