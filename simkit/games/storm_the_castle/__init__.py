@@ -1,0 +1,56 @@
+"""Storm the Castle (RULES.md §3): cards, a castle graph, 2d6 threshold attacks."""
+from simkit.games.base import GameSpec
+from simkit.games.storm_the_castle import rules as _r
+from simkit.games.storm_the_castle.play import run_chunk
+from simkit.games.storm_the_castle.policies import POLICIES
+from simkit.games.storm_the_castle.state import END_REASONS
+
+
+def _play(params, seed, game, first, policies):
+    from simkit.games.storm_the_castle.render import play_text
+    return play_text(params, seed, game, first, policies)
+
+
+def _aggregate_index(params):
+    return list(_r.Params(*params).spnames)
+
+
+def _warm():
+    import numpy as np
+    p = _r.prepare(_default_rules())
+    run_chunk(p, 0, 0, np.zeros(2, np.int8), np.array([1, 0], np.int64), 5)
+    _play(p, 0, 0, 0, (1, 1))
+
+
+def _default_rules():
+    from simkit.scenario.schema import validate_rules
+    return validate_rules(_r.OPTIONS, {})
+
+
+_DEFAULT_PARAMS = _r.prepare(_default_rules())
+
+SPEC = GameSpec(
+    name="storm_the_castle",
+    title="Storm the Castle",
+    unit_types=_DEFAULT_PARAMS.names,
+    options=_r.OPTIONS,
+    prepare=_r.prepare,
+    run_chunk=run_chunk,
+    record_fields=_r.fields_for(_DEFAULT_PARAMS),
+    end_reasons=END_REASONS,
+    policies=POLICIES,
+    play=_play,
+    validate=_r.validate,
+    perft=None,
+    perft_note=("perft does not apply: Storm the Castle has hidden, shuffled cards and 2d6 rolls, "
+                "so there is no deterministic move tree to count"),
+    aggregate_label="deaths",
+    aggregate_index=_aggregate_index,
+    length_unit="turns",
+    warm=_warm,
+    extra={
+        # The deck is data: a scenario may rename/add cards, which changes the columns.
+        "record_fields_for": lambda params: _r.fields_for(_r.Params(*params)),
+        "unit_types_for": lambda params: tuple(_r.Params(*params).names),
+    },
+)

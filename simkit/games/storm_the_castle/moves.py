@@ -1,0 +1,450 @@
+"""Storm the Castle: legal actions and their effects (jitted).
+
+Argument conventions (all kernels): ``cards, sp, zones, zn, g`` is the state
+(see state.py); ``ctab, spi, adj, dist, keep, iopt`` come from Params;
+``rec`` is the game's int32 record row, ``fidx`` the stat -> column table,
+``agg`` the per-space death counts, ``rng`` the game's RNG state.
+An injected ``roll`` >= 2 replaces the 2d6 roll (tests, traces); -1 = roll.
+"""
+import numpy as np
+from numba import njit
+
+from simkit.engine.dice import (STORM_CRIT_FAIL, STORM_CRIT_SUCCESS, STORM_SUCCESS, roll_2d6_nb,
+                                storm_resolve_nb)
+from simkit.engine.rng import rng_below_nb
+from simkit.games.storm_the_castle.rules import (AB_ASSASSIN, AB_CATAPULT, AB_CLERIC, AB_SMITH, AB_SORC,
+                                                 K_ITEM, K_REG, O_CLEARS, O_HAND, O_POINTS, O_SICK,
+                                                 S_ATT, S_CRIT, S_DISP, S_KILL, S_LOSS, S_RES, S_REC,
+                                                 S_SUCC, T_AB, T_ATT, T_BONUS, T_COST, T_DEF, T_KIND,
+                                                 T_MOVE, T_RANGE, T_RANK, T_ROLL, X_CASTLE, X_DEF,
+                                                 X_LEVEL)
+from simkit.games.storm_the_castle.state import (ACT_ATTACK, ACT_CLERIC, ACT_DISPATCH, ACT_END,
+                                                 ACT_MOVE, ACT_SMITH, ACT_SORC, C_ACTED, C_BUFF,
+                                                 C_ITEM, C_OWNER, C_POS, C_TYPE, C_ZONE, G_ATTACKS,
+                                                 G_OVER, G_POINTS, G_REASON, G_WINNER, L_DECK,
+                                                 L_GRAVE, L_HAND, MAXA, R_KEEP, Z_BOARD, Z_DECK,
+                                                 Z_EQUIP, Z_GRAVE, Z_HAND, Z_NONE)
+
+# outcome codes returned by apply (for the log): dice.STORM_* or these
+OUT_NONE = -1      # no roll involved (move, dispatch, sorcerer)
+OUT_AUTO = 4       # ST-3: support target, success without a roll
+OUT_SPECIAL_OK = 5
+OUT_SPECIAL_FAIL = 6
+
+
+@njit(cache=True, inline="always")
+def stat_nb(rec, fidx, s, t, j, inc):
+    f = fidx[s, t, j]
+    if f >= 0:
+        rec[f] += inc
+
+
+# ---------------------------------------------------------------------------
+# setup and draws
+@njit(cache=True)
+def init_game_nb(cards, sp, zones, zn, g, copies, nc, hand_size, rng):
+    """Empty board, shuffled decks (side 0 then side 1), ``hand_size`` cards drawn each."""
+    cards[:, :] = -1
+    cards[:, C_ACTED] = 0
+    cards[:, C_BUFF] = 0
+    cards[:, C_ZONE] = Z_NONE
+    sp[:, :] = -1
+    zones[:, :, :] = -1
+    zn[:, :] = 0
+    g[:] = 0
+    g[G_WINNER] = -1
+    g[G_REASON] = -1
+    for s in range(2):
+        i = 0
+        for t in range(copies.shape[1]):
+            for _ in range(copies[s, t]):
+                c = s * nc + i
+                cards[c, C_TYPE] = t
+                cards[c, C_OWNER] = s
+                cards[c, C_ZONE] = Z_DECK
+                zones[s, L_DECK, i] = c
+                i += 1
+        zn[s, L_DECK] = i
+        for k in range(i - 1, 0, -1):          # Fisher-Yates
+            j = rng_below_nb(rng, k + 1)
+            tmp = zones[s, L_DECK, k]
+            zones[s, L_DECK, k] = zones[s, L_DECK, j]
+            zones[s, L_DECK, j] = tmp
+    for s in range(2):
+        for _ in range(hand_size):
+            draw_one_nb(cards, zones, zn, s)
+
+
+@njit(cache=True)
+def draw_one_nb(cards, zones, zn, s):
+    """Top card of the deck to the hand; returns it or -1 if the deck is empty."""
+    n = zn[s, L_DECK]
+    if n == 0:
+        return -1
+    c = zones[s, L_DECK, n - 1]
+    zones[s, L_DECK, n - 1] = -1
+    zn[s, L_DECK] = n - 1
+    zones[s, L_HAND, zn[s, L_HAND]] = c
+    zn[s, L_HAND] += 1
+    cards[c, C_ZONE] = Z_HAND
+    return c
+
+
+# ---------------------------------------------------------------------------
+# stacks
+@njit(cache=True, inline="always")
+def can_enter_nb(cards, sp, ctab, x, c, s):
+    """May unit ``c`` of side ``s`` join the stack on space ``x``?"""
+    top = sp[x, 0]
+    if top < 0:
+        return True
+    if sp[x, 1] >= 0:
+        return False
+    if cards[top, C_OWNER] != s:
+        return False
+    if ctab[cards[top, C_TYPE], T_KIND] == K_REG and ctab[cards[c, C_TYPE], T_KIND] == K_REG:
+        return False
+    return True
+
+
+@njit(cache=True)
+def stack_put_nb(cards, sp, ctab, x, c):
+    top = sp[x, 0]
+    if top < 0:
+        sp[x, 0] = c
+    else:
+        kc = ctab[cards[c, C_TYPE], T_KIND]
+        kt = ctab[cards[top, C_TYPE], T_KIND]
+        if kc == K_REG or (kt != K_REG and ctab[cards[c, C_TYPE], T_RANK] < ctab[cards[top, C_TYPE], T_RANK]):
+            sp[x, 1] = top
+            sp[x, 0] = c
+        else:
+            sp[x, 1] = c
+    cards[c, C_POS] = x
+    cards[c, C_ZONE] = Z_BOARD
+
+
+@njit(cache=True)
+def stack_take_nb(cards, sp, x, c):
+    if sp[x, 0] == c:
+        sp[x, 0] = sp[x, 1]
+        sp[x, 1] = -1
+    elif sp[x, 1] == c:
+        sp[x, 1] = -1
+    cards[c, C_POS] = -1
+
+
+@njit(cache=True)
+def grave_push_nb(cards, zones, zn, s, c):
+    zones[s, L_GRAVE, zn[s, L_GRAVE]] = c
+    zn[s, L_GRAVE] += 1
+    cards[c, C_ZONE] = Z_GRAVE
+    cards[c, C_POS] = -1
+
+
+@njit(cache=True)
+def kill_nb(cards, sp, zones, zn, ctab, rec, fidx, agg, c):
+    """Unit ``c`` leaves the board for its graveyard, its item first (ST-5)."""
+    s = cards[c, C_OWNER]
+    x = cards[c, C_POS]
+    stack_take_nb(cards, sp, x, c)
+    it = cards[c, C_ITEM]
+    if it >= 0:
+        grave_push_nb(cards, zones, zn, s, it)
+        stat_nb(rec, fidx, s, cards[it, C_TYPE], S_LOSS, 1)
+        cards[c, C_ITEM] = -1
+    grave_push_nb(cards, zones, zn, s, c)
+    cards[c, C_ACTED] = 0
+    cards[c, C_BUFF] = 0
+    stat_nb(rec, fidx, s, cards[c, C_TYPE], S_LOSS, 1)
+    if agg.shape[0] > 0:
+        agg[x] += 1
+
+
+@njit(cache=True)
+def place_unit_nb(cards, sp, ctab, keep, g, x, c, s):
+    """Put unit ``c`` on ``x`` (move, advance); entering the enemy Keep wins at once."""
+    stack_put_nb(cards, sp, ctab, x, c)
+    if x == keep[1 - s]:
+        g[G_WINNER] = s
+        g[G_REASON] = R_KEEP
+        g[G_OVER] = 1
+
+
+# ---------------------------------------------------------------------------
+# attack arithmetic
+@njit(cache=True)
+def modifier_nb(cards, sp, ctab, spi, att, tgt, buff_extra):
+    """(Attack + bonuses) - (Defense + bonuses) of ``att`` attacking ``tgt``."""
+    x = cards[att, C_POS]
+    y = cards[tgt, C_POS]
+    a = ctab[cards[att, C_TYPE], T_ATT] + cards[att, C_BUFF] + buff_extra
+    it = cards[att, C_ITEM]
+    if it >= 0:
+        a += ctab[cards[it, C_TYPE], T_ATT]
+    a += spi[x, X_LEVEL] - spi[y, X_LEVEL]
+    tt = cards[tgt, C_TYPE]
+    d = ctab[tt, T_DEF] + spi[y, X_DEF]
+    it = cards[tgt, C_ITEM]
+    if it >= 0:
+        d += ctab[cards[it, C_TYPE], T_DEF]
+    if ctab[tt, T_KIND] == K_REG:
+        for j in range(2):
+            o = sp[y, j]
+            if o >= 0 and o != tgt and ctab[cards[o, C_TYPE], T_AB] == AB_CLERIC:
+                d += ctab[cards[o, C_TYPE], T_BONUS]
+    return a - d
+
+
+@njit(cache=True, inline="always")
+def is_ranged_nb(cards, ctab, c):
+    return ctab[cards[c, C_TYPE], T_RANGE] > 0
+
+
+@njit(cache=True)
+def grave_top_unit_nb(cards, zones, zn, ctab, s):
+    n = zn[s, L_GRAVE]
+    if n == 0:
+        return -1
+    c = zones[s, L_GRAVE, n - 1]
+    if ctab[cards[c, C_TYPE], T_KIND] == K_ITEM:
+        return -1
+    return c
+
+
+# ---------------------------------------------------------------------------
+# legal actions
+@njit(cache=True, inline="always")
+def _add(buf, n, kind, a, b):
+    if n < MAXA:
+        buf[n, 0] = kind
+        buf[n, 1] = a
+        buf[n, 2] = b
+        return n + 1
+    return n
+
+
+@njit(cache=True)
+def _add_targets(cards, sp, ctab, buf, n, c, y):
+    """Attack options of unit ``c`` on space ``y``: the top card (Assassin: either card)."""
+    n = _add(buf, n, ACT_ATTACK, c, sp[y, 0])
+    if sp[y, 1] >= 0 and ctab[cards[c, C_TYPE], T_AB] == AB_ASSASSIN:
+        n = _add(buf, n, ACT_ATTACK, c, sp[y, 1])
+    return n
+
+
+@njit(cache=True)
+def gen_dispatch_nb(s, cards, sp, zones, zn, g, ctab, spi, seen, buf):
+    """Dispatch options (one per card type in hand and target) after ``end`` at index 0."""
+    n = _add(buf, 0, ACT_END, -1, -1)
+    pts = g[G_POINTS]
+    ns = sp.shape[0]
+    seen[:] = 0
+    for i in range(zn[s, L_HAND]):
+        c = zones[s, L_HAND, i]
+        t = cards[c, C_TYPE]
+        if seen[t] != 0:
+            continue
+        seen[t] = 1
+        if ctab[t, T_COST] > pts:
+            continue
+        if ctab[t, T_KIND] == K_ITEM:
+            for x in range(ns):
+                h = sp[x, 0]
+                if h >= 0 and cards[h, C_OWNER] == s and ctab[cards[h, C_TYPE], T_KIND] == K_REG \
+                        and cards[h, C_ITEM] < 0:
+                    n = _add(buf, n, ACT_DISPATCH, c, h)
+        else:
+            for x in range(ns):
+                if spi[x, X_CASTLE] == s and can_enter_nb(cards, sp, ctab, x, c, s):
+                    n = _add(buf, n, ACT_DISPATCH, c, x)
+    return n
+
+
+@njit(cache=True)
+def gen_actions_nb(s, cards, sp, zones, zn, g, ctab, spi, adj, dist, seen, bq, bd, buf):
+    """Action-phase options after ``end`` at index 0: move, attack, specials."""
+    n = _add(buf, 0, ACT_END, -1, -1)
+    ns = sp.shape[0]
+    can_attack = g[G_ATTACKS] < 2
+    for x in range(ns):
+        for j in range(2):
+            c = sp[x, j]
+            if c < 0 or cards[c, C_OWNER] != s or cards[c, C_ACTED] != 0:
+                continue
+            t = cards[c, C_TYPE]
+            mv = ctab[t, T_MOVE]
+            rg = ctab[t, T_RANGE]
+            melee = can_attack and rg == 0 and ctab[t, T_ATT] > 0
+            # moves and melee reach: BFS through spaces free of enemy units
+            if mv > 0:
+                bd[x] = 0
+                bq[0] = x
+                head = 0
+                tail = 1
+                while head < tail:
+                    u = bq[head]
+                    head += 1
+                    if bd[u] >= mv:
+                        continue
+                    for k in range(adj.shape[1]):
+                        w = adj[u, k]
+                        if w < 0:
+                            break
+                        if bd[w] >= 0:
+                            continue
+                        bd[w] = bd[u] + 1
+                        bq[tail] = w
+                        tail += 1
+                        top = sp[w, 0]
+                        if top >= 0 and cards[top, C_OWNER] != s:
+                            bd[w] = 1 << 20          # enemy: a target, never passed through
+                            if melee:
+                                n = _add_targets(cards, sp, ctab, buf, n, c, w)
+                        elif can_enter_nb(cards, sp, ctab, w, c, s):
+                            n = _add(buf, n, ACT_MOVE, c, w)
+                for k in range(tail):
+                    bd[bq[k]] = -1
+            # ranged attacks
+            if can_attack and rg > 0 and ctab[t, T_ATT] > 0:
+                cat = ctab[t, T_AB] == AB_CATAPULT
+                for y in range(ns):
+                    d = dist[x, y]
+                    if d < 1 or d > rg:
+                        continue
+                    top = sp[y, 0]
+                    if top < 0 or cards[top, C_OWNER] == s:
+                        continue
+                    if cat and spi[y, X_CASTLE] < 0:
+                        continue
+                    n = _add_targets(cards, sp, ctab, buf, n, c, y)
+            ab = ctab[t, T_AB]
+            o = sp[x, 1 - j]
+            if ab == AB_CLERIC:
+                if o < 0 and grave_top_unit_nb(cards, zones, zn, ctab, s) >= 0:
+                    n = _add(buf, n, ACT_CLERIC, c, -1)
+            elif ab == AB_SORC:
+                if o >= 0 and ctab[cards[o, C_TYPE], T_KIND] == K_REG and cards[o, C_ACTED] == 0:
+                    n = _add(buf, n, ACT_SORC, c, o)
+            elif ab == AB_SMITH:
+                seen[:] = 0
+                for i in range(zn[s, L_GRAVE] - 1, -1, -1):
+                    it = zones[s, L_GRAVE, i]
+                    ti = cards[it, C_TYPE]
+                    if ctab[ti, T_KIND] == K_ITEM and seen[ti] == 0:
+                        seen[ti] = 1
+                        n = _add(buf, n, ACT_SMITH, c, it)
+    return n
+
+
+# ---------------------------------------------------------------------------
+# effects
+@njit(cache=True)
+def apply_nb(kind, a, b, roll, cards, sp, zones, zn, g, ctab, spi, keep, iopt, rec, fidx, agg, rng):
+    """Apply one non-end action. Returns the outcome code (dice.STORM_* / OUT_*) * 16 + roll."""
+    s = cards[a, C_OWNER]
+    ta = cards[a, C_TYPE]
+    if kind == ACT_DISPATCH:
+        # a: hand card, b: space (unit) or holder card (item)
+        h = zn[s, L_HAND]
+        for i in range(h):
+            if zones[s, L_HAND, i] == a:
+                zones[s, L_HAND, i] = zones[s, L_HAND, h - 1]
+                zones[s, L_HAND, h - 1] = -1
+                zn[s, L_HAND] = h - 1
+                break
+        g[G_POINTS] -= ctab[ta, T_COST]
+        stat_nb(rec, fidx, s, ta, S_DISP, 1)
+        if ctab[ta, T_KIND] == K_ITEM:
+            cards[a, C_ZONE] = Z_EQUIP
+            cards[a, C_POS] = b
+            cards[b, C_ITEM] = a
+        else:
+            stack_put_nb(cards, sp, ctab, b, a)
+            cards[a, C_ACTED] = iopt[O_SICK]
+        return OUT_NONE * 16
+    cards[a, C_ACTED] = 1
+    if kind == ACT_MOVE:
+        stack_take_nb(cards, sp, cards[a, C_POS], a)
+        place_unit_nb(cards, sp, ctab, keep, g, b, a, s)
+        return OUT_NONE * 16
+    if kind == ACT_SORC:
+        cards[b, C_BUFF] += ctab[ta, T_BONUS]
+        return OUT_NONE * 16
+    if kind == ACT_CLERIC:
+        if roll < 2:
+            roll = roll_2d6_nb(rng)
+        if roll != ctab[ta, T_ROLL]:
+            return OUT_SPECIAL_FAIL * 16 + roll
+        u = grave_top_unit_nb(cards, zones, zn, ctab, s)
+        zn[s, L_GRAVE] -= 1
+        zones[s, L_GRAVE, zn[s, L_GRAVE]] = -1
+        stack_put_nb(cards, sp, ctab, cards[a, C_POS], u)
+        cards[u, C_ACTED] = iopt[O_SICK]
+        stat_nb(rec, fidx, s, cards[u, C_TYPE], S_RES, 1)
+        return OUT_SPECIAL_OK * 16 + roll
+    if kind == ACT_SMITH:
+        if roll < 2:
+            roll = roll_2d6_nb(rng)
+        if roll != ctab[ta, T_ROLL]:
+            return OUT_SPECIAL_FAIL * 16 + roll
+        n = zn[s, L_GRAVE]
+        k = 0
+        for i in range(n):
+            if zones[s, L_GRAVE, i] == b:
+                k = i
+                break
+        for i in range(k, n - 1):
+            zones[s, L_GRAVE, i] = zones[s, L_GRAVE, i + 1]
+        zones[s, L_GRAVE, n - 1] = -1
+        zn[s, L_GRAVE] = n - 1
+        zones[s, L_HAND, zn[s, L_HAND]] = b
+        zn[s, L_HAND] += 1
+        cards[b, C_ZONE] = Z_HAND
+        stat_nb(rec, fidx, s, cards[b, C_TYPE], S_REC, 1)
+        return OUT_SPECIAL_OK * 16 + roll
+    # attack
+    g[G_ATTACKS] += 1
+    stat_nb(rec, fidx, s, ta, S_ATT, 1)
+    y = cards[b, C_POS]
+    ranged = ctab[ta, T_RANGE] > 0
+    if ctab[cards[b, C_TYPE], T_KIND] != K_REG:
+        res = OUT_AUTO                                   # ST-3
+        roll = 0
+    else:
+        if roll < 2:
+            roll = roll_2d6_nb(rng)
+        res = storm_resolve_nb(roll, modifier_nb(cards, sp, ctab, spi, a, b, 0))
+    if res == STORM_SUCCESS or res == STORM_CRIT_SUCCESS or res == OUT_AUTO:
+        stat_nb(rec, fidx, s, ta, S_SUCC, 1)
+        kill_nb(cards, sp, zones, zn, ctab, rec, fidx, agg, b)
+        stat_nb(rec, fidx, s, ta, S_KILL, 1)
+        if not ranged:
+            o = sp[y, 0]
+            if iopt[O_CLEARS] != 0 and o >= 0 and sp[y, 1] < 0 and ctab[cards[o, C_TYPE], T_KIND] != K_REG:
+                kill_nb(cards, sp, zones, zn, ctab, rec, fidx, agg, o)      # ST-4 on
+                stat_nb(rec, fidx, s, ta, S_KILL, 1)
+            if sp[y, 0] < 0:
+                stack_take_nb(cards, sp, cards[a, C_POS], a)
+                place_unit_nb(cards, sp, ctab, keep, g, y, a, s)
+    elif res == STORM_CRIT_FAIL:
+        stat_nb(rec, fidx, s, ta, S_CRIT, 1)
+        if not ranged:
+            kill_nb(cards, sp, zones, zn, ctab, rec, fidx, agg, a)
+    return res * 16 + roll
+
+
+@njit(cache=True)
+def begin_turn_nb(cards, zones, zn, g, iopt, s):
+    """Reset per-turn flags and draw (2 if the hand is empty, none if the deck is). Returns cards drawn."""
+    for c in range(cards.shape[0]):
+        cards[c, C_ACTED] = 0
+        cards[c, C_BUFF] = 0
+    g[G_POINTS] = iopt[O_POINTS]
+    g[G_ATTACKS] = 0
+    k = 2 if zn[s, L_HAND] == 0 else 1
+    drawn = 0
+    for _ in range(k):
+        if draw_one_nb(cards, zones, zn, s) >= 0:
+            drawn += 1
+    return drawn

@@ -1,0 +1,260 @@
+"""Storm the Castle: one turn, one game, the parallel batch kernel and run_chunk."""
+import numpy as np
+from numba import njit, prange
+
+from simkit.engine.rng import rng_seed_nb
+from simkit.games.storm_the_castle.moves import (apply_nb, begin_turn_nb, gen_actions_nb, gen_dispatch_nb,
+                                                 init_game_nb)
+from simkit.games.storm_the_castle.policies import P_GREEDY, assign_roles_nb, choose_nb
+from simkit.games.storm_the_castle.rules import (O_HAND, O_MAXTURNS, O_NC, O_NS, O_T, S_FINAL, S_SNAP,
+                                                 Params)
+from simkit.games.storm_the_castle.state import (ACT_END, C_ITEM, C_OWNER, C_TYPE, EV_DRAW, EV_END,
+                                                 EV_TURN, G_COULD, G_IDLE, G_OVER, G_PHASE, G_REASON,
+                                                 G_SIDE, G_SNAPPED, G_TURN, G_WINNER, L_DECK, L_GRAVE,
+                                                 L_HAND, LOG_COLS, MAXA, NCF, NG, PH_ACTIONS, PH_DISPATCH,
+                                                 R_LIMIT, R_STALEMATE)
+
+
+@njit(cache=True, inline="always")
+def _log(log, nl, kind, a, b, tag, roll, out):
+    if nl < log.shape[0]:
+        log[nl, 0] = kind
+        log[nl, 1] = a
+        log[nl, 2] = b
+        log[nl, 3] = tag
+        log[nl, 4] = roll
+        log[nl, 5] = out
+        return nl + 1
+    return nl
+
+
+@njit(cache=True)
+def material_nb(cards, sp, fidx, rec, stat):
+    """Count units on the board (and their items) per side and type into stat ``stat``."""
+    for x in range(sp.shape[0]):
+        for j in range(2):
+            c = sp[x, j]
+            if c >= 0:
+                s = cards[c, C_OWNER]
+                f = fidx[s, cards[c, C_TYPE], stat]
+                if f >= 0:
+                    rec[f] += 1
+                it = cards[c, C_ITEM]
+                if it >= 0:
+                    f = fidx[s, cards[it, C_TYPE], stat]
+                    if f >= 0:
+                        rec[f] += 1
+
+
+@njit(cache=True)
+def play_turn_nb(pols, ctab, cval, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx,
+                 cards, sp, zones, zn, g, seen, bq, bd, buf, role, rng, rec, agg, log, nl):
+    """Play the turn of side g[G_SIDE] with policy pols[side]; returns the new log length."""
+    s = g[G_SIDE]
+    pol = pols[s]
+    tag = g[G_TURN] * 2 + s
+    nl = _log(log, nl, EV_TURN, g[G_TURN], s, tag, 0, 0)
+    drawn = begin_turn_nb(cards, zones, zn, g, iopt, s)
+    for i in range(drawn):
+        nl = _log(log, nl, EV_DRAW, zones[s, L_HAND, zn[s, L_HAND] - drawn + i], -1, tag, 0, 0)
+    could = drawn > 0
+    g[G_PHASE] = PH_DISPATCH
+    while True:
+        n = gen_dispatch_nb(s, cards, sp, zones, zn, g, ctab, spi, seen, buf)
+        if n > 1:
+            could = True
+        k = choose_nb(pol, PH_DISPATCH, s, n, buf, cards, sp, ctab, cval, spi, dist, keep, fopt, ptable,
+                      prio, role, rng)
+        if k == 0:
+            break
+        out = apply_nb(buf[k, 0], buf[k, 1], buf[k, 2], -1, cards, sp, zones, zn, g, ctab, spi, keep, iopt,
+                       rec, fidx, agg, rng)
+        nl = _log(log, nl, buf[k, 0], buf[k, 1], buf[k, 2], tag, out % 16, out // 16)
+    g[G_PHASE] = PH_ACTIONS
+    if pol == P_GREEDY:
+        assign_roles_nb(s, cards, sp, ctab, dist, keep, iopt, role)
+    while g[G_OVER] == 0:
+        n = gen_actions_nb(s, cards, sp, zones, zn, g, ctab, spi, adj, dist, seen, bq, bd, buf)
+        if n > 1:
+            could = True
+        k = choose_nb(pol, PH_ACTIONS, s, n, buf, cards, sp, ctab, cval, spi, dist, keep, fopt, ptable,
+                      prio, role, rng)
+        if k == 0:
+            break
+        out = apply_nb(buf[k, 0], buf[k, 1], buf[k, 2], -1, cards, sp, zones, zn, g, ctab, spi, keep, iopt,
+                       rec, fidx, agg, rng)
+        nl = _log(log, nl, buf[k, 0], buf[k, 1], buf[k, 2], tag, out % 16, out // 16)
+    g[G_TURN] += 1
+    if g[G_OVER] == 0:
+        if could:
+            g[G_IDLE] = 0
+        else:
+            g[G_IDLE] += 1
+            if g[G_IDLE] >= 2:
+                g[G_OVER] = 1
+                g[G_WINNER] = -1
+                g[G_REASON] = R_STALEMATE
+        g[G_SIDE] = 1 - s
+    return nl
+
+
+@njit(cache=True)
+def play_game_nb(ctab, cval, copies, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, eidx,
+                 seed, game, first, pols, snapshot,
+                 cards, sp, zones, zn, g, seen, bq, bd, buf, role, rng, rec, agg, log):
+    """Play one whole game into ``rec``; returns the log length."""
+    rng_seed_nb(rng, seed, game)
+    init_game_nb(cards, sp, zones, zn, g, copies, iopt[O_NC], iopt[O_HAND], rng)
+    rec[:] = 0
+    rec[0] = first
+    g[G_SIDE] = first
+    nl = 0
+    maxt = iopt[O_MAXTURNS]
+    while True:
+        if g[G_TURN] == snapshot and g[G_SNAPPED] == 0:
+            material_nb(cards, sp, fidx, rec, S_SNAP)
+            g[G_SNAPPED] = 1
+        if g[G_TURN] >= maxt:
+            g[G_WINNER] = -1
+            g[G_REASON] = R_LIMIT
+            break
+        nl = play_turn_nb(pols, ctab, cval, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx,
+                          cards, sp, zones, zn, g, seen, bq, bd, buf, role, rng, rec, agg, log, nl)
+        if g[G_OVER] != 0:
+            break
+    if g[G_SNAPPED] == 0:
+        material_nb(cards, sp, fidx, rec, S_SNAP)
+        g[G_SNAPPED] = 1
+    material_nb(cards, sp, fidx, rec, S_FINAL)
+    for s in range(2):
+        rec[eidx[s, 0]] = zn[s, L_DECK]
+        rec[eidx[s, 1]] = zn[s, L_HAND]
+        rec[eidx[s, 2]] = zn[s, L_GRAVE]
+    rec[1] = g[G_WINNER]
+    rec[2] = g[G_TURN]
+    rec[3] = g[G_REASON]
+    nl = _log(log, nl, EV_END, g[G_WINNER], g[G_REASON], g[G_TURN], 0, 0)
+    return nl
+
+
+@njit(parallel=True, cache=True)
+def run_batch_nb(ctab, cval, copies, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, eidx,
+                 seed, start, firsts, pols, snapshot, records, agg):
+    n = firsts.shape[0]
+    nblocks = min(n, agg.shape[0])
+    nc = iopt[O_NC]
+    ns = iopt[O_NS]
+    nt = iopt[O_T]
+    for blk in prange(nblocks):
+        lo = blk * n // nblocks
+        hi = (blk + 1) * n // nblocks
+        cards = np.zeros((2 * nc, NCF), np.int32)
+        sp = np.zeros((ns, 2), np.int32)
+        zones = np.zeros((2, 3, nc), np.int32)
+        zn = np.zeros((2, 3), np.int32)
+        g = np.zeros(NG, np.int32)
+        seen = np.zeros(nt, np.int32)
+        bq = np.zeros(ns + 1, np.int32)
+        bd = -np.ones(ns, np.int32)
+        buf = np.zeros((MAXA, 3), np.int32)
+        role = np.zeros(2 * nc, np.int32)
+        rng = np.zeros(1, np.uint64)
+        log = np.zeros((0, LOG_COLS), np.int32)
+        aggb = agg[blk]
+        for i in range(lo, hi):
+            play_game_nb(ctab, cval, copies, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, eidx,
+                         seed, start + i, np.int64(firsts[i]), pols, snapshot,
+                         cards, sp, zones, zn, g, seen, bq, bd, buf, role, rng, records[i], aggb, log)
+
+
+def kernel_args(p: Params):
+    return (p.ctab, p.cval, p.copies, p.spi, p.adj, p.dist, p.keep, p.iopt, p.fopt, p.ptable, p.prio,
+            p.fidx, p.eidx)
+
+
+def run_chunk(params, seed, start, firsts, policies, snapshot_ply):
+    p = Params(*params) if not isinstance(params, Params) else params
+    n = len(firsts)
+    nf = int(p.iopt[9])
+    records = np.zeros((n, nf), np.int32)
+    agg = np.zeros((max(1, min(n, 64)), int(p.iopt[O_NS])), np.int64)
+    if n:
+        run_batch_nb(*kernel_args(p), np.int64(seed), np.int64(start), np.asarray(firsts, np.int8),
+                     np.asarray(policies, np.int64), np.int64(snapshot_ply), records, agg)
+    return records, agg.sum(axis=0)
+
+
+class Game:
+    """Step API (tests, traces): one game's state plus scratch, driven from Python."""
+
+    def __init__(self, params, seed=0, game=0, first=0):
+        self.p = p = Params(*params) if not isinstance(params, Params) else params
+        nc, ns, nt = int(p.iopt[O_NC]), int(p.iopt[O_NS]), int(p.iopt[O_T])
+        self.cards = np.zeros((2 * nc, NCF), np.int32)
+        self.sp = np.zeros((ns, 2), np.int32)
+        self.zones = np.zeros((2, 3, nc), np.int32)
+        self.zn = np.zeros((2, 3), np.int32)
+        self.g = np.zeros(NG, np.int32)
+        self.seen = np.zeros(nt, np.int32)
+        self.bq = np.zeros(ns + 1, np.int32)
+        self.bd = -np.ones(ns, np.int32)
+        self.buf = np.zeros((MAXA, 3), np.int32)
+        self.role = np.zeros(2 * nc, np.int32)
+        self.rng = np.zeros(1, np.uint64)
+        self.rec = np.zeros(int(p.iopt[9]), np.int32)
+        self.agg = np.zeros(ns, np.int64)
+        self.log = np.zeros((0, LOG_COLS), np.int32)
+        self.nc = nc
+        rng_seed_nb(self.rng, np.int64(seed), np.int64(game))
+        init_game_nb(self.cards, self.sp, self.zones, self.zn, self.g, p.copies, np.int64(nc),
+                     np.int64(p.iopt[O_HAND]), self.rng)
+        self.rec[0] = first
+        self.g[G_SIDE] = first
+
+    # -- whole turns -----------------------------------------------------
+    def play_turn(self, pols=(0, 0)):
+        p = self.p
+        play_turn_nb(np.asarray(pols, np.int64), p.ctab, p.cval, p.spi, p.adj, p.dist, p.keep, p.iopt,
+                     p.fopt, p.ptable, p.prio, p.fidx, self.cards, self.sp, self.zones, self.zn, self.g,
+                     self.seen, self.bq, self.bd, self.buf, self.role, self.rng, self.rec, self.agg,
+                     self.log, np.int64(0))
+
+    @property
+    def over(self):
+        return bool(self.g[G_OVER]) or self.g[G_TURN] >= self.p.iopt[O_MAXTURNS]
+
+    # -- single decisions ------------------------------------------------
+    def begin_turn(self):
+        s = int(self.g[G_SIDE])
+        d = begin_turn_nb(self.cards, self.zones, self.zn, self.g, self.p.iopt, np.int64(s))
+        self.g[G_PHASE] = PH_DISPATCH
+        return d
+
+    def options(self, phase=None):
+        """Legal options of the current phase as (kind, a, b) tuples; index 0 is 'end'."""
+        p = self.p
+        s = np.int64(self.g[G_SIDE])
+        phase = self.g[G_PHASE] if phase is None else phase
+        if phase == PH_DISPATCH:
+            n = gen_dispatch_nb(s, self.cards, self.sp, self.zones, self.zn, self.g, p.ctab, p.spi,
+                                self.seen, self.buf)
+        else:
+            n = gen_actions_nb(s, self.cards, self.sp, self.zones, self.zn, self.g, p.ctab, p.spi, p.adj,
+                               p.dist, self.seen, self.bq, self.bd, self.buf)
+        return [tuple(int(v) for v in self.buf[k]) for k in range(n)]
+
+    def apply(self, action, roll=-1):
+        """Apply (kind, a, b); ``roll`` >= 2 injects the 2d6 total. Returns (outcome, roll)."""
+        p = self.p
+        kind, a, b = action
+        if kind == ACT_END:
+            self.g[G_PHASE] = PH_ACTIONS
+            return None
+        out = apply_nb(np.int64(kind), np.int64(a), np.int64(b), np.int64(roll), self.cards, self.sp,
+                       self.zones, self.zn, self.g, p.ctab, p.spi, p.keep, p.iopt, self.rec, p.fidx,
+                       self.agg, self.rng)
+        return out // 16, out % 16
+
+    def stat(self, name):
+        from simkit.games.storm_the_castle.rules import fields_for
+        return int(self.rec[fields_for(self.p).index(name)])

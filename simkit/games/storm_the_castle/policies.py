@@ -1,0 +1,178 @@
+"""Storm the Castle policies (jitted), chosen by id = index in POLICIES.
+
+- ``random``: uniform over the options of each decision; "end the phase"
+  (dispatch) / "end the turn" (actions) is always one of them (no action is
+  ever forced in this game).
+- ``greedy``: a scripted commander whose knobs come from the scenario
+  (``dispatch_order``/``dispatch_priority``, ``attack_threshold``, ``defenders``):
+  dispatch the most wanted affordable card (units to the castle space nearest
+  the enemy keep, Clerics/Sorcerers onto a lone regular, items onto the
+  strongest regular without one); then in the action phase, by score:
+  enter the enemy keep if possible > Sorcerer buff before its partner's
+  attack > attacks with exact P(success) >= threshold, best expected value
+  first > Cleric/Blacksmith specials > moves (defenders to the own keep, the
+  rest one step along a shortest path to the enemy keep, Clerics/Sorcerers/
+  Blacksmiths joining a lone regular) > end the turn. Ties at random.
+"""
+import numpy as np
+from numba import njit
+
+from simkit.engine.rng import rng_below_nb
+from simkit.games.storm_the_castle.moves import modifier_nb
+from simkit.games.storm_the_castle.rules import (AB_CLERIC, AB_SMITH, AB_SORC, F_THRESHOLD, K_ITEM, K_REG,
+                                                 O_DEFENDERS, PT_HI, PT_LO, T_AB, T_ATT, T_BONUS,
+                                                 T_DEF, T_KIND, T_RANGE, X_DEF, X_LEVEL)
+from simkit.games.storm_the_castle.state import (ACT_ATTACK, ACT_CLERIC, ACT_DISPATCH, ACT_END,
+                                                 ACT_MOVE, ACT_SMITH, ACT_SORC, C_ACTED, C_ITEM,
+                                                 C_OWNER, C_POS, C_TYPE, PH_DISPATCH)
+
+POLICIES = ("random", "greedy")
+P_RANDOM, P_GREEDY = 0, 1
+P_CRIT = 1.0 / 36.0
+
+
+@njit(cache=True, inline="always")
+def p_success_nb(ptable, mod):
+    if mod < PT_LO:
+        mod = PT_LO
+    if mod > PT_HI:
+        mod = PT_HI
+    return ptable[mod - PT_LO]
+
+
+@njit(cache=True)
+def assign_roles_nb(s, cards, sp, ctab, dist, keep, iopt, role):
+    """Greedy: mark the ``defenders`` own regular units nearest the own keep (role 1)."""
+    role[:] = 0
+    want = iopt[O_DEFENDERS]
+    ns = sp.shape[0]
+    k = keep[s]
+    for _ in range(want):
+        best = -1
+        bestd = 1 << 30
+        for x in range(ns):
+            c = sp[x, 0]
+            if c >= 0 and cards[c, C_OWNER] == s and role[c] == 0 and ctab[cards[c, C_TYPE], T_KIND] == K_REG:
+                if dist[x, k] < bestd:
+                    bestd = dist[x, k]
+                    best = c
+        if best < 0:
+            break
+        role[best] = 1
+
+
+@njit(cache=True)
+def card_value_nb(cards, ctab, cval, c):
+    v = cval[cards[c, C_TYPE]]
+    it = cards[c, C_ITEM]
+    if it >= 0:
+        v += cval[cards[it, C_TYPE]]
+    return v
+
+
+@njit(cache=True)
+def _is_follower(ctab, t):
+    ab = ctab[t, T_AB]
+    return ctab[t, T_KIND] != K_REG and (ab == AB_CLERIC or ab == AB_SORC or ab == AB_SMITH)
+
+
+@njit(cache=True)
+def _attack_p(cards, sp, ctab, spi, ptable, a, b, extra):
+    if ctab[cards[b, C_TYPE], T_KIND] != K_REG:
+        return 1.0
+    return p_success_nb(ptable, modifier_nb(cards, sp, ctab, spi, a, b, extra))
+
+
+@njit(cache=True)
+def greedy_score_nb(phase, s, k, n, buf, cards, sp, ctab, cval, spi, dist, keep, fopt, ptable, prio, role):
+    kind = buf[k, 0]
+    a = buf[k, 1]
+    b = buf[k, 2]
+    ek = keep[1 - s]
+    ok = keep[s]
+    if kind == ACT_END:
+        return 0.0 if phase != PH_DISPATCH else -1.0
+    if kind == ACT_DISPATCH:
+        t = cards[a, C_TYPE]
+        sc = 1000.0 * prio[t]
+        if ctab[t, T_KIND] == K_ITEM:
+            ht = cards[b, C_TYPE]
+            return sc + ctab[ht, T_ATT] + ctab[ht, T_DEF]
+        sc -= dist[b, ek]
+        top = sp[b, 0]
+        if top >= 0:
+            if _is_follower(ctab, t) and ctab[cards[top, C_TYPE], T_KIND] == K_REG:
+                sc += 50.0
+            elif ctab[t, T_KIND] == K_REG:
+                sc += 5.0
+        return sc
+    if kind == ACT_MOVE:
+        if b == ek:
+            return 1e9
+        x = cards[a, C_POS]
+        t = cards[a, C_TYPE]
+        if role[a] == 1:
+            gain = dist[x, ok] - dist[b, ok]
+            return 1000.0 + 10.0 * gain if gain > 0 else -1.0
+        if _is_follower(ctab, t):
+            j = 1 if sp[x, 0] == a else 0
+            o = sp[x, j]
+            if o >= 0 and ctab[cards[o, C_TYPE], T_KIND] == K_REG:
+                return -1.0                      # stay with its regular
+            top = sp[b, 0]
+            if top >= 0 and ctab[cards[top, C_TYPE], T_KIND] == K_REG:
+                return 500.0 + 20.0 - dist[b, ek]
+            gain = dist[x, ek] - dist[b, ek]
+            return 100.0 + gain if gain > 0 else -1.0
+        gain = dist[x, ek] - dist[b, ek]
+        if gain <= 0:
+            return -1.0
+        return 1000.0 + 10.0 * gain + spi[b, X_DEF] + spi[b, X_LEVEL]
+    if kind == ACT_ATTACK:
+        p = _attack_p(cards, sp, ctab, spi, ptable, a, b, 0)
+        if p < fopt[F_THRESHOLD]:
+            return -1.0
+        ev = p * card_value_nb(cards, ctab, cval, b)
+        if ctab[cards[a, C_TYPE], T_RANGE] == 0:
+            if ctab[cards[b, C_TYPE], T_KIND] == K_REG:
+                ev -= P_CRIT * card_value_nb(cards, ctab, cval, a)
+            if cards[b, C_POS] == ek:
+                ev += 100.0 * p
+        return 1e5 + 100.0 * ev
+    if kind == ACT_SORC:
+        # buff only if the partner then has an attack that reaches the threshold and is improved
+        bonus = ctab[cards[a, C_TYPE], T_BONUS]
+        for i in range(n):
+            if buf[i, 0] == ACT_ATTACK and buf[i, 1] == b:
+                p1 = _attack_p(cards, sp, ctab, spi, ptable, b, buf[i, 2], bonus)
+                p0 = _attack_p(cards, sp, ctab, spi, ptable, b, buf[i, 2], 0)
+                if p1 >= fopt[F_THRESHOLD] and p1 > p0:
+                    return 2e5
+        return -1.0
+    if kind == ACT_CLERIC or kind == ACT_SMITH:
+        return 5e4
+    return -1.0
+
+
+@njit(cache=True)
+def choose_nb(pol, phase, s, n, buf, cards, sp, ctab, cval, spi, dist, keep, fopt, ptable, prio, role, rng):
+    """Index of the chosen option among buf[:n] (index 0 is always 'end')."""
+    if n == 1:
+        return 0
+    if pol == P_RANDOM:
+        return rng_below_nb(rng, n)
+    best = -1e300
+    pick = 0
+    ties = 0
+    for k in range(n):
+        v = greedy_score_nb(phase, s, k, n, buf, cards, sp, ctab, cval, spi, dist, keep, fopt, ptable,
+                            prio, role)
+        if v > best:
+            best = v
+            pick = k
+            ties = 1
+        elif v == best:
+            ties += 1
+            if rng_below_nb(rng, ties) == 0:
+                pick = k
+    return pick

@@ -1,0 +1,396 @@
+"""Storm the Castle: rule options, scenario validation and ``prepare`` (-> params).
+
+Board and deck are data (``board`` and ``deck`` tables of the scenario); see
+``scenarios/storm_the_castle/default.toml``. ``prepare`` compiles a validated
+rule dict into the flat numpy arrays the kernels take (``Params``).
+"""
+from __future__ import annotations
+
+from collections import deque
+from typing import NamedTuple
+
+import numpy as np
+
+from simkit.engine.dice import storm_success_array
+from simkit.errors import ScenarioError
+from simkit.scenario.schema import Option, _suggest
+
+# ---------------------------------------------------------------------------
+# vocabulary
+KINDS = ("regular", "support", "item")
+K_REG, K_SUP, K_ITEM = 0, 1, 2
+ABILITIES = ("none", "cleric", "blacksmith", "sorcerer", "assassin", "catapult")
+AB_NONE, AB_CLERIC, AB_SMITH, AB_SORC, AB_ASSASSIN, AB_CATAPULT = range(6)
+SPACE_KINDS = ("keep", "tower", "battlement", "open", "high", "low")
+CASTLE_KINDS = ("keep", "tower", "battlement")
+
+# card-type table columns (ctab[t, col])
+T_KIND, T_COST, T_ATT, T_DEF, T_MOVE, T_RANGE, T_AB, T_BONUS, T_ROLL, T_RANK = range(10)
+NT_COLS = 10
+# space table columns (spi[x, col])
+X_SIDE, X_KIND, X_LEVEL, X_DEF, X_CASTLE = range(5)   # X_CASTLE: owning side if castle space else -1
+NX_COLS = 5
+# integer options (iopt[i])
+O_POINTS, O_SICK, O_CLEARS, O_MAXTURNS, O_HAND, O_DEFENDERS, O_NC, O_T, O_NS, O_F = range(10)
+NI_OPTS = 10
+# float options (fopt[i])
+F_THRESHOLD = 0
+NF_OPTS = 1
+PT_LO, PT_HI = -30, 30           # success table covers modifiers PT_LO..PT_HI (clamped outside)
+
+MAX_DECK = 120                   # cards per side
+MAX_SPACES = 64
+MAX_TYPES = 32
+
+# per-side, per-type statistics recorded (name, applies to units, applies to items)
+STATS = (
+    ("dispatched", True, True),
+    ("attacks", True, False),
+    ("successes", True, False),
+    ("crit_fails", True, False),
+    ("kills", True, False),
+    ("losses", True, True),
+    ("resurrections", True, False),
+    ("items_recovered", False, True),
+    ("snap", True, True),
+    ("final", True, True),
+)
+S_DISP, S_ATT, S_SUCC, S_CRIT, S_KILL, S_LOSS, S_RES, S_REC, S_SNAP, S_FINAL = range(len(STATS))
+NSTAT = len(STATS)
+# per-side extras after the per-type block: cards left in deck, in hand, in graveyard
+EXTRAS = ("deck_left", "hand_left", "grave")
+
+CARD_KEYS = ("kind", "cost", "attack", "defense", "move", "range", "copies", "ability",
+             "bonus", "roll", "value")
+SPACE_KEYS = ("side", "kind", "level", "defense")
+
+
+# ---------------------------------------------------------------------------
+# table checks (each error names the entry)
+def _int(value, key, lo=0, hi=None):
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ScenarioError(f"got {value!r}, expected an integer >= {lo}"
+                            + (f" and <= {hi}" if hi is not None else ""), key=key)
+    if value < lo or (hi is not None and value > hi):
+        raise ScenarioError(f"{value!r} is out of range: expected an integer >= {lo}"
+                            + (f" and <= {hi}" if hi is not None else ""), key=key)
+    return value
+
+
+def check_deck(name, value):
+    if not isinstance(value, dict) or not value:
+        raise ScenarioError("expected a non-empty table of card name -> card table", key=name)
+    if len(value) > MAX_TYPES:
+        raise ScenarioError(f"{len(value)} card types; at most {MAX_TYPES} allowed", key=name)
+    out = {}
+    for card, spec in value.items():
+        key = f"{name}.{card}"
+        if not card.replace("_", "").isalnum() or not card.islower():
+            raise ScenarioError("card names must be lower_case words (letters, digits, '_')", key=key)
+        if not isinstance(spec, dict):
+            raise ScenarioError(f"expected a card table, got {spec!r}", key=key)
+        for k in spec:
+            if k not in CARD_KEYS:
+                raise ScenarioError(f"unknown card field{_suggest(k, CARD_KEYS)}; allowed: "
+                                    + ", ".join(CARD_KEYS), key=f"{key}.{k}")
+        kind = spec.get("kind")
+        if kind not in KINDS:
+            raise ScenarioError(f"got {kind!r}, expected one of {', '.join(KINDS)}", key=f"{key}.kind")
+        ability = spec.get("ability", "none")
+        if ability not in ABILITIES:
+            raise ScenarioError(f"unknown ability {ability!r}{_suggest(str(ability), ABILITIES)}; "
+                                f"allowed: {', '.join(ABILITIES)}", key=f"{key}.ability")
+        c = {"kind": kind, "ability": ability}
+        for k, lo, hi, default in (("cost", 0, 99, None), ("attack", 0, 99, 0), ("defense", 0, 99, 0),
+                                   ("move", 0, 9, 1), ("range", 0, 9, 0), ("copies", 0, MAX_DECK, None),
+                                   ("bonus", 0, 99, 3), ("roll", 2, 12, 7)):
+            if k not in spec:
+                if default is None:
+                    raise ScenarioError(f"missing '{k}' (an integer >= {lo})", key=f"{key}.{k}")
+                c[k] = default
+            else:
+                c[k] = _int(spec[k], f"{key}.{k}", lo, hi)
+        if "value" in spec:
+            v = spec["value"]
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
+                raise ScenarioError(f"got {v!r}, expected a number >= 0", key=f"{key}.value")
+            c["value"] = float(v)
+        if kind == "regular" and c["defense"] < 1:
+            raise ScenarioError("a regular unit needs defense >= 1 (defense 0 makes it a support unit)",
+                                key=f"{key}.defense")
+        if kind == "support" and c["defense"] != 0:
+            raise ScenarioError("a support unit has defense 0 (it dies when attacked, ST-3)",
+                                key=f"{key}.defense")
+        if kind == "item" and ability != "none":
+            raise ScenarioError("items have no ability; expected 'none'", key=f"{key}.ability")
+        if kind == "item" and (c["move"] != 1 and "move" in spec or c["range"] != 0):
+            raise ScenarioError("items do not move or shoot", key=f"{key}.{'range' if c['range'] else 'move'}")
+        if ability == "catapult" and c["range"] < 1:
+            raise ScenarioError("a catapult needs range >= 1", key=f"{key}.range")
+        out[card] = c
+    return out
+
+
+def _edge_pair(e, key):
+    if isinstance(e, str) and e.count("-") == 1:
+        a, b = (p.strip() for p in e.split("-"))
+        return a, b
+    if isinstance(e, list) and len(e) == 2 and all(isinstance(p, str) for p in e):
+        return e[0], e[1]
+    raise ScenarioError(f"got {e!r}, expected \"A-B\" or [\"A\", \"B\"] naming two spaces", key=key)
+
+
+def check_board(name, value):
+    if not isinstance(value, dict):
+        raise ScenarioError("expected a table with 'spaces' and 'edges'", key=name)
+    for k in value:
+        if k not in ("spaces", "edges"):
+            raise ScenarioError("unknown key; allowed: spaces, edges", key=f"{name}.{k}")
+    spaces = value.get("spaces")
+    if not isinstance(spaces, dict) or not spaces:
+        raise ScenarioError("expected a non-empty table of space name -> space table", key=f"{name}.spaces")
+    if len(spaces) > MAX_SPACES:
+        raise ScenarioError(f"{len(spaces)} spaces; at most {MAX_SPACES} allowed", key=f"{name}.spaces")
+    out_spaces = {}
+    for sname, sp in spaces.items():
+        key = f"{name}.spaces.{sname}"
+        if "-" in sname or not sname:
+            raise ScenarioError("space names may not contain '-'", key=key)
+        if not isinstance(sp, dict):
+            raise ScenarioError(f"expected a space table, got {sp!r}", key=key)
+        for k in sp:
+            if k not in SPACE_KEYS:
+                raise ScenarioError(f"unknown space field{_suggest(k, SPACE_KEYS)}; allowed: "
+                                    + ", ".join(SPACE_KEYS), key=f"{key}.{k}")
+        side = sp.get("side")
+        if side not in (-1, 0, 1) or isinstance(side, bool):
+            raise ScenarioError(f"got {side!r}, expected 0, 1 or -1 (shared)", key=f"{key}.side")
+        kind = sp.get("kind")
+        if kind not in SPACE_KINDS:
+            raise ScenarioError(f"got {kind!r}, expected one of {', '.join(SPACE_KINDS)}", key=f"{key}.kind")
+        if kind in CASTLE_KINDS and side == -1:
+            raise ScenarioError(f"a {kind} belongs to a side: expected side 0 or 1", key=f"{key}.side")
+        level = _int(sp.get("level"), f"{key}.level", 0, 9)
+        defense = _int(sp.get("defense", 0), f"{key}.defense", 0, 99)
+        out_spaces[sname] = {"side": side, "kind": kind, "level": level, "defense": defense}
+    edges = value.get("edges")
+    if not isinstance(edges, list):
+        raise ScenarioError("expected a list of edges \"A-B\"", key=f"{name}.edges")
+    out_edges, seen = [], set()
+    for i, e in enumerate(edges):
+        key = f"{name}.edges[{i}]"
+        a, b = _edge_pair(e, key)
+        for p in (a, b):
+            if p not in out_spaces:
+                raise ScenarioError(f"no space named {p!r}{_suggest(p, out_spaces)}", key=key)
+        if a == b:
+            raise ScenarioError("an edge must join two different spaces", key=key)
+        if frozenset((a, b)) in seen:
+            raise ScenarioError(f"duplicate edge {a}-{b}", key=key)
+        seen.add(frozenset((a, b)))
+        out_edges.append((a, b))
+    for s in (0, 1):
+        keeps = [n for n, sp in out_spaces.items() if sp["side"] == s and sp["kind"] == "keep"]
+        if len(keeps) != 1:
+            raise ScenarioError(f"side {s} needs exactly one keep, found {len(keeps)}", key=f"{name}.spaces")
+    # connected
+    names = list(out_spaces)
+    nb = {n: [] for n in names}
+    for a, b in out_edges:
+        nb[a].append(b)
+        nb[b].append(a)
+    seen_n, q = {names[0]}, deque([names[0]])
+    while q:
+        for m in nb[q.popleft()]:
+            if m not in seen_n:
+                seen_n.add(m)
+                q.append(m)
+    if len(seen_n) != len(names):
+        cut = sorted(set(names) - seen_n)
+        raise ScenarioError(f"the board is not connected: {', '.join(cut)} cannot be reached from "
+                            f"{names[0]}", key=f"{name}.edges")
+    return {"spaces": out_spaces, "edges": out_edges}
+
+
+def check_priority(name, value):
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ScenarioError("expected a list of card names", key=name)
+    return list(value)
+
+
+def check_removals(name, value):
+    if not isinstance(value, dict):
+        raise ScenarioError(f"expected a table of card name -> count, got {value!r}", key=name)
+    for card, n in value.items():
+        _int(n, f"{name}.{card}", 0)
+    return dict(value)
+
+
+OPTIONS = (
+    Option("dispatch_points", "int", 4, "dispatch points per turn", min=0, max=99),
+    Option("summoning_sickness", "bool", False, "ST-2: units put on the board this turn cannot act"),
+    Option("melee_clears_stack", "bool", False,
+           "ST-4: a Support unit left alone after a successful melee also dies"),
+    Option("max_turns", "int", 80, "turn cap (both players together); draw at the cap", min=1, max=100000),
+    Option("hand_size", "int", 5, "cards drawn at setup", min=0, max=MAX_DECK),
+    Option("attack_threshold", "float", 0.15, "greedy: attack when P(success) >= this", min=0.0, max=1.0),
+    Option("defenders", "int", 1, "greedy: regular units kept in the own keep", min=0, max=MAX_DECK),
+    Option("dispatch_order", "choice", "list", "greedy dispatch priority: 'list' (dispatch_priority) "
+           "or 'value' (card value per dispatch cost)", choices=("list", "value")),
+    Option("dispatch_priority", "table", [], "greedy: card names, most wanted first", check=check_priority),
+    Option("board", "table", None, "the board graph: spaces and edges", check=check_board),
+    Option("deck", "table", None, "the deck (each side gets one): card name -> card table", check=check_deck),
+) + tuple(
+    Option(f"remove_{s}", "table", {}, f"cards removed from side {s}'s deck (card name -> count)",
+           check=check_removals)
+    for s in (0, 1)
+)
+
+
+def _load_default():
+    import tomllib
+    from pathlib import Path
+    p = Path(__file__).resolve().parents[3] / "scenarios" / "storm_the_castle" / "default.toml"
+    with open(p, "rb") as f:
+        d = tomllib.load(f)
+    return check_board("board", d["board"]), check_deck("deck", d["deck"])
+
+
+DEFAULT_BOARD, DEFAULT_DECK = _load_default()
+OPTIONS = tuple(
+    Option(o.name, o.kind, DEFAULT_BOARD if o.name == "board" else DEFAULT_DECK if o.name == "deck"
+           else o.default, o.help, o.min, o.max, o.choices, o.check) for o in OPTIONS)
+
+
+def validate(rules):
+    """Cross-key checks (run after each option's own check)."""
+    deck = rules["deck"]
+    for s in (0, 1):
+        key = f"remove_{s}"
+        for card, n in rules[key].items():
+            if card not in deck:
+                raise ScenarioError(f"unknown card '{card}'{_suggest(card, deck)}; allowed: "
+                                    + ", ".join(deck), key=f"{key}.{card}")
+            if n > deck[card]["copies"]:
+                raise ScenarioError(f"cannot remove {n}: the deck has {deck[card]['copies']}",
+                                    key=f"{key}.{card}")
+        size = sum(c["copies"] for c in deck.values()) - sum(rules[key].values())
+        if not 1 <= size <= MAX_DECK:
+            raise ScenarioError(f"side {s}'s deck has {size} cards; allowed 1 to {MAX_DECK}",
+                                key="deck" if size > MAX_DECK or not rules[key] else key)
+    for i, card in enumerate(rules["dispatch_priority"]):
+        if card not in deck:
+            raise ScenarioError(f"unknown card '{card}'{_suggest(card, deck)}; allowed: " + ", ".join(deck),
+                                key=f"dispatch_priority[{i}]")
+
+
+# ---------------------------------------------------------------------------
+class Params(NamedTuple):
+    ctab: np.ndarray      # int64 [T, NT_COLS]   card types
+    cval: np.ndarray      # float64 [T]          greedy value of a card
+    copies: np.ndarray    # int64 [2, T]         deck composition per side
+    spi: np.ndarray       # int64 [NS, NX_COLS]  spaces
+    adj: np.ndarray       # int64 [NS, MD]       neighbours, -1 padded
+    dist: np.ndarray      # int64 [NS, NS]       shortest path lengths (edges)
+    keep: np.ndarray      # int64 [2]            keep space per side
+    iopt: np.ndarray      # int64 [NI_OPTS]
+    fopt: np.ndarray      # float64 [NF_OPTS]
+    ptable: np.ndarray    # float64 [PT_HI-PT_LO+1]  exact P(success) by modifier
+    prio: np.ndarray      # float64 [T]          greedy dispatch priority score
+    fidx: np.ndarray      # int64 [2, T, NSTAT]  record column of each stat (-1 = not recorded)
+    eidx: np.ndarray      # int64 [2, 3]         record columns of deck_left/hand_left/grave
+    names: tuple          # card type names
+    spnames: tuple        # space names
+
+
+def default_value(c):
+    if "value" in c:
+        return c["value"]
+    v = c["attack"] + c["defense"] + c["range"] + max(c["move"] - 1, 0)
+    if c["ability"] in ("cleric", "sorcerer"):
+        v += c["bonus"]
+    if c["ability"] == "blacksmith":
+        v += 1
+    return float(max(v, 0.5))
+
+
+def record_fields(names, kinds):
+    fields = ["first", "winner", "plies", "end_reason"]
+    fidx = -np.ones((2, len(names), NSTAT), np.int64)
+    eidx = np.zeros((2, len(EXTRAS)), np.int64)
+    for s in (0, 1):
+        for t, (n, k) in enumerate(zip(names, kinds)):
+            for j, (stat, units, items) in enumerate(STATS):
+                if (items if k == K_ITEM else units):
+                    fidx[s, t, j] = len(fields)
+                    fields.append(f"{stat}_{s}_{n}" if stat != "losses" else f"losses_{s}_{n}")
+        for j, e in enumerate(EXTRAS):
+            eidx[s, j] = len(fields)
+            fields.append(f"{e}_{s}")
+    return tuple(fields), fidx, eidx
+
+
+def prepare(rules) -> Params:
+    deck, board = rules["deck"], rules["board"]
+    names = tuple(deck)
+    T = len(names)
+    order = sorted(names)  # alphabetical stacking of two supports: lower rank on top
+    ctab = np.zeros((T, NT_COLS), np.int64)
+    cval = np.zeros(T, np.float64)
+    copies = np.zeros((2, T), np.int64)
+    for t, n in enumerate(names):
+        c = deck[n]
+        ctab[t] = (KINDS.index(c["kind"]), c["cost"], c["attack"], c["defense"], c["move"], c["range"],
+                   ABILITIES.index(c["ability"]), c["bonus"], c["roll"], order.index(n))
+        cval[t] = default_value(c)
+        for s in (0, 1):
+            copies[s, t] = c["copies"] - rules[f"remove_{s}"].get(n, 0)
+    spnames = tuple(board["spaces"])
+    NS = len(spnames)
+    spi = np.zeros((NS, NX_COLS), np.int64)
+    for x, n in enumerate(spnames):
+        sp = board["spaces"][n]
+        spi[x] = (sp["side"], SPACE_KINDS.index(sp["kind"]), sp["level"], sp["defense"],
+                  sp["side"] if sp["kind"] in CASTLE_KINDS else -1)
+    nbrs = [[] for _ in range(NS)]
+    for a, b in board["edges"]:
+        ia, ib = spnames.index(a), spnames.index(b)
+        nbrs[ia].append(ib)
+        nbrs[ib].append(ia)
+    md = max(1, max(len(v) for v in nbrs))
+    adj = -np.ones((NS, md), np.int64)
+    for x, v in enumerate(nbrs):
+        adj[x, :len(v)] = sorted(v)
+    dist = np.full((NS, NS), 10**6, np.int64)
+    for x in range(NS):
+        dist[x, x] = 0
+        q = deque([x])
+        while q:
+            u = q.popleft()
+            for w in nbrs[u]:
+                if dist[x, w] > dist[x, u] + 1:
+                    dist[x, w] = dist[x, u] + 1
+                    q.append(w)
+    keep = np.array([next(i for i in range(NS) if spi[i, X_SIDE] == s and spi[i, X_KIND] == 0)
+                     for s in (0, 1)], np.int64)
+    nc = int(copies.sum(axis=1).max())
+    fields, fidx, eidx = record_fields(names, [ctab[t, T_KIND] for t in range(T)])
+    iopt = np.array([rules["dispatch_points"], int(rules["summoning_sickness"]),
+                     int(rules["melee_clears_stack"]), rules["max_turns"], rules["hand_size"],
+                     rules["defenders"], nc, T, NS, len(fields)], np.int64)
+    fopt = np.array([rules["attack_threshold"]], np.float64)
+    ptable = storm_success_array(PT_LO, PT_HI).astype(np.float64)
+    prio = np.zeros(T, np.float64)
+    if rules["dispatch_order"] == "list":
+        plist = rules["dispatch_priority"]
+        for t, n in enumerate(names):
+            prio[t] = (len(plist) - plist.index(n) + 1) if n in plist else 1.0 / (t + 2)
+    else:
+        for t in range(T):
+            prio[t] = cval[t] / max(ctab[t, T_COST], 0.25)
+    return Params(ctab, cval, copies, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, eidx,
+                  names, spnames)
+
+
+def fields_for(params: Params) -> tuple[str, ...]:
+    return record_fields(params.names, [params.ctab[t, T_KIND] for t in range(len(params.names))])[0]
