@@ -23,7 +23,7 @@ def position(pieces: dict, to_move=0, **meta_fields):
     board = np.zeros(32, dtype=np.int8)
     for name, pips in pieces.items():
         board[C(name)] = pips
-    meta = st.new_meta(to_move)
+    meta = st.new_meta(to_move, board)
     for k, v in meta_fields.items():
         if k.startswith("score_"):
             meta[st.M_SCORE + int(k[-1])] = v
@@ -212,7 +212,7 @@ def test_reachable_states_keep_invariants(seed, game, first, pol):
     """Pips are conserved (board + scores = 36), control follows zones, finished games have no move."""
     p = params()
     rec, log = play_one(p, seed, game, first, pol)
-    board, meta = p[0].copy(), st.new_meta(first)
+    board, meta = p[0].copy(), st.new_meta(first, p[0])
     out = np.zeros(st.MAX_MOVES, dtype=np.int32)
     for m in log:
         assert meta[st.M_END] == -1
@@ -222,6 +222,7 @@ def test_reachable_states_keep_invariants(seed, game, first, pol):
         assert all((x // 32) // 16 == meta[st.M_TO_MOVE] for x in out[:n])  # only own-zone pieces move
         mv.apply_move_nb(board, meta, p[2], m)
         assert int(board.sum()) + meta[st.M_SCORE] + meta[st.M_SCORE + 1] == 36
+        assert (meta[st.M_PIPS], meta[st.M_PIPS + 1]) == (board[:16].sum(), board[16:].sum())
         assert board.min() >= 0 and board.max() <= 3
     assert meta[st.M_END] == rec[3] or rec[3] == st.END_STALEMATE
     assert rec[2] == len(log)

@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from simkit.cli import cli
-from simkit.cli.options import play_options, policies_of, scenario_options
+from simkit.cli.options import backend_options, play_options, policies_of, precision_option, scenario_options
 from simkit.errors import UsageError
 
 
@@ -91,8 +91,10 @@ def _default_out(scenario) -> Path:
 @click.option("--no-save", is_flag=True, help="Write no run directory.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
 @click.option("--progress/--no-progress", default=None, help="Progress bar on stderr (default: on a terminal).")
+@precision_option
+@backend_options
 def run(target, sets, games, seed, policy, policy0, policy1, first, threads, chunk_size, snapshot_ply,
-        out, resume, no_save, as_json, progress):
+        out, resume, no_save, as_json, progress, precision, backend, workers, scheduler):
     """Play a balance run of TARGET (a game name or a scenario file).
 
     \b
@@ -100,8 +102,12 @@ def run(target, sets, games, seed, policy, policy0, policy1, first, threads, chu
       simkit run martian_chess --games 100000 --policy random
       simkit run scenarios/martian_chess/clock_leader.toml --policy0 greedy --policy1 random
       simkit run martian_chess --set clock=off --set max_plies=200 --json
+      simkit run martian_chess --games 1000000 --precision 0.005
+      simkit run martian_chess --games 1000000 --backend dask --workers 2
     """
+    from simkit.analysis.metrics import check_precision
     from simkit.engine.runner import RunConfig, simulate
+    check_precision(precision)
     from simkit.scenario import load_scenario
     scenario = load_scenario(target, list(sets))
     config = RunConfig(games=games, seed=seed, policies=policies_of(policy, policy0, policy1), first=first,
@@ -109,8 +115,10 @@ def run(target, sets, games, seed, policy, policy0, policy1, first, threads, chu
     if resume and not out:
         raise UsageError("--resume needs --out DIR (the run to finish)")
     out_dir = None if no_save else Path(out) if out else _default_out(scenario)
-    result = simulate(scenario, config, threads=threads, out_dir=out_dir, resume=resume,
-                      progress=progress, keep=False)
+    from simkit.backends.dask import make_backend
+    with make_backend(backend, scheduler, workers, threads) as be:
+        result = simulate(scenario, config, threads=threads, out_dir=out_dir, resume=resume,
+                          progress=progress, keep=False, precision=precision, backend=be)
     s = result.summary()
     if as_json:
         _echo_json(s)
@@ -134,6 +142,9 @@ def _print_run(result, s, out_dir):
     if cols and result.games_done:
         per_game = units[cols] / result.games_done
         c.print(frame_table(per_game, "per game, by side and unit type"))
+    if s.get("precision") is not None:
+        c.print(f"--precision {s['precision']}: " + (f"reached after {s['games']:,} games" if s["stopped_at_precision"]
+                else f"not reached within {s['games']:,} games"))
     c.print(f"{s['games']:,} games in {s['elapsed_s']:.2f} s "
             f"({s['games_per_s']:,.0f} games/s)" if s.get("games_per_s") else "")
     if out_dir:
@@ -270,6 +281,9 @@ def dice_warfare(attacker_mod, defender_mod, as_json):
 def bench(games, seconds, repeats, output, as_json):
     """Plies/s and games/s per game and policy, for 1 thread and all threads (medians).
 
+    Turns for turn-based games. plies/CPU-s divides by the CPU time this process
+    used, the per-thread speed even when other work shares the machine.
+
     \b
     Examples:
       simkit bench
@@ -286,11 +300,12 @@ def bench(games, seconds, repeats, output, as_json):
     from rich.table import Table
     from simkit.cli.show import console
     t = Table(title="simkit bench (medians)", header_style="bold")
-    for c in ("game", "policy", "threads", "plies/s", "plies/s/thread", "games/s"):
+    for c in ("game", "policy", "threads", "plies/s", "plies/s/thread", "plies/CPU-s", "games/s"):
         t.add_column(c, justify="right" if c not in ("game", "policy") else "left")
     for r in results["results"]:
         t.add_row(r["game"], r["policy"], str(r["threads"]), f"{r['plies_per_s']:,.0f}",
-                  f"{r['plies_per_s'] / r['threads']:,.0f}", f"{r['games_per_s']:,.0f}")
+                  f"{r['plies_per_s'] / r['threads']:,.0f}", f"{r['plies_per_cpu_s']:,.0f}",
+                  f"{r['games_per_s']:,.0f}")
     console().print(t)
 
 

@@ -3,7 +3,7 @@ from numba import njit
 
 from simkit.games.martian_chess.state import (
     CLOCK_DEADLOCK, CLOCK_LEADER, END_CLOCK, END_LIMIT, END_TERRITORY, M_CALLED, M_CLOCK,
-    M_END, M_LAST_FROM, M_LAST_TO, M_PLY, M_QUIET, M_SCORE, M_TO_MOVE, M_WINNER, R_CLOCK_MODE,
+    M_END, M_LAST_FROM, M_LAST_TO, M_PIPS, M_PLY, M_QUIET, M_SCORE, M_TO_MOVE, M_WINNER, R_CLOCK_MODE,
     R_CLOCK_PLIES, R_DEADLOCK_PLIES, R_FIELD_PROMOTION, R_MAX_PLIES,
 )
 
@@ -88,14 +88,18 @@ def apply_move_nb(board, meta, rules, mv):
     v = board[s]
     w = board[t]
     captured = 0
-    if w != 0 and t // 16 != p:
+    zt = t // 16
+    if w != 0 and zt != p:
         captured = w
         meta[M_SCORE + p] += w
+        meta[M_PIPS + zt] -= w
         board[t] = v
     else:
         board[t] = v + w  # a field promotion merges pips: 1+2 queen, 1+1 drone
     board[s] = 0
-    if s // 16 != t // 16:
+    if zt != p:
+        meta[M_PIPS + p] -= v
+        meta[M_PIPS + zt] += v
         meta[M_LAST_FROM] = s
         meta[M_LAST_TO] = t
     else:
@@ -113,12 +117,7 @@ def apply_move_nb(board, meta, rules, mv):
         meta[M_CALLED] = 1
         meta[M_CLOCK] = 0
     # end checks, in RULES order
-    z0 = 0
-    z1 = 0
-    for c in range(16):
-        z0 += board[c]
-        z1 += board[c + 16]
-    if z0 == 0 or z1 == 0:
+    if meta[M_PIPS] == 0 or meta[M_PIPS + 1] == 0:
         meta[M_END] = END_TERRITORY
         meta[M_WINNER] = decide_nb(meta, p)
     elif meta[M_CALLED] and meta[M_CLOCK] >= rules[R_CLOCK_PLIES]:
@@ -156,5 +155,7 @@ def attacked_max_nb(board, attacker, rays):
                 if w != 0:
                     if (t < lo or t >= hi) and w > best:
                         best = w
+                        if best == 3:
+                            return best  # nothing is worth more than a queen
                     break
     return best

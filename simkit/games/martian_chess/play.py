@@ -6,7 +6,7 @@ from simkit.engine.rng import rng_seed_nb
 from simkit.games.martian_chess.moves import apply_move_nb, gen_moves_nb, start_turn_nb
 from simkit.games.martian_chess.policies import choose_move_nb
 from simkit.games.martian_chess.state import (
-    END_STALEMATE, M_END, M_LAST_FROM, M_LAST_TO, M_PLY, M_SCORE, M_TO_MOVE, M_WINNER,
+    END_STALEMATE, M_END, M_LAST_FROM, M_LAST_TO, M_PIPS, M_PLY, M_SCORE, M_TO_MOVE, M_WINNER,
     MAX_MOVES, NMETA, UNITS,
 )
 
@@ -59,6 +59,9 @@ def play_game_nb(init_board, rays, rules, weights, seed, game, first, policies, 
     meta[M_LAST_TO] = -1
     meta[M_END] = -1
     meta[M_WINNER] = -1
+    for c in range(16):
+        meta[M_PIPS] += board[c]
+        meta[M_PIPS + 1] += board[c + 16]
     rec[:] = 0
     rec[F_FIRST] = first
     snapped = False
@@ -163,7 +166,7 @@ def perft(params, depth):
         moves = np.zeros((d + 1, MAX_MOVES), dtype=np.int32)
         boards = np.zeros((d + 1, 32), dtype=np.int8)
         metas = np.zeros((d + 1, NMETA), dtype=np.int32)
-        counts.append(int(perft_nb(init_board.copy(), new_meta(0), rays, rules, np.int64(d),
+        counts.append(int(perft_nb(init_board.copy(), new_meta(0, init_board), rays, rules, np.int64(d),
                                    moves, boards, metas)))
     return counts
 

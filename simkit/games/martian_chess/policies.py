@@ -3,7 +3,7 @@ from numba import njit
 
 from simkit.engine.rng import rng_below_nb
 from simkit.games.martian_chess.moves import apply_move_nb, attacked_max_nb
-from simkit.games.martian_chess.state import M_END, M_SCORE, M_TO_MOVE, M_WINNER
+from simkit.games.martian_chess.state import M_END, M_PIPS, M_SCORE, M_TO_MOVE, M_WINNER
 
 POLICIES = ("random", "greedy")
 RANDOM, GREEDY = 0, 1
@@ -15,11 +15,8 @@ WIN = 1.0e9
 @njit(cache=True)
 def evaluate_nb(board, meta, rays, weights, p):
     """Static value for player p: score lead, material controlled, worst piece left en prise."""
-    own = 0
-    opp = 0
-    for c in range(16):
-        own += board[16 * p + c]
-        opp += board[16 * (1 - p) + c]
+    own = meta[M_PIPS + p]
+    opp = meta[M_PIPS + 1 - p]
     score = meta[M_SCORE + p] - meta[M_SCORE + 1 - p]
     hanging = attacked_max_nb(board, 1 - p, rays)
     return weights[W_SCORE] * score + weights[W_MATERIAL] * (own - opp) - weights[W_HANGING] * hanging

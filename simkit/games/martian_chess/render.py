@@ -38,7 +38,7 @@ def play(params, seed, game, first, policies) -> str:
     init_board, rays, rules, _ = params
     rec, log = play_one(params, seed, game, first, policies)
     board = init_board.copy()
-    meta = new_meta(first)
+    meta = new_meta(first, board)
     out = [f"Martian Chess, game {game} of seed {seed}: player {first} moves first",
            "(player 0's zone is ranks 1-4, lower case; player 1's is ranks 5-8, upper case)",
            board_text(board)]

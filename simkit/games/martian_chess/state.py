@@ -36,7 +36,8 @@ M_CALLED = 7     # clock called (MC-4)
 M_CLOCK = 8      # plies without a capture since the call / latest capture after it
 M_WINNER = 9     # -1 draw (when ended)
 M_END = 10       # end reason index, -1 while the game goes on
-NMETA = 11
+M_PIPS = 11      # 11 and 12: pips standing in zones 0 and 1 (kept incrementally)
+NMETA = 13
 
 END_REASONS = ("territory_empty", "clock", "move_limit", "stalemate")
 END_TERRITORY, END_CLOCK, END_LIMIT, END_STALEMATE = range(4)
@@ -99,9 +100,12 @@ def build_rays() -> np.ndarray:
     return rays
 
 
-def new_meta(first: int) -> np.ndarray:
+def new_meta(first: int, board: np.ndarray) -> np.ndarray:
+    """Meta of a position with ``board``, ``first`` to move, nothing else happened yet."""
     meta = np.zeros(NMETA, dtype=np.int32)
     meta[M_TO_MOVE] = first
+    meta[M_PIPS] = int(board[:16].sum())
+    meta[M_PIPS + 1] = int(board[16:].sum())
     meta[M_LAST_FROM] = meta[M_LAST_TO] = -1
     meta[M_END] = -1
     meta[M_WINNER] = -1
