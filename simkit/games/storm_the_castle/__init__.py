@@ -49,8 +49,9 @@ SPEC = GameSpec(
     length_unit="turns",
     warm=_warm,
     extra={
-        # The deck is data: a scenario may rename/add cards, which changes the columns.
-        "record_fields_for": lambda params: _r.fields_for(_r.Params(*params)),
+        # Records use the default deck's card names; cards a scenario adds under new names
+        # are played but not recorded per card (see rules.prepare / unrecorded_cards).
+        "unrecorded_cards": lambda params: _r.unrecorded_cards(_r.Params(*params)),
         "unit_types_for": lambda params: tuple(_r.Params(*params).names),
     },
 )

@@ -89,7 +89,7 @@ def play_text(params, seed, game, first, policies) -> str:
         if kind == EV_END:
             out.append(board_text(g))
             why = END_REASONS[b] if b >= 0 else "?"
-            out.append(f"\nresult: {'draw' if a < 0 else f'side {a} wins'} ({why}) after {tag} turns")
+            out.append(f"\nresult: {'draw' if a < 0 else f'player {a} wins'} ({why}) after {tag} turns")
             continue
         s = int(a) // g.nc
         if kind == ACT_DISPATCH:

@@ -48,7 +48,7 @@ STATS = (
     ("attacks", True, False),
     ("successes", True, False),
     ("crit_fails", True, False),
-    ("kills", True, False),
+    ("kills", True, True),
     ("losses", True, True),
     ("resurrections", True, False),
     ("items_recovered", False, True),
@@ -374,7 +374,19 @@ def prepare(rules) -> Params:
     keep = np.array([next(i for i in range(NS) if spi[i, X_SIDE] == s and spi[i, X_KIND] == 0)
                      for s in (0, 1)], np.int64)
     nc = int(copies.sum(axis=1).max())
-    fields, fidx, eidx = record_fields(names, [ctab[t, T_KIND] for t in range(T)])
+    # Record columns are those of the default deck's card names (SPEC.record_fields), so every
+    # scenario gives the same table; a card whose name is not in the default deck is played
+    # but its per-card stats are not recorded (fields_for(params) lists the full layout).
+    fields = RECORD_FIELDS
+    col = {f: i for i, f in enumerate(fields)}
+    fidx = -np.ones((2, T, NSTAT), np.int64)
+    eidx = np.zeros((2, len(EXTRAS)), np.int64)
+    for s in (0, 1):
+        for t, n in enumerate(names):
+            for j, (stat, _, _) in enumerate(STATS):
+                fidx[s, t, j] = col.get(f"{stat}_{s}_{n}", -1)
+        for j, e in enumerate(EXTRAS):
+            eidx[s, j] = col[f"{e}_{s}"]
     iopt = np.array([rules["dispatch_points"], int(rules["summoning_sickness"]),
                      int(rules["melee_clears_stack"]), rules["max_turns"], rules["hand_size"],
                      rules["defenders"], nc, T, NS, len(fields)], np.int64)
@@ -393,4 +405,13 @@ def prepare(rules) -> Params:
 
 
 def fields_for(params: Params) -> tuple[str, ...]:
-    return record_fields(params.names, [params.ctab[t, T_KIND] for t in range(len(params.names))])[0]
+    """The record columns of a run (always the default deck's layout, see prepare)."""
+    return RECORD_FIELDS
+
+
+def unrecorded_cards(params: Params) -> list[str]:
+    """Card names of this scenario that have no record columns (not in the default deck)."""
+    return [n for t, n in enumerate(params.names) if (params.fidx[:, t, :] < 0).all()]
+
+
+RECORD_FIELDS = record_fields(tuple(DEFAULT_DECK), [KINDS.index(c["kind"]) for c in DEFAULT_DECK.values()])[0]

@@ -1,0 +1,130 @@
+"""Storm the Castle: scenario files, bad boards/decks (each error names the entry)."""
+import copy
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from simkit.errors import ScenarioError
+from simkit.games.storm_the_castle import SPEC
+from simkit.games.storm_the_castle import rules as R
+from simkit.scenario.schema import validate_rules
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def rules_with(**over):
+    r = validate_rules(R.OPTIONS, over)
+    R.validate(r)
+    return r
+
+
+def bad(key, **over):
+    with pytest.raises(ScenarioError) as e:
+        rules_with(**over)
+    assert e.value.key == key, (e.value.key, str(e.value))
+    return str(e.value)
+
+
+def deck(**cards):
+    d = copy.deepcopy({k: dict(v) for k, v in R.DEFAULT_DECK.items()})
+    for name, fields in cards.items():
+        if fields is None:
+            d.pop(name)
+        else:
+            d.setdefault(name, {}).update(fields)
+    return d
+
+
+def board(spaces=None, edges=None):
+    b = copy.deepcopy(R.DEFAULT_BOARD)
+    return {"spaces": spaces if spaces is not None else b["spaces"],
+            "edges": edges if edges is not None else [f"{a}-{c}" for a, c in b["edges"]]}
+
+
+def test_defaults_come_from_default_toml():
+    r = rules_with()
+    assert r["dispatch_points"] == 4 and r["summoning_sickness"] is False
+    assert r["melee_clears_stack"] is False and r["max_turns"] == 80 and r["hand_size"] == 5
+    assert r["deck"]["knight"] == {"kind": "regular", "ability": "none", "cost": 3, "attack": 4,
+                                   "defense": 3, "move": 1, "range": 0, "copies": 4, "bonus": 3, "roll": 7}
+    assert r["deck"]["catapult"]["range"] == 2 and r["deck"]["tower_shield"]["defense"] == 2
+
+
+def test_bad_deck_entries_name_the_key():
+    assert "expected an integer >= 0" in bad("deck.knight.cost", deck=deck(knight={"cost": -1}))
+    bad("deck.knight.copies", deck=deck(knight={"copies": -2}))
+    msg = bad("deck.cleric.ability", deck=deck(cleric={"ability": "healer"}))
+    assert "allowed: none, cleric" in msg
+    bad("deck.knight.kind", deck=deck(knight={"kind": "hero"}))
+    bad("deck.knight.speed", deck=deck(knight={"speed": 2}))
+    bad("deck.knight.defense", deck=deck(knight={"defense": 0}))      # a regular needs D >= 1
+    bad("deck.cleric.defense", deck=deck(cleric={"defense": 2}))      # support units have D 0
+    bad("deck.great_sword.ability", deck=deck(great_sword={"ability": "cleric"}))
+    bad("deck.archer.cost", deck=deck(archer={"kind": "regular", "attack": 2, "defense": 1, "copies": 1}))
+    bad("deck", deck={})
+
+
+def test_deck_size_bounds():
+    msg = bad("deck", deck=deck(shield_bearer={"copies": 120}))
+    assert "allowed 1 to 120" in msg
+    empty = {k: dict(v, copies=0) for k, v in R.DEFAULT_DECK.items()}
+    bad("deck", deck=empty)
+
+
+def test_bad_removals_and_priority():
+    bad("remove_0.wizard", remove_0={"wizard": 1})
+    bad("remove_1.hero", remove_1={"hero": 2})
+    bad("remove_0.knight", remove_0={"knight": -1})
+    bad("dispatch_priority[1]", dispatch_priority=["hero", "wizard"])
+
+
+def test_bad_board_entries_name_the_key():
+    b = board()
+    edges = list(b["edges"])
+    edges[3] = "K0-XX9"
+    assert "no space named 'XX9'" in bad("board.edges[3]", board=board(edges=edges))
+    edges = list(b["edges"])
+    edges[5] = "K0-K0"
+    bad("board.edges[5]", board=board(edges=edges))
+    edges = list(b["edges"]) + [b["edges"][0]]
+    bad(f"board.edges[{len(edges) - 1}]", board=board(edges=edges))
+    edges = [e for e in b["edges"] if e not in ("OL0-L1", "HL0-L2", "HR0-L3", "OR0-L4")]
+    assert "not connected" in bad("board.edges", board=board(edges=edges))
+    sp = copy.deepcopy(b["spaces"])
+    sp["K1"]["kind"] = "tower"
+    assert "side 1 needs exactly one keep" in bad("board.spaces", board=board(spaces=sp))
+    sp = copy.deepcopy(b["spaces"])
+    sp["TL0"]["side"] = -1
+    bad("board.spaces.TL0.side", board=board(spaces=sp))
+    sp = copy.deepcopy(b["spaces"])
+    sp["L1"]["level"] = -1
+    bad("board.spaces.L1.level", board=board(spaces=sp))
+    sp = copy.deepcopy(b["spaces"])
+    sp["L1"]["kind"] = "swamp"
+    bad("board.spaces.L1.kind", board=board(spaces=sp))
+
+
+def test_redrawn_board_and_new_card_need_no_code():
+    b = board(edges=[f"{a}-{c}" for a, c in R.DEFAULT_BOARD["edges"]] + ["L2-L3"])
+    p = R.prepare(rules_with(board=b))
+    n = p.spnames
+    assert p.dist[n.index("L2"), n.index("L3")] == 1
+    d = deck(archer={"kind": "regular", "cost": 2, "attack": 2, "defense": 1, "range": 2, "copies": 2})
+    p = R.prepare(rules_with(deck=d))
+    rec, agg = SPEC.run_chunk(p, 3, 0, np.zeros(20, np.int8), np.array([0, 0]), 5)
+    assert rec.shape == (20, len(SPEC.record_fields)) and (rec[:, 2] >= 1).all()
+    assert R.unrecorded_cards(p) == ["archer"]
+
+
+def test_variants_load():
+    from simkit.scenario import load_scenario
+    five = load_scenario(str(ROOT / "scenarios/storm_the_castle/five_points.toml"))
+    assert five.rules["dispatch_points"] == 5
+    sick = load_scenario(str(ROOT / "scenarios/storm_the_castle/sickness.toml"))
+    assert sick.rules["summoning_sickness"] is True
+    with pytest.raises(ScenarioError) as e:
+        load_scenario("storm_the_castle", ["deck.knight.cost=-3"])
+    assert e.value.key == "deck.knight.cost"
+    s = load_scenario("storm_the_castle", ["deck.knight.cost=4"])
+    assert s.params().ctab[s.params().names.index("knight"), R.T_COST] == 4
