@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 SIMKIT := $(VENV)/bin/simkit
 STAMP  := $(VENV)/.installed-stamp
-DEMO_GAMES ?= 100000
+DEMO_GAMES ?= 20000
 
 .PHONY: install demo test bench reports lint clean
 

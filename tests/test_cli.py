@@ -96,7 +96,7 @@ def test_play_shows_board_and_result(runner):
 
 def test_help_has_an_example_for_every_command(runner):
     from simkit.cli import cli
-    for name, cmd in cli.commands.items():
+    for name in cli.commands:
         r = invoke(runner, [name, "--help"])
         assert "Example" in r.output, name
 

@@ -32,7 +32,6 @@ def cli():
 
 
 def main():
-    from simkit.cli import commands  # noqa: F401  (registers the commands)
     cli(prog_name="simkit")
 
 

@@ -35,7 +35,8 @@ def summary_table(s: dict, title: str) -> Table:
     t.add_row("first-player advantage", "-" if math.isnan(fpa) else f"{fpa:+.4f}  [{ci[0]:+.4f}, {ci[1]:+.4f}]")
     t.add_row("decisiveness (not capped)", pct(s["decisiveness"]))
     q = s["plies_quantiles"]
-    t.add_row(f"mean {s['length_unit']}", f"{s['mean_plies']:.1f}  (median {q['0.5']:.0f}, 10-90% {q['0.1']:.0f}-{q['0.9']:.0f})")
+    t.add_row(f"mean {s['length_unit']}",
+              f"{s['mean_plies']:.1f}  (median {q['0.5']:.0f}, 10-90% {q['0.1']:.0f}-{q['0.9']:.0f})")
     return t
 
 

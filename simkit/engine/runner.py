@@ -10,7 +10,6 @@ in flight, and `resume` finishes only what is missing.
 """
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
@@ -72,6 +71,8 @@ class RunResult:
     interrupted: bool = False
     out_dir: Path | None = None
     parts: dict = field(default_factory=dict)   # start -> records (when kept in memory)
+    stopped_at_precision: bool = False          # the stop callback ended the run early
+    precision: float | None = None              # the --precision asked for, if any
 
     @property
     def games_done(self) -> int:
@@ -100,6 +101,8 @@ class RunResult:
         s["elapsed_s"] = round(self.elapsed, 3)
         s["interrupted"] = self.interrupted
         s["games_requested"] = self.config.games
+        s["precision"] = self.precision
+        s["stopped_at_precision"] = self.stopped_at_precision
         plies = float((self.tally.length_hist * np.arange(len(self.tally.length_hist))).sum())
         s["games_per_s"] = self.games_done / self.elapsed if self.elapsed > 0 else None
         s[f"{self.scenario.spec.length_unit}_per_s"] = plies / self.elapsed if self.elapsed > 0 else None
@@ -135,61 +138,110 @@ def validate_config(spec, config: RunConfig) -> tuple[int, int]:
 
 def simulate(scenario, config: RunConfig, *, threads: int | None = None, out_dir: str | Path | None = None,
              resume: bool = False, progress: bool | None = None, keep: bool = True, backend=None,
-             stop=None) -> RunResult:
+             stop=None, precision: float | None = None) -> RunResult:
     """Play ``config.games`` games of ``scenario``; return the tally (and records if ``keep``).
 
     ``stop(tally) -> bool`` is asked after every finished chunk (sequential stopping).
+    ``precision``: stop once the 95% half-width of the first-player advantage is <= it
+    (``config.games`` stays the ceiling); the summary then says ``stopped_at_precision``.
     ``backend`` maps chunk calls (default: in this process, in order).
     """
-    from simkit.backends.local import LocalBackend
-    from simkit.backends import store
-
-    spec = scenario.spec
-    policy_ids = validate_config(spec, config)
-    nthreads = set_threads(threads)
-    params = scenario.params()
-    chunks = config.chunks()
-    tally = Tally(spec)
-    parts: dict = {}
-    done: set[int] = set()
-    out = Path(out_dir) if out_dir is not None else None
-    if out is not None:
-        if resume:
-            for start, records, aggregate in store.load_chunks(out, scenario, config):
-                tally.add(records, aggregate)
-                done.add(start)
-                if keep:
-                    parts[start] = records
-        else:
-            store.start_run(out, scenario, config, nthreads)
-    todo = [(s, c) for s, c in chunks if s not in done]
-    backend = backend or LocalBackend()
-    t0 = time.perf_counter()
-    interrupted = False
-    bar = _progress(progress, config.games, tally.games)
+    if precision is not None:
+        from simkit.analysis.metrics import precision_stop
+        stop = precision_stop(precision, stop)
+    session = RunSession(scenario, config, threads=threads, out_dir=out_dir, resume=resume, progress=progress,
+                         keep=keep, backend=backend, precision=precision)
+    stopped = interrupted = False
     try:
-        for start, records, aggregate in backend.map_chunks(
-                spec.name, params, config.seed, todo, config.first, policy_ids, config.snapshot_ply):
-            if out is not None:
-                store.write_chunk(out, start, records, aggregate)
-            tally.add(records, aggregate)
-            if keep:
-                parts[start] = records
-            if bar:
-                bar.update(len(records))
-            if stop is not None and stop(tally):
+        while session.step() is not None:
+            if stop is not None and stop(session.tally):
+                stopped = True
                 break
     except KeyboardInterrupt:
         interrupted = True
-    finally:
-        if bar:
-            bar.close()
-        backend.close()
-    elapsed = time.perf_counter() - t0
-    result = RunResult(scenario, config, tally, elapsed, interrupted, out, parts if keep else {})
-    if out is not None:
-        store.finish_run(out, result, complete=not interrupted and tally.games == config.games)
-    return result
+    except BaseException:
+        session.close()
+        raise
+    return session.finish(interrupted=interrupted, stopped=stopped)
+
+
+class RunSession:
+    """`simulate` taken apart: set up, play one chunk per `step()`, then `finish()`.
+
+    For callers that interleave runs chunk by chunk (`compare` plays A and B in
+    lockstep). Same run directory, records and summary as `simulate`.
+    """
+
+    def __init__(self, scenario, config: RunConfig, *, threads: int | None = None,
+                 out_dir: str | Path | None = None, resume: bool = False, progress: bool | None = None,
+                 keep: bool = True, backend=None, precision: float | None = None):
+        from simkit.backends.local import LocalBackend
+        from simkit.backends import store
+
+        self.scenario, self.config, self.keep, self.precision = scenario, config, keep, precision
+        spec = scenario.spec
+        policy_ids = validate_config(spec, config)
+        nthreads = set_threads(threads)
+        params = scenario.params()
+        chunks = config.chunks()
+        self.tally = Tally(spec)
+        self.parts: dict = {}
+        done: set[int] = set()
+        self.out = out = Path(out_dir) if out_dir is not None else None
+        if out is not None:
+            if resume:
+                for start, records, aggregate in store.load_chunks(out, scenario, config):
+                    self.tally.add(records, aggregate)
+                    done.add(start)
+                    if keep:
+                        self.parts[start] = records
+            else:
+                store.start_run(out, scenario, config, nthreads)
+        todo = [(s, c) for s, c in chunks if s not in done]
+        self.backend = backend or LocalBackend()
+        self.elapsed = 0.0
+        self.bar = _progress(progress, config.games, self.tally.games)
+        self._chunks = iter(self.backend.map_chunks(spec.name, params, config.seed, todo, config.first,
+                                                    policy_ids, config.snapshot_ply))
+        self._closed = False
+
+    def step(self):
+        """Play the next chunk: returns (start, records), or None when every chunk is done."""
+        from simkit.backends import store
+        t0 = time.perf_counter()
+        try:
+            start, records, aggregate = next(self._chunks)
+        except StopIteration:
+            return None
+        finally:
+            self.elapsed += time.perf_counter() - t0
+        if self.out is not None:
+            store.write_chunk(self.out, start, records, aggregate)
+        self.tally.add(records, aggregate)
+        if self.keep:
+            self.parts[start] = records
+        if self.bar:
+            self.bar.update(len(records))
+        return start, records
+
+    def close(self):
+        if not self._closed:
+            self._closed = True
+            if self.bar:
+                self.bar.close()
+            self.backend.close()
+
+    def finish(self, *, interrupted: bool = False, stopped: bool = False) -> RunResult:
+        """Close the run: write summary and manifest (complete unless interrupted)."""
+        from simkit.backends import store
+        self.close()
+        result = RunResult(self.scenario, self.config, self.tally, self.elapsed, interrupted, self.out,
+                           self.parts if self.keep else {}, stopped_at_precision=stopped,
+                           precision=self.precision)
+        if self.out is not None:
+            complete = not interrupted and (stopped or self.tally.games == self.config.games)
+            store.finish_run(self.out, result, complete=complete)
+        return result
 
 
 class _Bar:

@@ -15,8 +15,10 @@ OPTIONS = (
     Option("clock_plies", "int", 7, "MC-4: quiet plies after the call that end the game", min=1, max=1000),
     Option("max_plies", "int", 400, "ply cap; at the cap the higher score wins, equal draws", min=1, max=100000),
     Option("greedy_score", "float", 1.0, "greedy weight: score lead (pips)", min=-100, max=100),
-    Option("greedy_material", "float", 0.5, "greedy weight: pips controlled, own zone minus opponent's", min=-100, max=100),
-    Option("greedy_hanging", "float", 1.0, "greedy weight: penalty per pip of the best piece left capturable", min=-100, max=100),
+    Option("greedy_material", "float", 0.5, "greedy weight: pips controlled, own zone minus opponent's",
+           min=-100, max=100),
+    Option("greedy_hanging", "float", 1.0, "greedy weight: penalty per pip of the best piece left capturable",
+           min=-100, max=100),
 ) + handicap_options(UNITS)
 
 
