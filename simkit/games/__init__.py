@@ -9,6 +9,7 @@ from simkit.errors import UnknownGameError
 # name -> module that defines SPEC. Adding a game is one line here.
 GAMES = {
     "martian_chess": "simkit.games.martian_chess",
+    "skorm": "simkit.games.skorm",
     "storm_the_castle": "simkit.games.storm_the_castle",
 }
 

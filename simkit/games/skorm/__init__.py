@@ -1,0 +1,47 @@
+"""Skorm: hex board, facing shields, archers shooting over pieces, the Gold Tile.
+
+Rules: RULES.md §1 (SK-1 .. SK-9). See docs/games/skorm.md.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from simkit.games.base import GameSpec
+from simkit.games.skorm.play import RECORD_FIELDS, perft, run_chunk
+from simkit.games.skorm.policies import POLICIES
+from simkit.games.skorm.render import play
+from simkit.games.skorm.rules import OPTIONS, P_CQ, P_CR, UNITS, prepare, validate
+from simkit.games.skorm.state import END_REASONS
+
+
+def aggregate_index(params) -> list[str]:
+    return [f"{int(q)},{int(r)}" for q, r in zip(params[P_CQ], params[P_CR])]
+
+
+def warm() -> None:
+    """Compile (or load from cache) every kernel: batch, trace, perft."""
+    from simkit.games.skorm.rules import default_rules
+    params = prepare(default_rules())
+    run_chunk(params, 0, 0, np.zeros(2, np.int8), (1, 0), 0)
+    play(params, 0, 0, 0, (0, 1))
+    perft(params, 1)
+
+
+SPEC = GameSpec(
+    name="skorm",
+    title="Skorm",
+    unit_types=UNITS,
+    options=OPTIONS,
+    prepare=prepare,
+    run_chunk=run_chunk,
+    record_fields=RECORD_FIELDS,
+    end_reasons=END_REASONS,
+    policies=POLICIES,
+    play=play,
+    validate=validate,
+    perft=perft,
+    aggregate_label="deaths",
+    aggregate_index=aggregate_index,
+    length_unit="plies",
+    warm=warm,
+)

@@ -1,0 +1,349 @@
+"""Skorm legal actions, their application and the end checks (jitted).
+
+Action identity follows SK-5b: a move or capture is ``(from, to)``, a shot is
+``(archer, target)``; the path of a two-step move is looked at only for the
+shield rule (SK-6), through the final-step-from cells of ``APPR``.
+"""
+import numpy as np
+from numba import njit
+
+from simkit.games.skorm.rules import (
+    I_GOLD, I_GOLD_IMM, I_GOLD_ON, I_MAX_PLIES, I_RANGE, I_STEPS_H, I_STEPS_W,
+    P_ADJB, P_APPR, P_DEST, P_I, P_NB, P_RAY, P_SHOTB,
+)
+from simkit.games.skorm.state import (
+    R_GOLD, R_GOLD_IMM, R_MOVE_LIMIT, R_STALEMATE, R_WARLORD, SC_CNT, SC_DONE, SC_PASSES, SC_PENDING,
+    SC_PLY, SC_PN0, SC_REASON, SC_TOMOVE, SC_WINNER, SC_WL0, ST_BLOCK, ST_KCAP, ST_KSHOT, ST_LOSS, ST_PASS,
+)
+
+_ONE = np.uint64(1)
+_M63 = np.uint64(63)
+
+
+@njit(cache=True, inline="always")
+def act_type(code):
+    return code >> 16
+
+
+@njit(cache=True, inline="always")
+def act_from(code):
+    return (code >> 8) & 255
+
+
+@njit(cache=True, inline="always")
+def act_to(code):
+    return code & 255
+
+
+@njit(cache=True, inline="always")
+def encode(typ, a, t):
+    return (typ << 16) | (a << 8) | t
+
+
+@njit(cache=True)
+def gen_actions_nb(params, cell, face, plist, sc, s, acts, blocks):
+    """Write side ``s``'s legal actions into ``acts``; return how many.
+
+    ``blocks[0]`` is increased by the number of actions the shield rule
+    removed: a shot at an enemy Shieldman facing the archer's line, or a
+    (from, to) capture of an enemy Shieldman that had at least one open path
+    but whose every open path's final step came from the shielded cell.
+    """
+    I = params[P_I]
+    nb = params[P_NB]
+    ray = params[P_RAY]
+    dest = params[P_DEST]
+    appr = params[P_APPR]
+    rng_ = I[I_RANGE]
+    K = ray.shape[2]
+    if rng_ > K:
+        rng_ = K
+    lo = 1 + 4 * (1 - s)  # enemy codes lo..lo+3
+    n = 0
+    nblk = 0
+    for i in range(sc[SC_PN0 + s]):
+        a = plist[s, i]
+        kind = cell[a] - 1 - 4 * s
+        if kind <= 1:  # shieldman, archer: one step
+            for d in range(6):
+                t = nb[a, d]
+                if t < 0:
+                    continue
+                c = cell[t]
+                if c == 0:
+                    acts[n] = encode(0, a, t)
+                    n += 1
+                elif kind == 0 and c >= lo and c < lo + 4:
+                    if c == lo and nb[t, face[t]] == a:
+                        nblk += 1
+                    else:
+                        acts[n] = encode(0, a, t)
+                        n += 1
+            if kind == 1:
+                for d in range(6):
+                    back = (d + 3) % 6
+                    for k in range(rng_):
+                        t = ray[a, d, k]
+                        if t < 0:
+                            break
+                        c = cell[t]
+                        if c >= lo and c < lo + 4:
+                            if c == lo and face[t] == back:
+                                nblk += 1
+                            else:
+                                acts[n] = encode(1, a, t)
+                                n += 1
+        else:
+            steps = I[I_STEPS_H] if kind == 2 else I[I_STEPS_W]
+            nd = 18 if steps >= 2 else 6
+            for j in range(nd):
+                t = dest[a, j]
+                if t < 0:
+                    continue
+                c = cell[t]
+                if c != 0 and (c < lo or c >= lo + 4):
+                    continue  # own piece
+                shielded = -2
+                if c == lo:
+                    shielded = nb[t, face[t]]
+                legal = False
+                open_ = False
+                for m in range(3):
+                    x = appr[a, j, m]
+                    if x < 0:
+                        break
+                    if x != a:
+                        if steps < 2 or cell[x] != 0:
+                            continue
+                    open_ = True
+                    if x != shielded:
+                        legal = True
+                        break
+                if legal:
+                    acts[n] = encode(0, a, t)
+                    n += 1
+                elif open_:
+                    nblk += 1
+    blocks[0] += nblk
+    return n
+
+
+@njit(cache=True)
+def remove_piece_nb(cell, face, plist, sc, c):
+    code = cell[c]
+    side = (code - 1) >> 2
+    kind = (code - 1) & 3
+    n = sc[SC_PN0 + side]
+    for i in range(n):
+        if plist[side, i] == c:
+            plist[side, i] = plist[side, n - 1]
+            plist[side, n - 1] = -1
+            break
+    sc[SC_PN0 + side] = n - 1
+    sc[SC_CNT + 4 * side + kind] -= 1
+    if kind == 3:
+        sc[SC_WL0 + side] = -1
+    cell[c] = 0
+    face[c] = -1
+
+
+@njit(cache=True)
+def apply_action_nb(params, cell, face, plist, sc, code, landface, stats, agg):
+    """Apply the side to move's action (no end checks). ``landface`` < 0 keeps
+    the moving Shieldman's facing. Counts losses and kills in ``stats`` and the
+    death cell in ``agg``."""
+    s = sc[SC_TOMOVE]
+    typ = act_type(code)
+    a = act_from(code)
+    t = act_to(code)
+    mk = (cell[a] - 1) & 3
+    if cell[t] != 0:
+        vcode = cell[t]
+        vside = (vcode - 1) >> 2
+        vkind = (vcode - 1) & 3
+        stats[ST_LOSS + 4 * vside + vkind] += 1
+        if typ == 1:
+            stats[ST_KSHOT + 4 * s + mk] += 1
+        else:
+            stats[ST_KCAP + 4 * s + mk] += 1
+        agg[t] += 1
+        remove_piece_nb(cell, face, plist, sc, t)
+    if typ == 0:
+        cell[t] = cell[a]
+        f = face[a]
+        if mk == 0 and landface >= 0:
+            f = landface
+        face[t] = f
+        cell[a] = 0
+        face[a] = -1
+        n = sc[SC_PN0 + s]
+        for i in range(n):
+            if plist[s, i] == a:
+                plist[s, i] = t
+                break
+        if mk == 3:
+            sc[SC_WL0 + s] = t
+
+
+@njit(cache=True)
+def end_ply_nb(params, sc, passed):
+    """Close the ply of the side to move: pass count, SK-8 end checks, turn."""
+    I = params[P_I]
+    s = sc[SC_TOMOVE]
+    o = 1 - s
+    if passed:
+        sc[SC_PASSES] += 1
+    else:
+        sc[SC_PASSES] = 0
+    sc[SC_PLY] += 1
+    gold = I[I_GOLD]
+    reason = -1
+    winner = -1
+    if sc[SC_WL0 + o] < 0:
+        reason = R_WARLORD
+        winner = s
+    elif I[I_GOLD_ON] == 1 and sc[SC_PENDING] == o:
+        reason = R_GOLD
+        winner = o
+    else:
+        if I[I_GOLD_ON] == 1 and sc[SC_WL0 + s] == gold:
+            others = sc[SC_PN0 + o] - 1
+            if others <= I[I_GOLD_IMM]:
+                reason = R_GOLD_IMM
+                winner = s
+            else:
+                sc[SC_PENDING] = s
+        if reason < 0:
+            if sc[SC_PASSES] >= 2:
+                reason = R_STALEMATE
+            elif sc[SC_PLY] >= I[I_MAX_PLIES]:
+                reason = R_MOVE_LIMIT
+    if reason >= 0:
+        sc[SC_DONE] = 1
+        sc[SC_REASON] = reason
+        sc[SC_WINNER] = winner
+    sc[SC_TOMOVE] = o
+
+
+@njit(cache=True)
+def attack_bits_nb(params, cell, plist, sc, o, skip):
+    """Cells side ``o``'s pieces could capture or shoot on their next turn
+    (ignoring shields and what stands there), as two 64-bit words; the piece on
+    ``skip`` (a cell, -1 none) is left out (it is being captured)."""
+    I = params[P_I]
+    nb = params[P_NB]
+    adjb = params[P_ADJB]
+    shotb = params[P_SHOTB]
+    w0 = np.uint64(0)
+    w1 = np.uint64(0)
+    for i in range(sc[SC_PN0 + o]):
+        a = plist[o, i]
+        if a == skip:
+            continue
+        kind = (cell[a] - 1) & 3
+        if kind == 1:
+            w0 |= shotb[a, 0]
+            w1 |= shotb[a, 1]
+        else:
+            w0 |= adjb[a, 0]
+            w1 |= adjb[a, 1]
+            if kind >= 2:
+                steps = I[I_STEPS_H] if kind == 2 else I[I_STEPS_W]
+                if steps >= 2:
+                    for d in range(6):
+                        m = nb[a, d]
+                        if m >= 0 and cell[m] == 0:
+                            w0 |= adjb[m, 0]
+                            w1 |= adjb[m, 1]
+    return w0, w1
+
+
+@njit(cache=True)
+def static_attack_bits_nb(params, cell, plist, sc, o, skip):
+    """Like attack_bits_nb without the two-step part (occupancy-free)."""
+    adjb = params[P_ADJB]
+    shotb = params[P_SHOTB]
+    w0 = np.uint64(0)
+    w1 = np.uint64(0)
+    for i in range(sc[SC_PN0 + o]):
+        a = plist[o, i]
+        if a == skip:
+            continue
+        if (cell[a] - 1) & 3 == 1:
+            w0 |= shotb[a, 0]
+            w1 |= shotb[a, 1]
+        else:
+            w0 |= adjb[a, 0]
+            w1 |= adjb[a, 1]
+    return w0, w1
+
+
+@njit(cache=True, inline="always")
+def bit_nb(w0, w1, c):
+    w = w0 if c < 64 else w1
+    return (w >> (np.uint64(c) & _M63)) & _ONE
+
+
+@njit(cache=True)
+def threat_dirs_nb(params, cell, p, o, counts):
+    """Directions (bitmask, from ``p``) from which side ``o`` could capture or
+    shoot a piece on ``p`` next turn; ``counts[d]`` gets the number of enemy
+    pieces attacking from direction ``d`` (a facing ``d`` blocks exactly those)."""
+    I = params[P_I]
+    nb = params[P_NB]
+    ray = params[P_RAY]
+    rng_ = I[I_RANGE]
+    K = ray.shape[2]
+    if rng_ > K:
+        rng_ = K
+    lo = 1 + 4 * o
+    sh = I[I_STEPS_H] >= 2
+    sw = I[I_STEPS_W] >= 2
+    mask = 0
+    for d in range(6):
+        cnt = 0
+        n = nb[p, d]
+        if n >= 0:
+            c = cell[n]
+            if c >= lo and c < lo + 4 and c != lo + 1:
+                cnt += 1
+            elif c == 0:
+                for e in range(6):
+                    x = nb[n, e]
+                    if x >= 0 and x != p:
+                        cx = cell[x]
+                        if (cx == lo + 2 and sh) or (cx == lo + 3 and sw):
+                            cnt += 1
+        for k in range(rng_):
+            x = ray[p, d, k]
+            if x < 0:
+                break
+            if cell[x] == lo + 1:
+                cnt += 1
+        counts[d] = cnt
+        if cnt > 0:
+            mask |= 1 << d
+    return mask
+
+
+@njit(cache=True)
+def face_threats_nb(params, cell, face, plist, sc, s, counts):
+    """Facing policy ``threat`` (SK-4): every Shieldman of ``s`` turns toward
+    the direction the most enemy pieces could capture or shoot it from next
+    turn; ties keep the current facing if it is among the best, else the lowest
+    direction; a Shieldman nobody threatens keeps its facing."""
+    code = 1 + 4 * s
+    for i in range(sc[SC_PN0 + s]):
+        p = plist[s, i]
+        if cell[p] != code:
+            continue
+        m = threat_dirs_nb(params, cell, p, 1 - s, counts)
+        if m == 0:
+            continue
+        best = counts[face[p]]
+        bd = face[p]
+        for d in range(6):
+            if counts[d] > best:
+                best = counts[d]
+                bd = d
+        face[p] = bd

@@ -1,0 +1,283 @@
+"""Skorm game loop, batch kernel, perft and a small step API for tests."""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from simkit.engine.rng import rng_below_nb, rng_seed_nb
+from simkit.games.skorm.moves import (
+    act_from, act_type, apply_action_nb, end_ply_nb, face_threats_nb, gen_actions_nb,
+)
+from simkit.games.skorm.policies import POL_GREEDY, greedy_choose_nb
+from simkit.games.skorm.rules import I_FACING, I_N, I_P, I_RANGE, P_I, P_RAY, UNITS
+from simkit.games.skorm.state import (
+    END_REASONS, LOG_W_EXTRA, NSC, NSTAT, PASS, SC_CNT, SC_DONE, SC_PLY, SC_REASON, SC_TOMOVE, SC_WINNER,
+    ST_BLOCK, ST_KCAP, ST_KSHOT, ST_LOSS, ST_PASS, log_row_nb, setup_game_nb,
+)
+
+SIDES = (0, 1)
+
+
+def _fields():
+    f = ["first", "winner", "plies", "end_reason"]
+    for prefix in ("losses", "kills", "kills_capture", "kills_shot", "snap", "final"):
+        f += [f"{prefix}_{s}_{u}" for s in SIDES for u in UNITS]
+    f += [f"shield_blocks_{s}" for s in SIDES]
+    f += [f"passes_{s}" for s in SIDES]
+    return tuple(f)
+
+
+RECORD_FIELDS = _fields()
+F_LOSS, F_KILL, F_KCAP, F_KSHOT, F_SNAP, F_FINAL = 4, 12, 20, 28, 36, 44
+F_BLOCK, F_PASS = 52, 54
+NFIELDS = 56
+assert len(RECORD_FIELDS) == NFIELDS
+
+
+def max_actions(params) -> int:
+    I = params[P_I]
+    return int(I[I_P] * (18 + 6 * min(I[I_RANGE], params[P_RAY].shape[2])) + 1)
+
+
+@njit(cache=True)
+def max_actions_nb(params):
+    I = params[P_I]
+    rng_ = I[I_RANGE]
+    K = params[P_RAY].shape[2]
+    if rng_ > K:
+        rng_ = K
+    return I[I_P] * (18 + 6 * rng_) + 1
+
+
+@njit(cache=True)
+def play_ply_nb(params, rng, pol, cell, face, plist, sc, acts, blocks, counts, stats, agg):
+    """One ply of the side to move under policy ``pol``; returns the action (PASS = -1)."""
+    I = params[P_I]
+    s = sc[SC_TOMOVE]
+    blocks[0] = 0
+    n = gen_actions_nb(params, cell, face, plist, sc, s, acts, blocks)
+    stats[ST_BLOCK + 1 - s] += blocks[0]
+    facing = I[I_FACING]
+    code = PASS
+    if n > 0:
+        if pol == POL_GREEDY:
+            code = acts[greedy_choose_nb(params, cell, face, plist, sc, acts, n, rng, counts)]
+        else:
+            code = acts[rng_below_nb(rng, n)]
+        landface = -1
+        a = act_from(code)
+        if act_type(code) == 0 and cell[a] == 1 + 4 * s and (pol != POL_GREEDY or facing == 1):
+            landface = rng_below_nb(rng, 6)
+        apply_action_nb(params, cell, face, plist, sc, code, landface, stats, agg)
+    else:
+        stats[ST_PASS + s] += 1
+    if pol == POL_GREEDY and facing == 2:
+        face_threats_nb(params, cell, face, plist, sc, s, counts)
+    end_ply_nb(params, sc, n == 0)
+    return code
+
+
+@njit(cache=True)
+def _material_nb(sc, rec, off):
+    for j in range(8):
+        rec[off + j] = sc[SC_CNT + j]
+
+
+@njit(cache=True)
+def play_game_nb(params, seed, game, first, pol0, pol1, snapshot_ply, cell, face, plist, sc, acts,
+                 blocks, counts, stats, rng, rec, agg, log):
+    """Play one whole game (placement included); fill ``rec``; return log rows used."""
+    rng_seed_nb(rng, seed, game)
+    li = setup_game_nb(params, rng, first, cell, face, plist, sc, log)
+    stats[:] = 0
+    snapped = False
+    while sc[SC_DONE] == 0:
+        if not snapped and sc[SC_PLY] == snapshot_ply:
+            _material_nb(sc, rec, F_SNAP)
+            snapped = True
+        s = sc[SC_TOMOVE]
+        pol = pol0 if s == 0 else pol1
+        code = play_ply_nb(params, rng, pol, cell, face, plist, sc, acts, blocks, counts, stats, agg)
+        if log.shape[0] > 0:
+            li = log_row_nb(log, li, 1 if code >= 0 else 2, code, s, cell, face)
+    if not snapped:
+        _material_nb(sc, rec, F_SNAP)
+    _material_nb(sc, rec, F_FINAL)
+    rec[0] = first
+    rec[1] = sc[SC_WINNER]
+    rec[2] = sc[SC_PLY]
+    rec[3] = sc[SC_REASON]
+    for j in range(8):
+        rec[F_LOSS + j] = stats[ST_LOSS + j]
+        rec[F_KCAP + j] = stats[ST_KCAP + j]
+        rec[F_KSHOT + j] = stats[ST_KSHOT + j]
+        rec[F_KILL + j] = stats[ST_KCAP + j] + stats[ST_KSHOT + j]
+    for s in range(2):
+        rec[F_BLOCK + s] = stats[ST_BLOCK + s]
+        rec[F_PASS + s] = stats[ST_PASS + s]
+    return li
+
+
+@njit(parallel=True, cache=True)
+def run_batch_nb(params, seed, start, firsts, pol0, pol1, snapshot_ply, records, agg):
+    I = params[P_I]
+    N = I[I_N]
+    P = I[I_P]
+    n = firsts.shape[0]
+    nblocks = agg.shape[0]
+    maxa = max_actions_nb(params)
+    for b in prange(nblocks):
+        lo = b * n // nblocks
+        hi = (b + 1) * n // nblocks
+        cell = np.zeros(N, np.int8)
+        face = np.zeros(N, np.int8)
+        plist = np.zeros((2, P), np.int64)
+        sc = np.zeros(NSC, np.int64)
+        acts = np.zeros(maxa, np.int64)
+        blocks = np.zeros(1, np.int64)
+        counts = np.zeros(6 + P, np.int64)
+        stats = np.zeros(NSTAT, np.int64)
+        rng = np.zeros(1, np.uint64)
+        log = np.zeros((0, LOG_W_EXTRA + 2 * N), np.int64)
+        for i in range(lo, hi):
+            play_game_nb(params, seed, start + i, np.int64(firsts[i]), pol0, pol1, snapshot_ply, cell, face,
+                         plist, sc, acts, blocks, counts, stats, rng, records[i], agg[b], log)
+
+
+def run_chunk(params, seed, start, firsts, policies, snapshot_ply):
+    n = len(firsts)
+    N = int(params[P_I][I_N])
+    records = np.zeros((n, NFIELDS), np.int32)
+    nblocks = max(1, min(n, 64))
+    agg = np.zeros((nblocks, N), np.int64)
+    if n:
+        run_batch_nb(params, np.int64(seed), np.int64(start), np.asarray(firsts, np.int8),
+                     np.int64(policies[0]), np.int64(policies[1]), np.int64(snapshot_ply), records, agg)
+    return records, agg.sum(axis=0)
+
+
+# ------------------------------------------------------------------ perft
+@njit(cache=True)
+def perft_nb(params, cell0, face0, plist0, sc0, depth, out):
+    """out[d] = number of positions at depth d (SK-9), d = 1..depth."""
+    N = cell0.shape[0]
+    P = plist0.shape[1]
+    maxa = max_actions_nb(params)
+    cellS = np.zeros((depth + 1, N), np.int8)
+    faceS = np.zeros((depth + 1, N), np.int8)
+    plS = np.zeros((depth + 1, 2, P), np.int64)
+    scS = np.zeros((depth + 1, NSC), np.int64)
+    acts = np.zeros((depth + 1, maxa), np.int64)
+    nacts = np.zeros(depth + 1, np.int64)
+    idx = np.zeros(depth + 1, np.int64)
+    blocks = np.zeros(1, np.int64)
+    stats = np.zeros(NSTAT, np.int64)
+    agg = np.zeros(N, np.int64)
+    cellS[0] = cell0
+    faceS[0] = face0
+    plS[0] = plist0
+    scS[0] = sc0
+    if depth == 0 or sc0[SC_DONE] != 0:
+        return
+    lvl = 0
+    n = gen_actions_nb(params, cellS[0], faceS[0], plS[0], scS[0], scS[0, SC_TOMOVE], acts[0], blocks)
+    if n == 0:
+        acts[0, 0] = PASS
+        n = 1
+    nacts[0] = n
+    idx[0] = 0
+    while lvl >= 0:
+        if idx[lvl] >= nacts[lvl]:
+            lvl -= 1
+            continue
+        code = acts[lvl, idx[lvl]]
+        idx[lvl] += 1
+        nx = lvl + 1
+        cellS[nx] = cellS[lvl]
+        faceS[nx] = faceS[lvl]
+        plS[nx] = plS[lvl]
+        scS[nx] = scS[lvl]
+        if code >= 0:
+            apply_action_nb(params, cellS[nx], faceS[nx], plS[nx], scS[nx], code, -1, stats, agg)
+        end_ply_nb(params, scS[nx], code < 0)
+        out[nx] += 1
+        if nx < depth and scS[nx, SC_DONE] == 0:
+            n = gen_actions_nb(params, cellS[nx], faceS[nx], plS[nx], scS[nx], scS[nx, SC_TOMOVE], acts[nx],
+                               blocks)
+            if n == 0:
+                acts[nx, 0] = PASS
+                n = 1
+            nacts[nx] = n
+            idx[nx] = 0
+            lvl = nx
+
+
+# ------------------------------------------------------------------ step API (tests, render)
+class Game:
+    """One game's arrays, for tests and traces: placement done, ready to play."""
+
+    def __init__(self, params, seed=0, game=0, first=0):
+        I = params[P_I]
+        N, P = int(I[I_N]), int(I[I_P])
+        self.params = params
+        self.cell = np.zeros(N, np.int8)
+        self.face = np.zeros(N, np.int8)
+        self.plist = np.zeros((2, P), np.int64)
+        self.sc = np.zeros(NSC, np.int64)
+        self.acts = np.zeros(max_actions(params), np.int64)
+        self.blocks = np.zeros(1, np.int64)
+        self.counts = np.zeros(6 + P, np.int64)
+        self.stats = np.zeros(NSTAT, np.int64)
+        self.agg = np.zeros(N, np.int64)
+        self.rng = np.zeros(1, np.uint64)
+        rng_seed_nb(self.rng, np.int64(seed), np.int64(game))
+        log = np.zeros((0, LOG_W_EXTRA + 2 * N), np.int64)
+        setup_game_nb(params, self.rng, np.int64(first), self.cell, self.face, self.plist, self.sc, log)
+
+    @property
+    def done(self):
+        return bool(self.sc[SC_DONE])
+
+    @property
+    def to_move(self):
+        return int(self.sc[SC_TOMOVE])
+
+    @property
+    def winner(self):
+        return int(self.sc[SC_WINNER])
+
+    @property
+    def end_reason(self):
+        return END_REASONS[self.sc[SC_REASON]] if self.sc[SC_DONE] else None
+
+    def legal_actions(self):
+        """The side to move's actions (empty for a finished game)."""
+        if self.done:
+            return np.zeros(0, np.int64)
+        self.blocks[0] = 0
+        n = gen_actions_nb(self.params, self.cell, self.face, self.plist, self.sc, self.sc[SC_TOMOVE],
+                           self.acts, self.blocks)
+        return self.acts[:n].copy()
+
+    def play(self, policy):
+        """One ply under policy id ``policy``; returns the action code (PASS = -1)."""
+        assert not self.done
+        return int(play_ply_nb(self.params, self.rng, np.int64(policy), self.cell, self.face, self.plist,
+                               self.sc, self.acts, self.blocks, self.counts, self.stats, self.agg))
+
+    def apply(self, code, landface=-1):
+        """Apply a given action (or PASS) and run the end checks; no facing policy."""
+        assert not self.done
+        if code >= 0:
+            apply_action_nb(self.params, self.cell, self.face, self.plist, self.sc, np.int64(code),
+                            np.int64(landface), self.stats, self.agg)
+        end_ply_nb(self.params, self.sc, code < 0)
+
+
+def perft(params, depth: int) -> list[int]:
+    """Counts for depths 1..depth from the placed start position (reference
+    formation by default), side 0 to move, no rotations, facings kept (SK-9)."""
+    g = Game(params, seed=0, game=0, first=0)
+    out = np.zeros(depth + 1, np.int64)
+    perft_nb(params, g.cell, g.face, g.plist, g.sc, np.int64(depth), out)
+    return [int(x) for x in out[1:]]

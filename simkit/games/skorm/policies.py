@@ -1,0 +1,162 @@
+"""Skorm play policies (jitted), chosen by id = index in ``POLICIES``.
+
+- ``random``: uniform over the legal actions (SK-5b identities); no
+  start-of-turn rotations; a moving Shieldman lands facing a uniform direction.
+- ``greedy``: a winning action if there is one (kill the enemy Warlord, or
+  bring the own Warlord onto the Gold Tile when that wins at once or when no
+  enemy piece could take it there next turn); otherwise the best one-ply
+  evaluation
+
+      value of the piece taken
+      - w_warlord_safety  * [own Warlord could be taken next turn]
+      - w_gold_distance   * hex distance of the own Warlord to the Gold Tile
+      - w_hanging         * value of the most valuable other own piece the
+                            opponent could take next turn
+
+  ties broken uniformly at random. "Could be taken" uses the attack map of the
+  opponent after the move (one bitmask per candidate, not the opponent's move
+  list); an attacked Shieldman counts as safe when every attack comes from one
+  direction and the facing policy is ``threat`` (it will turn to face it), or
+  when every attack comes from the direction it faces (other facing policies).
+  Facing follows the scenario's ``facing`` option (``threat`` by default).
+"""
+import numpy as np
+from numba import njit
+
+from simkit.engine.rng import rng_below_nb
+from simkit.games.skorm.moves import (
+    act_from, act_to, act_type, bit_nb, static_attack_bits_nb, threat_dirs_nb,
+)
+from simkit.games.skorm.rules import (
+    F_W_GOLD, F_W_HANG, F_W_WARLORD, I_FACING, I_GOLD, I_GOLD_IMM, I_GOLD_ON, I_STEPS_H, I_STEPS_W,
+    P_ADJB, P_DISTG, P_F, P_I, P_NB,
+)
+from simkit.games.skorm.state import SC_PN0, SC_TOMOVE, SC_WL0
+
+POLICIES = ("random", "greedy")
+POL_RANDOM, POL_GREEDY = 0, 1
+WIN_SCORE = 1e18
+
+
+@njit(cache=True)
+def greedy_choose_nb(params, cell, face, plist, sc, acts, n, rng, counts):
+    I = params[P_I]
+    F = params[P_F]
+    distg = params[P_DISTG]
+    s = sc[SC_TOMOVE]
+    o = 1 - s
+    gold = I[I_GOLD]
+    gold_on = I[I_GOLD_ON] == 1
+    imm = I[I_GOLD_IMM]
+    threat = I[I_FACING] == 2
+    wl = sc[SC_WL0 + s]
+    ewl = sc[SC_WL0 + o]
+    others_o = sc[SC_PN0 + o] - 1
+    w_wl = F[F_W_WARLORD]
+    w_gold = F[F_W_GOLD]
+    w_hang = F[F_W_HANG]
+    npc = sc[SC_PN0 + s]
+    # the opponent's attacks that do not depend on occupancy (archer lines,
+    # neighbours of every piece), and its two-steppers listed in counts[6:]
+    adjb = params[P_ADJB]
+    nb = params[P_NB]
+    base0, base1 = static_attack_bits_nb(params, cell, plist, sc, o, -1)
+    nhw = 0
+    lo2 = 3 + 4 * o
+    for j in range(sc[SC_PN0 + o]):
+        x = plist[o, j]
+        c = cell[x]
+        if (c == lo2 and I[I_STEPS_H] >= 2) or (c == lo2 + 1 and I[I_STEPS_W] >= 2):
+            counts[6 + nhw] = x
+            nhw += 1
+    best = -np.inf
+    choice = 0
+    ties = 0
+    for i in range(n):
+        code = acts[i]
+        typ = act_type(code)
+        a = act_from(code)
+        t = act_to(code)
+        ca = cell[a]
+        ct = cell[t]
+        mk = (ca - 1) & 3
+        gain = 0.0
+        skip = -1
+        if ct != 0:
+            gain = F[(ct - 1) & 3]
+            skip = t
+        if ct != 0 and t == ewl:
+            score = WIN_SCORE
+        else:
+            if typ == 1:
+                cell[t] = 0
+            else:
+                cell[t] = ca
+                cell[a] = 0
+            if skip >= 0:
+                w0, w1 = static_attack_bits_nb(params, cell, plist, sc, o, skip)
+            else:
+                w0 = base0
+                w1 = base1
+            for j in range(nhw):
+                x = counts[6 + j]
+                if x == skip:
+                    continue
+                for d in range(6):
+                    m = nb[x, d]
+                    if m >= 0 and cell[m] == 0:
+                        w0 |= adjb[m, 0]
+                        w1 |= adjb[m, 1]
+            wpos = wl
+            if typ == 0 and mk == 3:
+                wpos = t
+            wl_att = bit_nb(w0, w1, wpos) != 0
+            win = False
+            if gold_on and wpos == gold and typ == 0 and mk == 3:
+                oth = others_o
+                if ct != 0:
+                    oth -= 1
+                if oth <= imm or not wl_att:
+                    win = True
+            if win:
+                score = WIN_SCORE
+            else:
+                score = gain - w_gold * distg[wpos]
+                if wl_att:
+                    score -= w_wl
+                hang = 0.0
+                shield_v = F[0]
+                for sh in range(2):  # other pieces first: attacked Shieldmen need a closer look
+                    if sh == 1 and shield_v <= hang:
+                        break
+                    for j in range(npc):
+                        p = plist[s, j]
+                        f = face[p]
+                        if typ == 0 and p == a:
+                            p = t
+                        k = (cell[p] - 1) & 3
+                        if k == 3 or (k == 0) != (sh == 1):
+                            continue
+                        v = F[k]
+                        if v <= hang or bit_nb(w0, w1, p) == 0:
+                            continue
+                        if k == 0:
+                            m = threat_dirs_nb(params, cell, p, o, counts)
+                            if threat:
+                                if (m & (m - 1)) == 0:
+                                    continue
+                            elif (m & ~(1 << f)) == 0:
+                                continue
+                        hang = v
+                score -= w_hang * hang
+            cell[a] = ca
+            cell[t] = ct
+        if score > best + 1e-9:
+            best = score
+            choice = i
+            ties = 1
+        elif score >= best - 1e-9:
+            ties += 1
+            if rng_below_nb(rng, ties) == 0:
+                choice = i
+    return choice
