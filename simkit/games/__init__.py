@@ -11,6 +11,7 @@ GAMES = {
     "martian_chess": "simkit.games.martian_chess",
     "skorm": "simkit.games.skorm",
     "storm_the_castle": "simkit.games.storm_the_castle",
+    "warfare": "simkit.games.warfare",
 }
 
 _loaded: dict = {}

@@ -1,0 +1,39 @@
+"""Warfare! (RULES §4): square grid, facing, flanking, opposed d6."""
+from simkit.games.base import GameSpec
+from simkit.games.warfare import play as _play
+from simkit.games.warfare.render import play
+from simkit.games.warfare.rules import OPTIONS, prepare, validate
+from simkit.games.warfare.state import END_REASONS, IP_W, IP_NSQ, POLICIES, RECORD_FIELDS, UNITS
+
+
+def _warm():
+    params = prepare({o.name: o.default for o in OPTIONS})
+    _play.run_chunk(params, 0, 0, [0, 1], [0, 1], 10)
+    _play.play_one(params, 0, 0, 0, [1, 0])
+
+
+def _index(params):
+    w = int(params[0][IP_W])
+    return [f"{sq % w},{sq // w}" for sq in range(int(params[0][IP_NSQ]))]
+
+
+SPEC = GameSpec(
+    name="warfare",
+    title="Warfare!",
+    unit_types=UNITS,
+    options=OPTIONS,
+    prepare=prepare,
+    validate=validate,
+    run_chunk=_play.run_chunk,
+    record_fields=RECORD_FIELDS,
+    end_reasons=END_REASONS,
+    policies=POLICIES,
+    play=play,
+    perft=None,
+    perft_note=("dice decide every contested attack, so the game tree has chance nodes; "
+                "perft of the deterministic move tree is not provided"),
+    aggregate_label="deaths per square",
+    aggregate_index=_index,
+    length_unit="turns",
+    warm=_warm,
+)

@@ -1,0 +1,307 @@
+"""Warfare! games: one game (play_game_nb), the parallel batch kernel, run_chunk.
+
+A "ply" of the record is a turn (one player's turn, ``length_unit = "turns"``).
+Turn 0 is the first player's phase-2 turn, turn 1 the other player's (WF-2);
+phase 3 starts at turn 2.
+"""
+import numpy as np
+from numba import njit, prange
+
+from simkit.engine.rng import rng_below_nb, rng_seed_nb
+
+from .moves import attack_nb, can_act_nb, face_mask_nb, gen_dests_nb, gen_targets_nb, move_nb, surround_nb
+from .policies import (RANDOM, greedy_advance_nb, greedy_choose_nb, greedy_maps_nb, random_bit_nb,
+                       random_unit_nb)
+from .state import (ARC, DEF_DIES, END_ANNIHILATION, END_MOVE_LIMIT, END_STALEMATE, FP_VALUE, IP_ACT, IP_CAP,
+                    IP_DEPLOY, IP_MAXT, IP_N0, IP_N1, IP_NSQ, IP_P2, NFIELDS, NOTHING, R_ACT, R_ADV,
+                    R_ATTACKS, R_FINAL, R_LOSTROLL, R_MISS, R_SNAP, R_WONROLL, RECORD_FIELDS)
+
+LOG_COLS = 13
+# log row: turn, player, unit, from, to, facing, target, target_sq, outcome, angle, advanced, surround_kills,
+#          rolled  (unit -1: the player passed; outcome -1: no attack)
+
+
+@njit(cache=True)
+def deploy_nb(P, occ, usq, uface, utype, uside, alive, zbuf, rng):
+    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab = P
+    occ[:] = -1
+    n0 = ip[IP_N0]
+    for s in range(2):
+        n = ip[IP_N0 + s]
+        base = 0 if s == 0 else n0
+        nz = zone.shape[1]
+        if ip[IP_DEPLOY] == 1:
+            zbuf[:nz] = zone[s]
+            for k in range(n):  # partial Fisher-Yates: a uniform random placement
+                j = k + rng_below_nb(rng, nz - k)
+                tmp = zbuf[k]
+                zbuf[k] = zbuf[j]
+                zbuf[j] = tmp
+        for k in range(n):
+            u = base + k
+            sq = linesq[s, k] if ip[IP_DEPLOY] == 0 else zbuf[k]
+            utype[u] = army[s, k]
+            uside[u] = s
+            usq[u] = sq
+            uface[u] = 0 if s == 0 else 2
+            occ[sq] = u
+        alive[s] = n
+
+
+@njit(cache=True)
+def material_nb(usq, utype, uside, nu, rec, offset):
+    for k in range(8):
+        rec[offset + k] = 0
+    for u in range(nu):
+        if usq[u] >= 0:
+            rec[offset + uside[u] * 4 + utype[u]] += 1
+
+
+@njit(cache=True)
+def play_game_nb(P, seed, game, first, policies, snapshot_turn, rec, agg, log, boards,
+                 occ, usq, uface, utype, uside, acted, alive, buf, tbuf, gmap, gf, plan, plansc, gout, rng):
+    """Play one game; fill ``rec`` (one record row, int32) and add deaths per square into ``agg``.
+
+    ``log`` (rows > 0) receives one row per activation; ``boards`` (rows > 0) the
+    (square, facing) of every unit at the start of each turn — for traces.
+    """
+    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab = P
+    rng_seed_nb(rng, seed, game)
+    nu = ip[IP_N0] + ip[IP_N1]
+    deploy_nb(P, occ, usq, uface, utype, uside, alive, buf, rng)
+    rec[:] = 0
+    rec[0] = first
+    turn = 0
+    player = first
+    passes = 0
+    winner = -1
+    end = -1
+    nlog = 0
+    snapped = False
+    gf[0] = -1.0
+    maxt = ip[IP_MAXT]
+    while True:
+        if turn == snapshot_turn:
+            material_nb(usq, utype, uside, nu, rec, R_SNAP)
+            snapped = True
+        if turn < boards.shape[0]:
+            for u in range(nu):
+                boards[turn, u, 0] = usq[u]
+                boards[turn, u, 1] = uface[u]
+        if turn >= maxt:
+            end = END_MOVE_LIMIT
+            if ip[IP_CAP] == 1:
+                v0 = 0.0
+                v1 = 0.0
+                for u in range(nu):
+                    if usq[u] >= 0:
+                        if uside[u] == 0:
+                            v0 += fp[FP_VALUE + utype[u]]
+                        else:
+                            v1 += fp[FP_VALUE + utype[u]]
+                winner = 0 if v0 > v1 else (1 if v1 > v0 else -1)
+            break
+        phase2 = turn < 2
+        if not can_act_nb(player, phase2, ip, umove, urange, dest, destn, occ, usq, uface, uside, utype, nu):
+            if nlog < log.shape[0]:
+                log[nlog, :] = -1
+                log[nlog, 0] = turn
+                log[nlog, 1] = player
+                nlog += 1
+            passes += 1
+            if passes >= 2:
+                end = END_STALEMATE
+                turn += 1
+                break
+            turn += 1
+            player = 1 - player
+            continue
+        passes = 0
+        for u in range(nu):
+            acted[u] = 0
+        limit = nu if phase2 else ip[IP_ACT]
+        pol = policies[player]
+        nact = 0
+        while nact < limit:
+            if pol == RANDOM:
+                u = random_unit_nb(player, usq, uside, acted, nu, tbuf, rng)
+                if u < 0:
+                    break
+                m = umove[utype[u]]
+                if phase2 and m > ip[IP_P2]:
+                    m = ip[IP_P2]
+                nd = gen_dests_nb(u, m, ip, dest, destn, occ, usq, uside, buf)
+                t = buf[rng_below_nb(rng, nd)]
+                f = random_bit_nb(face_mask_nb(m, usq[u], t, reach), rng)
+                tgt = -1
+            else:
+                greedy_choose_nb(player, phase2, turn, P, occ, usq, uface, utype, uside, acted, alive, nu,
+                                 gmap, gf, plan, plansc, gout, rng)
+                u = gout[0]
+                if u < 0:
+                    break
+                t = gout[1]
+                f = gout[2]
+                tgt = gout[3]
+            frm = usq[u]
+            move_nb(u, t, f, occ, usq, uface)
+            acted[u] = 1
+            nact += 1
+            rec[R_ACT + player] += 1
+            out = -1
+            ang = -1
+            adv = 0
+            rolled = False
+            tsq = -1
+            if not phase2:
+                if pol == RANDOM:
+                    nt = gen_targets_nb(u, ip, urange, usq, uface, uside, utype, nu, tbuf)
+                    k = rng_below_nb(rng, nt + 1)
+                    tgt = tbuf[k] if k < nt else -1
+                if tgt >= 0:
+                    tsq = usq[tgt]
+                    at = utype[u]
+                    rec[R_ATTACKS + player * 4 + at] += 1
+                    out, ang, rolled = attack_nb(u, tgt, ip, tree, urange, occ, usq, uface, uside, utype, alive,
+                                                 rec, agg, rng, -1)
+                    if rolled:
+                        w = player if out == DEF_DIES else 1 - player
+                        rec[R_WONROLL + w] += 1
+                        rec[R_LOSTROLL + 1 - w] += 1
+                        if out == NOTHING:
+                            rec[R_MISS + player] += 1
+                    if out == DEF_DIES and at != ARC and alive[1 - player] > 0:
+                        if pol == RANDOM:
+                            adv = rng_below_nb(rng, 2)
+                        else:
+                            if gf[0] != turn * 1000 + alive[1 - player]:
+                                greedy_maps_nb(player, P, usq, utype, uside, nu, gmap, gf)
+                                gf[0] = turn * 1000 + alive[1 - player]
+                                for q in range(nu):
+                                    plan[q, 0] = -2
+                            adv = 1 if greedy_advance_nb(u, tsq, player, P, occ, usq, uface, utype, uside,
+                                                         gmap, gf) else 0
+                        if adv == 1:
+                            move_nb(u, tsq, uface[u], occ, usq, uface)
+                            rec[R_ADV + player] += 1
+            sk = surround_nb(player, ip, occ, usq, uside, utype, alive, rec, agg, nu)
+            if nlog < log.shape[0]:
+                log[nlog, 0] = turn
+                log[nlog, 1] = player
+                log[nlog, 2] = u
+                log[nlog, 3] = frm
+                log[nlog, 4] = t
+                log[nlog, 5] = f
+                log[nlog, 6] = tgt
+                log[nlog, 7] = tsq
+                log[nlog, 8] = out
+                log[nlog, 9] = ang
+                log[nlog, 10] = adv
+                log[nlog, 11] = sk
+                log[nlog, 12] = 1 if rolled else 0
+                nlog += 1
+            if alive[0] == 0 or alive[1] == 0:
+                end = END_ANNIHILATION
+                winner = player if alive[1 - player] == 0 else 1 - player
+                break
+        turn += 1
+        if end >= 0:
+            break
+        player = 1 - player
+    if turn < boards.shape[0]:
+        for u in range(nu):
+            boards[turn, u, 0] = usq[u]
+            boards[turn, u, 1] = uface[u]
+    material_nb(usq, utype, uside, nu, rec, R_FINAL)
+    if not snapped:
+        for k in range(8):
+            rec[R_SNAP + k] = rec[R_FINAL + k]
+    rec[1] = winner
+    rec[2] = turn
+    rec[3] = end
+    return nlog
+
+
+def scratch(params):
+    """Per-game scratch arrays (allocated once per block in the batch kernel)."""
+    ip = params[0]
+    nu = int(ip[IP_N0] + ip[IP_N1])
+    nsq = int(ip[IP_NSQ])
+    nbuf = int(params[7].shape[2] + 8 + params[4].shape[1])
+    return nu, nsq, nbuf
+
+
+@njit(cache=True, parallel=True)
+def batch_nb(P, seed, start, firsts, policies, snapshot_turn, records, agg):
+    """Play len(firsts) games; block b adds its deaths into agg[b] (race-free)."""
+    ip = P[0]
+    n = firsts.shape[0]
+    nblocks = agg.shape[0]
+    nu = ip[IP_N0] + ip[IP_N1]
+    nsq = ip[IP_NSQ]
+    nbuf = P[7].shape[2] + 8 + P[4].shape[1]
+    for b in prange(nblocks):
+        occ = np.zeros(nsq, dtype=np.int64)
+        usq = np.zeros(nu, dtype=np.int64)
+        uface = np.zeros(nu, dtype=np.int64)
+        utype = np.zeros(nu, dtype=np.int64)
+        uside = np.zeros(nu, dtype=np.int64)
+        acted = np.zeros(nu, dtype=np.int64)
+        alive = np.zeros(2, dtype=np.int64)
+        buf = np.zeros(nbuf, dtype=np.int64)
+        tbuf = np.zeros(nu + 1, dtype=np.int64)
+        gmap = np.zeros((3, nsq), dtype=np.int64)
+        gf = np.zeros(4, dtype=np.float64)
+        plan = np.zeros((nu, 2), dtype=np.int64)
+        plansc = np.zeros(nu, dtype=np.float64)
+        gout = np.zeros(4, dtype=np.int64)
+        rng = np.zeros(1, dtype=np.uint64)
+        log = np.zeros((0, LOG_COLS), dtype=np.int64)
+        boards = np.zeros((0, nu, 2), dtype=np.int64)
+        lo = b * n // nblocks
+        hi = (b + 1) * n // nblocks
+        for i in range(lo, hi):
+            play_game_nb(P, seed, start + i, np.int64(firsts[i]), policies, snapshot_turn, records[i], agg[b],
+                         log, boards, occ, usq, uface, utype, uside, acted, alive, buf, tbuf, gmap, gf, plan,
+                         plansc, gout, rng)
+
+
+def _typed(params):
+    return tuple(np.ascontiguousarray(p) for p in params)
+
+
+def run_chunk(params, seed, start, firsts, policies, snapshot_ply):
+    P = _typed(params)
+    n = len(firsts)
+    nsq = int(P[0][IP_NSQ])
+    records = np.zeros((n, NFIELDS), dtype=np.int32)
+    agg = np.zeros((max(1, min(n, 64)), nsq), dtype=np.int64)
+    if n:
+        batch_nb(P, np.int64(seed), np.int64(start), np.asarray(firsts, dtype=np.int8),
+                 np.asarray(policies, dtype=np.int64), np.int64(snapshot_ply), records, agg)
+    return records, agg.sum(axis=0)
+
+
+def play_one(params, seed, game, first, policies, snapshot_ply=-1):
+    """One game exactly as the batch kernel plays it: (record row, activation log, boards per turn)."""
+    P = _typed(params)
+    ip = P[0]
+    nu, nsq, nbuf = scratch(P)
+    maxt = int(ip[IP_MAXT])
+    rows = 2 * nu + (maxt + 2) * (int(ip[IP_ACT]) + 1) + 16
+    log = np.zeros((rows, LOG_COLS), dtype=np.int64)
+    boards = np.full((maxt + 2, nu, 2), -1, dtype=np.int64)
+    rec = np.zeros(NFIELDS, dtype=np.int32)
+    agg = np.zeros(nsq, dtype=np.int64)
+    nlog = play_game_nb(P, np.int64(seed), np.int64(game), np.int64(first), np.asarray(policies, dtype=np.int64),
+                        np.int64(snapshot_ply), rec, agg, log, boards,
+                        np.zeros(nsq, np.int64), np.zeros(nu, np.int64), np.zeros(nu, np.int64),
+                        np.zeros(nu, np.int64), np.zeros(nu, np.int64), np.zeros(nu, np.int64),
+                        np.zeros(2, np.int64), np.zeros(nbuf, np.int64), np.zeros(nu + 1, np.int64),
+                        np.zeros((3, nsq), np.int64), np.zeros(4, np.float64), np.zeros((nu, 2), np.int64),
+                        np.zeros(nu, np.float64), np.zeros(4, np.int64), np.zeros(1, np.uint64))
+    turns = int(rec[2])
+    return rec, log[:nlog], boards[:turns + 1], agg
+
+
+__all__ = ["RECORD_FIELDS", "run_chunk", "play_one", "batch_nb", "play_game_nb"]

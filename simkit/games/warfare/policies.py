@@ -1,0 +1,395 @@
+"""Warfare! policies (jitted), chosen by integer id: 0 random, 1 greedy.
+
+random: uniform over each decision's options — which unit acts next (or end the
+  turn, always allowed since activations are "up to"), its destination (every
+  reachable empty square, staying put, or a swap with an adjacent friend), its
+  facing (uniform over the facings the move allows), its target (every enemy in
+  its front arc, or no attack) and, after a melee win, advance or stay (1/2 each).
+
+greedy: a scripted commander (knobs ``greedy_*`` in the scenario, fp[G_*]):
+  1. attack: over all unacted units, destinations and enemies that a destination
+     puts in the unit's front arc, score = value(target) * P(win) -
+     value(own) * P(own death), with P from the exact opposed-roll table
+     (dice.py, passed as ``wintab``); instant kills (flank, Spearman vs Cavalry
+     front, melee vs Archer) score with P = 1 or 0, so flanks and favourable
+     matchups come first. Take the best if it is >= ``greedy_attack_threshold``.
+  2. otherwise move: each unacted unit's best destination and facing by a static
+     position score (approach the nearest enemy — Archers to their range; stay
+     within ``greedy_formation_slack`` rows of the army's mean line; danger =
+     enemies able to reach the square, times the unit's value; Archers want a
+     friendly non-Archer on the square ahead; face the nearest enemy). Activate
+     the unit with the largest improvement; end the turn when none improves by
+     more than ``greedy_min_improve``. Plans are computed once per turn and
+     recomputed when their square is taken or an enemy dies. No swaps.
+  3. advance after a melee win when the emptied square scores better.
+Ties are broken uniformly at random.
+"""
+from numba import njit
+
+from simkit.engine.rng import rng_below_nb
+
+from .moves import INSTANT_ATT, INSTANT_DEF, angle_nb, combat_kind_nb, in_arc_nb
+from .state import (ARC, CAV, DXA, DYA, FP_VALUE, G_APPROACH, G_CAVSLACK, G_COVER, G_DANGER, G_FACING, G_FORM,
+                    G_MINIMP, G_SLACK, G_THRESH, IP_H, IP_NSQ, IP_P2, IP_W, WIN_LO)
+
+POLICIES = ("random", "greedy")
+RANDOM, GREEDY = 0, 1
+BIG = 1 << 30
+
+
+@njit(cache=True)
+def random_unit_nb(side, usq, uside, acted, nu, ubuf, rng):
+    """A uniformly chosen unacted unit of ``side``, or -1 (end the turn)."""
+    n = 0
+    for u in range(nu):
+        if uside[u] == side and usq[u] >= 0 and acted[u] == 0:
+            ubuf[n] = u
+            n += 1
+    k = rng_below_nb(rng, n + 1)
+    return -1 if k == n else ubuf[k]
+
+
+@njit(cache=True)
+def random_bit_nb(mask, rng):
+    n = 0
+    for f in range(4):
+        if (mask >> f) & 1:
+            n += 1
+    k = rng_below_nb(rng, n)
+    for f in range(4):
+        if (mask >> f) & 1:
+            if k == 0:
+                return f
+            k -= 1
+    return 0
+
+
+@njit(cache=True)
+def greedy_maps_nb(side, P, usq, utype, uside, nu, gmap, gf):
+    """Nearest enemy (Chebyshev distance, id) and threat (enemies able to attack) per square."""
+    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab = P
+    W = ip[IP_W]
+    H = ip[IP_H]
+    nsq = ip[IP_NSQ]
+    near_d = gmap[0]
+    near_u = gmap[1]
+    threat = gmap[2]
+    for q in range(nsq):
+        near_d[q] = BIG
+        near_u[q] = -1
+        threat[q] = 0
+    tot = 0.0
+    cnt = 0
+    for v in range(nu):
+        if usq[v] < 0:
+            continue
+        vx = usq[v] % W
+        vy = usq[v] // W
+        if uside[v] == side:
+            if utype[v] != ARC:
+                tot += vy if side == 0 else H - 1 - vy
+                cnt += 1
+            continue
+        for q in range(nsq):
+            dx = q % W - vx
+            dy = q // W - vy
+            if dx < 0:
+                dx = -dx
+            if dy < 0:
+                dy = -dy
+            d = dx if dx > dy else dy
+            if d < near_d[q]:
+                near_d[q] = d
+                near_u[q] = v
+        t = utype[v]
+        m = umove[t]
+        if t == ARC:
+            r = urange[t] + m
+        else:
+            r = m + 1
+        for oy in range(-r, r + 1):
+            y = vy + oy
+            if y < 0 or y >= H:
+                continue
+            for ox in range(-r, r + 1):
+                x = vx + ox
+                if x < 0 or x >= W:
+                    continue
+                if t != ARC:
+                    man = abs(ox) + abs(oy)
+                    if man > m + 1 and not (man == m + 2 and ox != 0 and oy != 0):
+                        continue
+                threat[y * W + x] += 1
+    gf[1] = tot / cnt if cnt > 0 else 0.0
+
+
+@njit(cache=True)
+def best_facing_nb(t, mask, cur, W, usq, gmap):
+    """The allowed facing pointing most towards the nearest enemy of square t."""
+    e = gmap[1, t]
+    if e < 0:
+        if (mask >> cur) & 1:
+            return cur
+        for f in range(4):
+            if (mask >> f) & 1:
+                return f
+    vx = usq[e] % W - t % W
+    vy = usq[e] // W - t // W
+    fwd = 0 if vy > 0 else 2  # on a diagonal prefer facing along the board's length
+    best = -1
+    bv = -BIG
+    for f in range(4):
+        if (mask >> f) & 1:
+            a = 2 * (vx * DXA[f] + vy * DYA[f]) + (1 if f == fwd else 0)
+            if a > bv:
+                bv = a
+                best = f
+    return best
+
+
+@njit(cache=True)
+def pos_score_nb(u, t, f, side, P, occ, usq, utype, uside, gmap, gf):
+    """Static score of unit u standing on square t facing f (greedy knobs in fp)."""
+    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab = P
+    W = ip[IP_W]
+    H = ip[IP_H]
+    x = t % W
+    y = t // W
+    typ = utype[u]
+    val = fp[FP_VALUE + typ]
+    nd = gmap[0, t]
+    if nd >= BIG:
+        nd = 0
+    if typ == ARC:
+        dist = nd - urange[ARC]
+        if dist < 0:
+            dist = -2 * dist
+    else:
+        dist = nd
+    sc = -fp[G_APPROACH] * dist
+    fwd = y if side == 0 else H - 1 - y
+    slack = fp[G_SLACK]
+    if typ == CAV:
+        slack += fp[G_CAVSLACK]
+    over = fwd - (gf[1] + slack)
+    if over > 0:
+        sc -= fp[G_FORM] * over
+    sc -= fp[G_DANGER] * val * gmap[2, t]
+    if typ == ARC:
+        ay = y + 1 if side == 0 else y - 1
+        if 0 <= ay < H:
+            o = occ[ay * W + x]
+            if o >= 0 and o != u and uside[o] == side and utype[o] != ARC:
+                sc += fp[G_COVER]
+    e = gmap[1, t]
+    if e >= 0:
+        if in_arc_nb(x, y, f, usq[e] % W, usq[e] // W, True, BIG):
+            sc += fp[G_FACING]
+    return sc
+
+
+@njit(cache=True)
+def greedy_plan_nb(u, m, side, P, occ, usq, uface, utype, uside, gmap, gf, plan, plansc, rng):
+    """Best (destination, facing) of unit u by pos_score; stores the plan and its improvement."""
+    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab = P
+    W = ip[IP_W]
+    sq = usq[u]
+    cur = pos_score_nb(u, sq, uface[u], side, P, occ, usq, utype, uside, gmap, gf)
+    best = -1e300
+    bt = sq
+    bf = uface[u]
+    ties = 0
+    for j in range(destn[m, sq]):
+        t = dest[m, sq, j]
+        if occ[t] != -1 and t != sq:
+            continue
+        f = best_facing_nb(t, dmask[m, sq, j], uface[u], W, usq, gmap)
+        sc = pos_score_nb(u, t, f, side, P, occ, usq, utype, uside, gmap, gf)
+        if sc > best:
+            best = sc
+            bt = t
+            bf = f
+            ties = 1
+        elif sc == best:
+            ties += 1
+            if rng_below_nb(rng, ties) == 0:
+                bt = t
+                bf = f
+    plan[u, 0] = bt
+    plan[u, 1] = bf
+    plansc[u] = best - cur
+
+
+@njit(cache=True)
+def attack_score_nb(at, dt, ang, ranged, dtree, ip, fp, wintab):
+    kind, am, dm = combat_kind_nb(at, dt, ang, ranged, dtree, ip)
+    if kind == INSTANT_DEF:
+        pw = 1.0
+        pd = 0.0
+    elif kind == INSTANT_ATT:
+        pw = 0.0
+        pd = 1.0
+    else:
+        d = am - dm
+        if d < WIN_LO:
+            d = WIN_LO
+        if d > -WIN_LO:
+            d = -WIN_LO
+        pw = wintab[d - WIN_LO]
+        pd = 0.0 if ranged else 1.0 - pw
+    return pw * fp[FP_VALUE + dt] - pd * fp[FP_VALUE + at]
+
+
+@njit(cache=True)
+def greedy_attack_nb(side, P, occ, usq, uface, utype, uside, acted, nu, out, rng):
+    """Best attack over unacted units: out = (u, square, facing, target); returns its score."""
+    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab = P
+    W = ip[IP_W]
+    H = ip[IP_H]
+    best = -1e300
+    ties = 0
+    out[0] = -1
+    for u in range(nu):
+        if uside[u] != side or usq[u] < 0 or acted[u] != 0:
+            continue
+        at = utype[u]
+        m = umove[at]
+        sq = usq[u]
+        ux = sq % W
+        uy = sq // W
+        if at == ARC:
+            rg = urange[at]
+            for j in range(destn[m, sq]):
+                t = dest[m, sq, j]
+                if occ[t] != -1 and t != sq:
+                    continue
+                tx = t % W
+                ty = t // W
+                mask = dmask[m, sq, j]
+                for v in range(nu):
+                    if usq[v] < 0 or uside[v] == side:
+                        continue
+                    vx = usq[v] % W
+                    vy = usq[v] // W
+                    if abs(vx - tx) > rg or abs(vy - ty) > rg:
+                        continue
+                    for k in range(4):
+                        # facing order N E S W for side 0, its mirror image S E N W for side 1
+                        f = k if side == 0 or k == 1 or k == 3 else 2 - k
+                        if (mask >> f) & 1 and in_arc_nb(tx, ty, f, vx, vy, True, rg):
+                            ang = angle_nb(tx, ty, vx, vy, uface[v], True)
+                            sc = attack_score_nb(at, utype[v], ang, True, tree[usq[v]], ip, fp, wintab)
+                            take = False
+                            if sc > best:
+                                best = sc
+                                ties = 1
+                                take = True
+                            elif sc == best:
+                                ties += 1
+                                take = rng_below_nb(rng, ties) == 0
+                            if take:
+                                out[0] = u
+                                out[1] = t
+                                out[2] = f
+                                out[3] = v
+                            break
+            continue
+        for v in range(nu):
+            if usq[v] < 0 or uside[v] == side:
+                continue
+            vx = usq[v] % W
+            vy = usq[v] // W
+            if abs(vx - ux) > m + 1 or abs(vy - uy) > m + 1:
+                continue
+            for ox in range(-1, 2):
+                for oy in range(-1, 2):
+                    if ox == 0 and oy == 0:
+                        continue
+                    nx = vx + ox
+                    ny = vy + oy
+                    if nx < 0 or nx >= W or ny < 0 or ny >= H:
+                        continue
+                    t = ny * W + nx
+                    if occ[t] != -1 and t != sq:
+                        continue
+                    mask = reach[m, sq, t]
+                    if mask == 0:
+                        continue
+                    # facing from t towards v: -ox, -oy
+                    f = -1
+                    if ox != 0 and (mask >> (3 if ox > 0 else 1)) & 1:
+                        f = 3 if ox > 0 else 1
+                    elif oy != 0 and (mask >> (2 if oy > 0 else 0)) & 1:
+                        f = 2 if oy > 0 else 0
+                    if f < 0:
+                        continue
+                    ang = angle_nb(nx, ny, vx, vy, uface[v], False)
+                    sc = attack_score_nb(at, utype[v], ang, False, tree[usq[v]], ip, fp, wintab)
+                    take = False
+                    if sc > best:
+                        best = sc
+                        ties = 1
+                        take = True
+                    elif sc == best:
+                        ties += 1
+                        take = rng_below_nb(rng, ties) == 0
+                    if take:
+                        out[0] = u
+                        out[1] = t
+                        out[2] = f
+                        out[3] = v
+    return best
+
+
+@njit(cache=True)
+def greedy_choose_nb(side, phase2, turn, P, occ, usq, uface, utype, uside, acted, alive, nu,
+                     gmap, gf, plan, plansc, out, rng):
+    """The greedy commander's next activation: out = (u, square, facing, target) or u = -1 (end)."""
+    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab = P
+    if gf[0] != turn * 1000 + alive[1 - side]:
+        greedy_maps_nb(side, P, usq, utype, uside, nu, gmap, gf)
+        gf[0] = turn * 1000 + alive[1 - side]
+        for u in range(nu):
+            plan[u, 0] = -2
+    if not phase2:
+        sc = greedy_attack_nb(side, P, occ, usq, uface, utype, uside, acted, nu, out, rng)
+        if out[0] >= 0 and sc >= fp[G_THRESH]:
+            return
+    best = -1e300
+    ties = 0
+    out[0] = -1
+    out[3] = -1
+    for u in range(nu):
+        if uside[u] != side or usq[u] < 0 or acted[u] != 0:
+            continue
+        t = plan[u, 0]
+        if t == -2 or (occ[t] != -1 and t != usq[u]):
+            m = umove[utype[u]]
+            if phase2 and m > ip[IP_P2]:
+                m = ip[IP_P2]
+            greedy_plan_nb(u, m, side, P, occ, usq, uface, utype, uside, gmap, gf, plan, plansc, rng)
+        sc = plansc[u]
+        take = False
+        if sc > best:
+            best = sc
+            ties = 1
+            take = True
+        elif sc == best:
+            ties += 1
+            take = rng_below_nb(rng, ties) == 0
+        if take:
+            out[0] = u
+    if out[0] >= 0 and best > fp[G_MINIMP]:
+        out[1] = plan[out[0], 0]
+        out[2] = plan[out[0], 1]
+    else:
+        out[0] = -1
+
+
+@njit(cache=True)
+def greedy_advance_nb(u, t, side, P, occ, usq, uface, utype, uside, gmap, gf):
+    """Advance into the emptied square t when it scores better than staying."""
+    here = pos_score_nb(u, usq[u], uface[u], side, P, occ, usq, utype, uside, gmap, gf)
+    there = pos_score_nb(u, t, uface[u], side, P, occ, usq, utype, uside, gmap, gf)
+    return there > here
+
