@@ -41,7 +41,9 @@ def summarize(tally: Tally) -> dict:
     fpa, lo, hi = mean_interval(s_sum, s_sq, n)
     hist = tally.length_hist
     lengths = np.arange(len(hist))
-    mean_len = float((hist * lengths).sum() / n) if n else math.nan
+    len_sum = float((hist * lengths).sum())
+    len_sq = float((hist * lengths.astype(np.float64) ** 2).sum())
+    mean_len, len_lo, len_hi = mean_interval(len_sum, len_sq, n)
     ends = {r: int(c) for r, c in zip(spec.end_reasons, tally.end_counts)}
     capped = sum(c for r, c in ends.items() if r in CAP_REASONS)
     out = {
@@ -61,12 +63,94 @@ def summarize(tally: Tally) -> dict:
         "first_player_advantage_ci": [lo - 0.5, hi - 0.5],
         "decided_first_win_share": first_wins / (first_wins + second_wins) if first_wins + second_wins else math.nan,
         "decisiveness": 1 - capped / n if n else math.nan,
+        "decisiveness_ci": list(wilson(n - capped, n)),
         "length_unit": spec.length_unit,
         "mean_plies": mean_len,
+        "mean_plies_ci": [len_lo, len_hi],
+        "plies_std": math.sqrt(max(len_sq / n - mean_len ** 2, 0.0)) if n else math.nan,
         "plies_quantiles": {q: _quantile(hist, float(q)) for q in ("0.1", "0.25", "0.5", "0.75", "0.9")},
         "end_reasons": ends,
+        "end_reason_shares": {r: rate(c) for r, c in ends.items()},
+        "end_reason_shares_ci": {r: list(wilson(c, n)) for r, c in ends.items()},
     }
     return out
+
+
+def fpa_half_width(tally: Tally) -> float:
+    """95% half-width of the first-player advantage of a tally (inf before 2 games)."""
+    o = tally.outcome
+    n = tally.games
+    if n < 2:
+        return math.inf
+    first_wins, draws = float(o[:, 0].sum()), float(o[:, 2].sum())
+    _, lo, hi = mean_interval(first_wins + 0.5 * draws, first_wins + 0.25 * draws, n)
+    return (hi - lo) / 2
+
+
+def check_precision(precision: float | None):
+    from simkit.errors import UsageError
+    if precision is not None and not (0 < precision < 1):
+        raise UsageError(f"--precision must be a half-width between 0 and 1 (e.g. 0.01), got {precision}")
+
+
+def precision_stop(precision: float, then=None):
+    """A runner `stop` callback: true once the FPA 95% half-width is <= ``precision``
+    (or when ``then`` says stop)."""
+    check_precision(precision)
+
+    def stop(tally):
+        return fpa_half_width(tally) <= precision or (then is not None and bool(then(tally)))
+    stop.precision = precision
+    return stop
+
+
+# ---- per-game values: what paired comparisons average -----------------------------------
+
+PAIRED_METRICS = {
+    # name: (summary key, per-game value from records)
+    "first_player_advantage": "first_score",
+    "side0_win_rate": "side0_win",
+    "first_player_win_rate": "first_win",
+    "draw_rate": "draw",
+    "mean_plies": "plies",
+}
+
+
+def game_values(records: np.ndarray) -> dict[str, np.ndarray]:
+    """Per-game quantities whose means are the summary's metrics (float64 arrays).
+
+    first_score: the first player's score (win 1, draw 1/2, loss 0; its mean - 1/2 is the FPA);
+    side0_score: side 0's score; side0_win, first_win, draw: indicators; plies: length.
+    """
+    first = records[:, 0].astype(np.int64)
+    winner = records[:, 1].astype(np.int64)
+    draw = (winner < 0).astype(np.float64)
+    first_win = (winner == first).astype(np.float64)
+    side0_win = (winner == 0).astype(np.float64)
+    return {"first_score": first_win + 0.5 * draw, "side0_score": side0_win + 0.5 * draw,
+            "side0_win": side0_win, "first_win": first_win, "draw": draw,
+            "plies": records[:, 2].astype(np.float64)}
+
+
+# ---- one flat row of metrics (sweep tables, reports) ----------------------------------------
+
+ROW_METRICS = ("first_player_win_rate", "second_player_win_rate", "draw_rate", "side0_win_rate",
+               "side1_win_rate", "first_player_advantage", "decisiveness", "mean_plies")
+
+
+def flat_row(summary: dict) -> dict:
+    """The summary as one flat row: each metric then `<metric>_ci_lo`, `<metric>_ci_hi`;
+    median length; `end_<reason>` shares; `games` and `stopped_at_precision`."""
+    row = {"games": summary["games"]}
+    for m in ROW_METRICS:
+        row[m] = summary[m]
+        ci = summary.get(f"{m}_ci", [math.nan, math.nan])
+        row[f"{m}_ci_lo"], row[f"{m}_ci_hi"] = ci[0], ci[1]
+    row["median_plies"] = summary["plies_quantiles"]["0.5"]
+    for r, share in summary["end_reason_shares"].items():
+        row[f"end_{r}"] = share
+    row["stopped_at_precision"] = bool(summary.get("stopped_at_precision", False))
+    return row
 
 
 def unit_table(tally: Tally):

@@ -33,3 +33,24 @@ def play_options(f):
 def policies_of(policy, policy0, policy1) -> tuple[str, str]:
     base = policy or "greedy"
     return (policy0 or base, policy1 or base)
+
+
+def precision_option(f):
+    return click.option("--precision", type=float, default=None, metavar="P",
+                        help="Stop early once the 95% half-width of the first-player advantage (for compare: "
+                             "of the difference) is <= P; --games is the ceiling.")(f)
+
+
+def backend_options(f):
+    """--backend/--workers/--scheduler; pass them to `simkit.backends.dask.make_backend`."""
+    for deco in reversed([
+        click.option("--backend", type=click.Choice(["local", "dask"]), default=None,
+                     help="Where chunks run: this process (local, the default) or a Dask cluster "
+                          "(a local one of --workers processes, or --scheduler's)."),
+        click.option("--workers", type=int, default=None,
+                     help="Dask: worker processes of the local cluster (default 2); --threads is per worker."),
+        click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
+                     help="Dask: use this running cluster (implies --backend dask; docs/distributed.md)."),
+    ]):
+        f = deco(f)
+    return f

@@ -1,0 +1,115 @@
+"""Skill-gap matrix: every pair of policies, both seat orders, common random numbers.
+
+For policies p and q, game i is played twice with the same seed and index: p as
+side 0 against q, and q as side 0 against p. p's score in pair i is the mean of its
+two scores (win 1, draw 1/2, loss 0); the matrix entry M[p, q] is the mean over i with
+a paired t interval, and M[q, p] = 1 - M[p, q]. The diagonal is empty (a policy
+against itself scores 1/2 by symmetry of the seat swap).
+"""
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from simkit.analysis.metrics import game_values
+from simkit.analysis.stats import paired_mean
+
+
+def check_policies(spec, policies) -> list[str]:
+    from simkit.errors import UsageError
+    from simkit.scenario.schema import _suggest
+    pols = [p.strip() for p in policies if p.strip()]
+    if len(pols) < 2:
+        raise UsageError(f"--policies needs at least two policies (comma-separated); {spec.name} has: "
+                         f"{', '.join(spec.policies)}")
+    for p in pols:
+        if p not in spec.policies:
+            raise UsageError(f"unknown policy '{p}' for {spec.name}{_suggest(p, spec.policies)}; "
+                             f"policies: {', '.join(spec.policies)}")
+    dup = sorted({p for p in pols if pols.count(p) > 1})
+    if dup:
+        raise UsageError(f"--policies lists {', '.join(dup)} more than once; list each policy once")
+    return pols
+
+
+@dataclass
+class MatchupResult:
+    policies: list
+    cells: dict        # (p, q) -> {"score", "ci", "p_value", "as_side0", "as_side1"}
+    games: int
+    out_dir: Path | None = None
+
+    @property
+    def matrix(self):
+        """Rows: the policy; columns: its opponent; entries: the row policy's expected score."""
+        import pandas as pd
+        m = pd.DataFrame(np.nan, index=self.policies, columns=self.policies)
+        for (p, q), c in self.cells.items():
+            m.loc[p, q] = c["score"]
+        m.index.name = "policy"
+        return m
+
+    @property
+    def table(self):
+        import pandas as pd
+        rows = [{"policy": p, "opponent": q, "score": c["score"], "ci_lo": c["ci"][0], "ci_hi": c["ci"][1],
+                 "p_value": c["p_value"], "score_as_side0": c["as_side0"], "score_as_side1": c["as_side1"]}
+                for (p, q), c in self.cells.items()]
+        return pd.DataFrame(rows)
+
+    def summary(self) -> dict:
+        return {"kind": "matchup", "policies": self.policies, "games_per_seating": self.games,
+                "score": "expected score of the row policy (win 1, draw 1/2), both seat orders averaged",
+                "matrix": {p: {q: self.cells[(p, q)]["score"] for q in self.policies if q != p}
+                           for p in self.policies},
+                "cells": [{"policy": p, "opponent": q, **c} for (p, q), c in self.cells.items()]}
+
+
+def matchup(scenario, policies, config, *, threads=None, out_dir=None, log=None) -> MatchupResult:
+    from dataclasses import replace
+    from simkit.backends.store import atomic_write_bytes, atomic_write_json
+    from simkit.engine.runner import environment, simulate
+    from simkit.errors import UsageError
+
+    pols = check_policies(scenario.spec, policies)
+    out = Path(out_dir) if out_dir is not None else None
+    if out is not None:
+        if (out / "manifest.json").exists():
+            raise UsageError(f"directory {out} already holds results; choose another --out")
+        out.mkdir(parents=True, exist_ok=True)
+        atomic_write_json(out / "manifest.json", {
+            "kind": "matchup", "status": "running", "scenario": scenario.to_dict(), "policies": pols,
+            "config": config.to_dict(), "versions": environment(),
+            "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
+    cells = {}
+    for p, q in itertools.combinations(pols, 2):
+        s0 = {}
+        for a, b in ((p, q), (q, p)):
+            rec = simulate(scenario, replace(config, policies=(a, b)), threads=threads, progress=False,
+                           keep=True).records()
+            s0[(a, b)] = game_values(rec)["side0_score"]
+        score_p = (s0[(p, q)] + (1.0 - s0[(q, p)])) / 2     # p's score in each pair of games
+        pm = paired_mean(float(score_p.sum()), float((score_p * score_p).sum()), len(score_p))
+        # p-value of "p and q are equally strong" (mean score 1/2)
+        c = score_p - 0.5
+        pv = paired_mean(float(c.sum()), float((c * c).sum()), len(c))["p_value"]
+        as0, as1 = float(s0[(p, q)].mean()), float(1.0 - s0[(q, p)].mean())
+        cells[(p, q)] = {"score": pm["diff"], "ci": pm["ci"], "p_value": pv, "as_side0": as0, "as_side1": as1}
+        cells[(q, p)] = {"score": 1.0 - pm["diff"], "ci": [1.0 - pm["ci"][1], 1.0 - pm["ci"][0]], "p_value": pv,
+                         "as_side0": 1.0 - as1, "as_side1": 1.0 - as0}
+        if log:
+            log(f"{p} vs {q}: {p} scores {pm['diff']:.4f}")
+    order = {(p, q): None for p in pols for q in pols if p != q}
+    result = MatchupResult(pols, {k: cells[k] for k in order}, config.games, out)
+    if out is not None:
+        atomic_write_json(out / "matchup.json", result.summary())
+        atomic_write_bytes(out / "matchup.csv", result.table.to_csv(index=False).encode())
+        atomic_write_json(out / "manifest.json", json.loads((out / "manifest.json").read_text())
+                          | {"status": "complete", "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
+    return result

@@ -1,0 +1,110 @@
+"""Sweeps: one run per cell of a grid of overrides, one row of metrics per cell.
+
+Every cell is played with the same seed and game indices (common random numbers
+across cells), so neighbouring cells differ by the rule change, not by luck alone.
+Row columns: the varied keys (resolved, validated values), then `flat_row` metrics
+with `_ci_lo` / `_ci_hi` (docs/metrics.md).
+"""
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from simkit.analysis.metrics import check_precision, flat_row
+
+
+def _resolved(rules: dict, key: str):
+    node = rules
+    for part in key.split("."):
+        node = node.get(part, 0) if isinstance(node, dict) else node  # absent count in a table = 0
+    return node
+
+
+@dataclass
+class SweepResult:
+    keys: list
+    values: dict            # key -> list of values (as given)
+    rows: list              # one dict per cell
+    summaries: list         # the full summary of each cell
+    config: object
+    precision: float | None = None
+    out_dir: Path | None = None
+    interrupted: bool = False
+
+    @property
+    def table(self):
+        import pandas as pd
+        return pd.DataFrame(self.rows)
+
+    def summary(self) -> dict:
+        return {"kind": "sweep", "keys": list(self.keys), "values": self.values, "cells": len(self.rows),
+                "precision": self.precision, "config": self.config.to_dict(), "interrupted": self.interrupted,
+                "rows": self.rows}
+
+
+def load_cells(target, keys, grid, base_sets):
+    """Load and validate every cell before anything is played (errors name the key)."""
+    from simkit.scenario import load_scenario
+    from simkit.scenario.sweep import cell_overrides
+    return [load_scenario(target, cell_overrides(base_sets, keys, values)) for values in grid]
+
+
+def sweep(target, keys, grid, config, *, base_sets=None, threads=None, out_dir=None, precision=None,
+          progress=None, log=None) -> SweepResult:
+    """Play every grid cell; write DIR/sweep.parquet, DIR/sweep.csv, DIR/manifest.json (kind sweep)."""
+    from simkit.backends.store import atomic_write_bytes, atomic_write_json
+    from simkit.engine.runner import environment, simulate
+    from simkit.errors import UsageError
+
+    check_precision(precision)
+    cells = load_cells(target, keys, grid, base_sets)
+    values = {k: [] for k in keys}
+    for sc in cells:
+        for k in keys:
+            v = _resolved(sc.rules, k)
+            if v not in values[k]:
+                values[k].append(v)
+    out = Path(out_dir) if out_dir is not None else None
+    manifest = None
+    if out is not None:
+        if (out / "manifest.json").exists():
+            raise UsageError(f"directory {out} already holds results; choose another --out")
+        out.mkdir(parents=True, exist_ok=True)
+        manifest = {"kind": "sweep", "status": "running", "target": str(target), "game": cells[0].game,
+                    "keys": list(keys), "values": values, "cells": len(cells),
+                    "base_overrides": dict(base_sets) if isinstance(base_sets, dict) else list(base_sets or []),
+                    "scenario": cells[0].to_dict(),
+                    "config": config.to_dict(), "precision": precision, "versions": environment(),
+                    "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+        atomic_write_json(out / "manifest.json", manifest)
+    rows, summaries = [], []
+    interrupted = False
+    for i, sc in enumerate(cells):
+        res = simulate(sc, config, threads=threads, progress=progress, keep=False, precision=precision)
+        s = res.summary()
+        row = {k: _resolved(sc.rules, k) for k in keys}
+        row.update(flat_row(s))
+        rows.append(row)
+        summaries.append(s)
+        if log:
+            log(f"cell {i + 1}/{len(cells)}: " + ", ".join(f"{k}={row[k]}" for k in keys)
+                + f": FPA {s['first_player_advantage']:+.4f} ({s['games']:,} games)")
+        if res.interrupted:
+            interrupted = True
+            break
+    result = SweepResult(list(keys), values, rows, summaries, config, precision, out, interrupted)
+    if out is not None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+        df = result.table
+        tmp = out / ".sweep.parquet.tmp"
+        pq.write_table(pa.Table.from_pandas(df, preserve_index=False), tmp)
+        tmp.replace(out / "sweep.parquet")
+        atomic_write_bytes(out / "sweep.csv", df.to_csv(index=False).encode())
+        manifest["status"] = "interrupted" if interrupted else "complete"
+        manifest["cells_done"] = len(rows)
+        manifest["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+        atomic_write_json(out / "manifest.json", manifest)
+    return result
