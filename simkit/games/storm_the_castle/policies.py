@@ -9,8 +9,8 @@
   the enemy keep, Clerics/Sorcerers onto a lone regular, items onto the
   strongest regular without one); then in the action phase, by score:
   enter the enemy keep if possible > Sorcerer buff before its partner's
-  attack > attacks with exact P(success) >= threshold, best expected value
-  first > Cleric/Blacksmith specials > moves (defenders to the own keep, the
+  attack > attacks with exact P(success) >= ``attack_threshold`` (on a unit
+  in the enemy keep: >= ``keep_attack_threshold``), best expected value first > Cleric/Blacksmith specials > moves (defenders to the own keep, the
   rest one step along a shortest path to the enemy keep, Clerics/Sorcerers/
   Blacksmiths joining a lone regular) > end the turn. Ties at random.
 """
@@ -19,7 +19,7 @@ from numba import njit
 
 from simkit.engine.rng import rng_below_nb
 from simkit.games.storm_the_castle.moves import modifier_nb
-from simkit.games.storm_the_castle.rules import (AB_CLERIC, AB_SMITH, AB_SORC, F_THRESHOLD, K_ITEM, K_REG,
+from simkit.games.storm_the_castle.rules import (AB_CLERIC, AB_SMITH, AB_SORC, F_KEEP_THRESHOLD, F_THRESHOLD, K_ITEM, K_REG,
                                                  O_DEFENDERS, PT_HI, PT_LO, T_AB, T_ATT, T_BONUS,
                                                  T_DEF, T_KIND, T_RANGE, X_DEF, X_LEVEL)
 from simkit.games.storm_the_castle.state import (ACT_ATTACK, ACT_CLERIC, ACT_DISPATCH, ACT_END,
@@ -130,7 +130,10 @@ def greedy_score_nb(phase, s, k, n, buf, cards, sp, ctab, cval, spi, dist, keep,
         return 1000.0 + 10.0 * gain + spi[b, X_DEF] + spi[b, X_LEVEL]
     if kind == ACT_ATTACK:
         p = _attack_p(cards, sp, ctab, spi, ptable, a, b, 0)
-        if p < fopt[F_THRESHOLD]:
+        thr = fopt[F_THRESHOLD]
+        if cards[b, C_POS] == ek and fopt[F_KEEP_THRESHOLD] < thr:
+            thr = fopt[F_KEEP_THRESHOLD]
+        if p < thr:
             return -1.0
         ev = p * card_value_nb(cards, ctab, cval, b)
         if ctab[cards[a, C_TYPE], T_RANGE] == 0:
@@ -146,7 +149,10 @@ def greedy_score_nb(phase, s, k, n, buf, cards, sp, ctab, cval, spi, dist, keep,
             if buf[i, 0] == ACT_ATTACK and buf[i, 1] == b:
                 p1 = _attack_p(cards, sp, ctab, spi, ptable, b, buf[i, 2], bonus)
                 p0 = _attack_p(cards, sp, ctab, spi, ptable, b, buf[i, 2], 0)
-                if p1 >= fopt[F_THRESHOLD] and p1 > p0:
+                thr = fopt[F_THRESHOLD]
+                if cards[buf[i, 2], C_POS] == keep[1 - s] and fopt[F_KEEP_THRESHOLD] < thr:
+                    thr = fopt[F_KEEP_THRESHOLD]
+                if p1 >= thr and p1 > p0:
                     return 2e5
         return -1.0
     if kind == ACT_CLERIC or kind == ACT_SMITH:

@@ -34,8 +34,8 @@ NX_COLS = 5
 O_POINTS, O_SICK, O_CLEARS, O_MAXTURNS, O_HAND, O_DEFENDERS, O_NC, O_T, O_NS, O_F = range(10)
 NI_OPTS = 10
 # float options (fopt[i])
-F_THRESHOLD = 0
-NF_OPTS = 1
+F_THRESHOLD, F_KEEP_THRESHOLD = 0, 1
+NF_OPTS = 2
 PT_LO, PT_HI = -30, 30           # success table covers modifiers PT_LO..PT_HI (clamped outside)
 
 MAX_DECK = 120                   # cards per side
@@ -234,6 +234,8 @@ OPTIONS = (
     Option("max_turns", "int", 80, "turn cap (both players together); draw at the cap", min=1, max=100000),
     Option("hand_size", "int", 5, "cards drawn at setup", min=0, max=MAX_DECK),
     Option("attack_threshold", "float", 0.15, "greedy: attack when P(success) >= this", min=0.0, max=1.0),
+    Option("keep_attack_threshold", "float", 0.05,
+           "greedy: attack a unit in the enemy keep when P(success) >= this", min=0.0, max=1.0),
     Option("defenders", "int", 1, "greedy: regular units kept in the own keep", min=0, max=MAX_DECK),
     Option("dispatch_order", "choice", "list", "greedy dispatch priority: 'list' (dispatch_priority) "
            "or 'value' (card value per dispatch cost)", choices=("list", "value")),
@@ -390,7 +392,7 @@ def prepare(rules) -> Params:
     iopt = np.array([rules["dispatch_points"], int(rules["summoning_sickness"]),
                      int(rules["melee_clears_stack"]), rules["max_turns"], rules["hand_size"],
                      rules["defenders"], nc, T, NS, len(fields)], np.int64)
-    fopt = np.array([rules["attack_threshold"]], np.float64)
+    fopt = np.array([rules["attack_threshold"], rules["keep_attack_threshold"]], np.float64)
     ptable = storm_success_array(PT_LO, PT_HI).astype(np.float64)
     prio = np.zeros(T, np.float64)
     if rules["dispatch_order"] == "list":
