@@ -1,0 +1,342 @@
+"""The analysis commands: compare, sweep, values, matchup (docs/metrics.md has the formulas)."""
+from __future__ import annotations
+
+import math
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from simkit.cli import cli
+from simkit.cli.options import play_options, policies_of, precision_option, scenario_options
+from simkit.engine.rng import FIRST_MODES
+from simkit.errors import UsageError
+
+
+def _echo_json(obj):
+    import json
+    from simkit.backends.store import _jsonable
+    click.echo(json.dumps(obj, indent=2, default=_jsonable))
+
+
+def _out_dir(kind: str, name: str, out, no_save) -> Path | None:
+    if no_save:
+        return None
+    if out:
+        return Path(out)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    safe = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in name)[:60]
+    base = Path("runs") / f"{kind}-{safe}-{stamp}"
+    path, k = base, 1
+    while path.exists():
+        path, k = Path(f"{base}-{k}"), k + 1
+    return path
+
+
+def _label(scenario) -> str:
+    extra = ", ".join(f"{k}={v}" for k, v in scenario.overrides.items())
+    return f"{scenario.game}:{scenario.name}" + (f" [{extra}]" if extra else "")
+
+
+def _console():
+    """The shared console, at least 120 columns wide when not on a terminal (tables stay readable in logs)."""
+    from simkit.cli.show import console
+    c = console()
+    if not c.is_terminal and c.width < 120:
+        c.width = 120
+    return c
+
+
+def _esc(text) -> str:
+    from rich.markup import escape
+    return escape(str(text))
+
+
+def _num(x, fmt="{:+.4f}") -> str:
+    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else fmt.format(x)
+
+
+def _p(p) -> str:
+    if p is None or (isinstance(p, float) and math.isnan(p)):
+        return "-"
+    return "<0.0001" if p < 1e-4 else f"{p:.4f}"
+
+
+def _save_opts(f):
+    f = click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")(f)
+    f = click.option("--no-save", is_flag=True, help="Write no result directory.")(f)
+    f = click.option("--out", type=click.Path(file_okay=False), default=None,
+                     help="Result directory (default: runs/<command>-<scenario>-<time>).")(f)
+    return f
+
+
+# ---------------------------------------------------------------------------------- compare
+
+@cli.command()
+@click.argument("targets", nargs=-1, required=True, metavar="A [B]")
+@play_options
+@click.option("--set-a", "sets_a", multiple=True, metavar="KEY=VALUE", help="Override for A only (repeatable).")
+@click.option("--set-b", "sets_b", multiple=True, metavar="KEY=VALUE", help="Override for B only (repeatable).")
+@precision_option
+@_save_opts
+def compare(targets, sets, games, seed, policy, policy0, policy1, first, threads, chunk_size, snapshot_ply,
+            sets_a, sets_b, precision, out, no_save, as_json):
+    """Compare two scenarios on common random numbers: same seeds, game indices and policies.
+
+    A and B are game names or scenario files; with one TARGET, --set-a/--set-b make
+    the two variants. --set applies to both. Differences are B - A, paired per game,
+    with 95% intervals and p-values.
+
+    \b
+    Examples:
+      simkit compare martian_chess scenarios/martian_chess/clock_off.toml --games 50000
+      simkit compare martian_chess --set-b clock=leader --policy random --precision 0.005
+    """
+    from simkit.analysis.compare import compare as run_compare
+    from simkit.engine.runner import RunConfig
+    from simkit.scenario import load_scenario
+    if len(targets) > 2:
+        raise UsageError(f"compare takes one or two targets (A [B]), got {len(targets)}")
+    ta = targets[0]
+    tb = targets[1] if len(targets) == 2 else targets[0]
+    a = load_scenario(ta, list(sets) + list(sets_a))
+    b = load_scenario(tb, list(sets) + list(sets_b))
+    config = RunConfig(games=games, seed=seed, policies=policies_of(policy, policy0, policy1), first=first,
+                       chunk_size=chunk_size, snapshot_ply=snapshot_ply)
+    la, lb = _label(a), _label(b)
+    out_dir = _out_dir("compare", f"{a.name}-vs-{b.name}", out, no_save)
+    res = run_compare(a, b, config, threads=threads, out_dir=out_dir, precision=precision, labels=(la, lb))
+    s = res.summary()
+    if as_json:
+        _echo_json(s)
+    else:
+        _print_compare(res, s, out_dir)
+    if res.interrupted:
+        click.echo(f"interrupted after {res.paired.n:,} game pairs", err=True)
+        sys.exit(130)
+
+
+def _print_compare(res, s, out_dir):
+    from rich.table import Table
+    from simkit.cli.analysis_commands import _console as console
+    c = console()
+    sa, sb = s["a"], s["b"]
+    t = Table(title=f"A = {_esc(s['labels'][0])}\nB = {_esc(s['labels'][1])}\n({' vs '.join(sa['policies'])}, "
+                    f"{s['games']:,} games each, seed {sa['seed']})", header_style="bold")
+    for col in ("metric", "A", "B", "B - A  [95% CI]", "p"):
+        t.add_column(col, justify="left" if col == "metric" else "right")
+    names = {"first_player_advantage": "first-player adv.", "side0_win_rate": "side 0 wins",
+             "first_player_win_rate": "first player wins", "draw_rate": "draws",
+             "mean_plies": f"mean {sa['length_unit']}"}
+    for m, d in s["differences"].items():
+        fmt = "{:.2f}" if m == "mean_plies" else "{:.4f}"
+        dfmt = "{:+.2f}" if m == "mean_plies" else "{:+.4f}"
+        t.add_row(names.get(m, m), _num(sa[m], fmt), _num(sb[m], fmt),
+                  f"{_num(d['diff'], dfmt)} [{_num(d['ci'][0], dfmt)},{_num(d['ci'][1], dfmt)}]",
+                  _p(d["p_value"]))
+    t.add_row("decisiveness", _num(sa["decisiveness"], "{:.4f}"), _num(sb["decisiveness"], "{:.4f}"), "", "")
+    c.print(t)
+    if s.get("precision") is not None:
+        c.print(f"--precision {s['precision']}: " + ("reached" if s["stopped_at_precision"] else "not reached")
+                + f" after {s['games']:,} games each")
+    c.print(f"verdict: {_esc(s['verdict'])}")
+    if out_dir:
+        c.print(f"compare directory: {out_dir}")
+
+
+# ------------------------------------------------------------------------------------ sweep
+
+@cli.command()
+@click.argument("target")
+@click.option("--vary", "varies", multiple=True, metavar="KEY=V1,V2|A..B",
+              help="A rule option and its values (repeatable; the grid is every combination). "
+                   "A..B is the integers A to B.")
+@play_options
+@precision_option
+@_save_opts
+def sweep(target, varies, sets, games, seed, policy, policy0, policy1, first, threads, chunk_size, snapshot_ply,
+          precision, out, no_save, as_json):
+    """Run TARGET for every combination of the --vary values; one row of metrics per cell.
+
+    Every cell uses the same seed (common random numbers). Writes sweep.parquet and
+    sweep.csv (the varied keys, then each metric with _ci_lo/_ci_hi).
+
+    \b
+    Examples:
+      simkit sweep martian_chess --vary deadlock_plies=8..20 --games 20000
+      simkit sweep martian_chess --vary clock=deadlock,leader,off --vary field_promotion=true,false
+    """
+    from simkit.analysis.metrics import check_precision
+    from simkit.analysis.sweep import load_cells, sweep as run_sweep
+    from simkit.engine.runner import RunConfig
+    from simkit.scenario import load_scenario
+    from simkit.scenario.sweep import parse_grid
+    check_precision(precision)
+    base = load_scenario(target, list(sets))
+    keys, grid = parse_grid(list(varies), base.spec)
+    load_cells(target, keys, grid, list(sets))          # every cell validated before anything runs
+    config = RunConfig(games=games, seed=seed, policies=policies_of(policy, policy0, policy1), first=first,
+                       chunk_size=chunk_size, snapshot_ply=snapshot_ply)
+    out_dir = _out_dir("sweep", f"{base.game}-{base.name}", out, no_save)
+    log = None if as_json else (lambda m: click.echo(m, err=True))
+    res = run_sweep(target, keys, grid, config, base_sets=list(sets), threads=threads, out_dir=out_dir,
+                    precision=precision, progress=False, log=log)
+    if as_json:
+        _echo_json(res.summary())
+    else:
+        _print_sweep(res, base, out_dir)
+    if res.interrupted:
+        click.echo(f"interrupted after {len(res.rows)} cells", err=True)
+        sys.exit(130)
+
+
+def _print_sweep(res, base, out_dir):
+    from rich.table import Table
+    from simkit.cli.analysis_commands import _console as console
+    c = console()
+    t = Table(title=f"{base.spec.title} sweep of {_esc(base.name)} ({' vs '.join(res.config.policies)}, "
+                    f"seed {res.config.seed})", header_style="bold")
+    for k in res.keys:
+        t.add_column(k)
+    for col in ("games", "FPA", "±95%", "side 0 wins", "draws", "decisive", f"mean {base.spec.length_unit}"):
+        t.add_column(col, justify="right")
+    for r in res.rows:
+        hw = (r["first_player_advantage_ci_hi"] - r["first_player_advantage_ci_lo"]) / 2
+        t.add_row(*[_esc(r[k]) for k in res.keys], f"{r['games']:,}",
+                  f"{r['first_player_advantage']:+.4f}", f"{hw:.4f}",
+                  f"{100 * r['side0_win_rate']:.1f}%", f"{100 * r['draw_rate']:.1f}%",
+                  f"{100 * r['decisiveness']:.1f}%", f"{r['mean_plies']:.1f}")
+    c.print(t)
+    if out_dir:
+        c.print(f"sweep directory: {out_dir} (sweep.parquet, sweep.csv)")
+
+
+# ----------------------------------------------------------------------------------- values
+
+@cli.command()
+@click.argument("target")
+@scenario_options
+@click.option("--games", "-n", type=int, default=50_000, show_default=True, help="Games per run (base and each ablation).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Run seed (shared by every run).")
+@click.option("--policy", default="random", show_default=True,
+              help="Policy of both sides (random is the robust default; greedy measures skilled play).")
+@click.option("--policy0", default=None, help="Policy of side 0 (overrides --policy).")
+@click.option("--policy1", default=None, help="Policy of side 1 (overrides --policy).")
+@click.option("--first", type=click.Choice(FIRST_MODES), default="alternate", show_default=True)
+@click.option("--threads", type=int, default=None, help="Numba threads (default: all cores).")
+@click.option("--chunk-size", type=int, default=None, help="Games per chunk.")
+@click.option("--snapshot-ply", type=int, default=None,
+              help="Ply (or turn) of the material snapshot for the regression "
+                   "(default: the game's, else half the median game length of a 2,000-game pilot).")
+@_save_opts
+def values(target, sets, games, seed, policy, policy0, policy1, first, threads, chunk_size, snapshot_ply,
+           out, no_save, as_json):
+    """Unit values of TARGET two ways: ablation (remove one unit, paired runs) and regression.
+
+    Ablation: change in a side's expected score when it has one unit more (base minus
+    one removed via remove_<side>), averaged over both sides. Regression: logit of
+    side 0 winning on material differences at --snapshot-ply (draws dropped),
+    normalised to the weakest unit. Both with 95% intervals.
+
+    \b
+    Examples:
+      simkit values martian_chess
+      simkit values martian_chess --policy greedy --games 100000 --snapshot-ply 12 --json
+    """
+    from simkit.analysis.values import unit_values
+    from simkit.engine.runner import RunConfig
+    from simkit.scenario import load_scenario
+    base = load_scenario(target, list(sets))
+    config = RunConfig(games=games, seed=seed, policies=(policy0 or policy, policy1 or policy), first=first,
+                       chunk_size=chunk_size)
+    from simkit.engine.runner import validate_config
+    validate_config(base.spec, config)
+    out_dir = _out_dir("values", f"{base.game}-{base.name}", out, no_save)
+    log = None if as_json else (lambda m: click.echo(m, err=True))
+    res = unit_values(base, config, threads=threads, out_dir=out_dir, snapshot_ply=snapshot_ply, log=log)
+    if as_json:
+        return _echo_json(res.summary())
+    from rich.table import Table
+    from simkit.cli.analysis_commands import _console as console
+    d = res.summary()
+    c = console()
+    t = Table(title=f"{base.spec.title} unit values: {base.name} ({' vs '.join(d['policies'])}, "
+                    f"{d['games']:,} games per run)", header_style="bold")
+    for col in ("unit", "ablation: score change [95% CI]", "regression: relative value [95% CI]"):
+        t.add_column(col, justify="left" if col == "unit" else "right")
+    for u in base.spec.unit_types:
+        a = d["ablation"].get(u)
+        r = d["regression"]["units"].get(u)
+        at = "-" if a is None or math.isnan(a["value"]) else \
+            f"{a['value']:+.4f} [{a['ci'][0]:+.4f}, {a['ci'][1]:+.4f}]"
+        rt = "-" if r is None else f"{r['value']:.2f} [{r['ci'][0]:.2f}, {r['ci'][1]:.2f}]"
+        t.add_row(u, at, rt)
+    c.print(t)
+    c.print(f"ranking by ablation: {' > '.join(d['ranking']['ablation'])}; "
+            f"by regression: {' > '.join(d['ranking']['regression'])}")
+    unit = {"plies": "ply", "turns": "turn"}.get(base.spec.length_unit, base.spec.length_unit)
+    c.print(f"snapshot at {unit} {d['snapshot_ply']} ({d['snapshot_ply_source']}); "
+            f"regression on {d['regression'].get('games_used', 0):,} decided games "
+            f"({d['regression'].get('draws_dropped', 0):,} draws dropped)")
+    for n in d["regression"]["notes"]:
+        c.print(f"note: {_esc(n)}")
+    for u, a in d["ablation"].items():
+        for side, why in a.get("skipped", {}).items():
+            c.print(f"note: ablation of {u} for side {side} skipped: {_esc(why)}")
+    if out_dir:
+        c.print(f"values directory: {out_dir} (values.json, values.csv)")
+
+
+# ---------------------------------------------------------------------------------- matchup
+
+@cli.command()
+@click.argument("target")
+@click.option("--policies", required=True, metavar="P1,P2,...", help="The policies to pit against each other.")
+@scenario_options
+@click.option("--games", "-n", type=int, default=10_000, show_default=True, help="Games per seat order and pair.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--first", type=click.Choice(FIRST_MODES), default="alternate", show_default=True)
+@click.option("--threads", type=int, default=None, help="Numba threads (default: all cores).")
+@click.option("--chunk-size", type=int, default=None, help="Games per chunk.")
+@_save_opts
+def matchup(target, policies, sets, games, seed, first, threads, chunk_size, out, no_save, as_json):
+    """Skill-gap matrix: every pair of policies, both seat orders, same seeds.
+
+    Each entry is the row policy's expected score (win 1, draw 1/2) against the
+    column policy, averaged over both seat orders, with a 95% interval.
+
+    \b
+    Example:
+      simkit matchup martian_chess --policies random,greedy --games 20000
+    """
+    from simkit.analysis.matchup import check_policies, matchup as run_matchup
+    from simkit.engine.runner import RunConfig
+    from simkit.scenario import load_scenario
+    sc = load_scenario(target, list(sets))
+    pols = check_policies(sc.spec, policies.split(","))
+    config = RunConfig(games=games, seed=seed, policies=(pols[0], pols[1]), first=first, chunk_size=chunk_size)
+    out_dir = _out_dir("matchup", f"{sc.game}-{sc.name}", out, no_save)
+    res = run_matchup(sc, pols, config, threads=threads, out_dir=out_dir)
+    if as_json:
+        return _echo_json(res.summary())
+    from rich.table import Table
+    from simkit.cli.analysis_commands import _console as console
+    t = Table(title=f"{sc.spec.title} matchup: {sc.name} (row policy's score vs column, {games:,} games "
+                    f"per seat order)", header_style="bold")
+    t.add_column("policy")
+    for q in pols:
+        t.add_column(q, justify="right")
+    for p in pols:
+        cells = []
+        for q in pols:
+            if p == q:
+                cells.append("-")
+            else:
+                cl = res.cells[(p, q)]
+                cells.append(f"{cl['score']:.3f} [{cl['ci'][0]:.3f}, {cl['ci'][1]:.3f}]")
+        t.add_row(p, *cells)
+    c = console()
+    c.print(t)
+    if out_dir:
+        c.print(f"matchup directory: {out_dir} (matchup.json, matchup.csv)")
