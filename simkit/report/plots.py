@@ -1,0 +1,308 @@
+"""Report figures: pure functions ``(data, ax) -> ax`` (matplotlib, Agg backend).
+
+Each function draws on the axes it is given and returns them; it never creates
+a figure, never saves, never reads files. ``html.py`` owns figures and files.
+Intervals are 95% throughout (Wilson for rates, normal for means).
+"""
+from __future__ import annotations
+
+import math
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np  # noqa: E402
+
+SIDE = ("#3b6fb6", "#e08a2c")   # side 0, side 1
+DRAW = "#9a9a9a"
+BAD = "#c0392b"
+from simkit.analysis.metrics import CAP_REASONS  # noqa: E402  (one definition of "capped")
+
+
+def _err(v, lo, hi):
+    """Error-bar half lengths from a value and its interval (NaN-safe)."""
+    v, lo, hi = (np.asarray(x, dtype=float) for x in (v, lo, hi))
+    return np.vstack([np.nan_to_num(v - lo), np.nan_to_num(hi - v)]).clip(min=0)
+
+
+def _ci(summary: dict, key: str):
+    v = summary.get(key, math.nan)
+    lo, hi = (summary.get(f"{key}_ci") or [math.nan, math.nan])
+    return float(v), float(lo), float(hi)
+
+
+def outcomes(summary: dict, ax):
+    """Win/draw/loss rates by side and by first player, each with its Wilson interval."""
+    groups = [("by side", [("side 0 wins", "side0_win_rate", SIDE[0]), ("side 1 wins", "side1_win_rate", SIDE[1]),
+                           ("draws", "draw_rate", DRAW)]),
+              ("by first player", [("first player wins", "first_player_win_rate", "#2e8b57"),
+                                   ("second player wins", "second_player_win_rate", "#8e44ad"),
+                                   ("draws", "draw_rate", DRAW)])]
+    x, ticks, labels = 0.0, [], []
+    for _group, bars in groups:
+        for lab, key, color in bars:
+            v, lo, hi = _ci(summary, key)
+            ax.bar(x, v * 100, color=color, width=0.8)
+            ax.errorbar(x, v * 100, yerr=_err([v * 100], [lo * 100], [hi * 100]), color="black", capsize=4, lw=1)
+            ax.annotate(f"{v * 100:.1f}%", (x, hi * 100 if not math.isnan(hi) else v * 100),
+                        textcoords="offset points", xytext=(0, 4), ha="center", fontsize=8)
+            ticks.append(x)
+            labels.append(lab.replace(" wins", "\nwins"))
+            x += 1
+        x += 0.7
+    ax.set_xticks(ticks, labels, fontsize=8)
+    ax.set_ylabel("% of games")
+    ax.set_ylim(0, min(100, max(ax.get_ylim()[1], 10) * 1.12))
+    ax.set_title("Results by side and by first player (95% CI)")
+    ax.text(0.25, -0.28, "by side", transform=ax.transAxes, ha="center", fontsize=9, style="italic")
+    ax.text(0.75, -0.28, "by first player", transform=ax.transAxes, ha="center", fontsize=9, style="italic")
+    return ax
+
+
+def fpa(rows, ax):
+    """First-player advantage with its interval; rows = [(label, value, lo, hi), ...]."""
+    rows = list(rows)
+    y = np.arange(len(rows))[::-1]
+    v = np.array([r[1] for r in rows], dtype=float)
+    lo = np.array([r[2] for r in rows], dtype=float)
+    hi = np.array([r[3] for r in rows], dtype=float)
+    sig = (lo > 0) | (hi < 0)
+    colors = [BAD if s else SIDE[0] for s in sig]
+    ax.axvline(0, color="black", lw=0.8)
+    for yi, vi, e, c in zip(y, v, _err(v, lo, hi).T, colors):
+        ax.errorbar(vi, yi, xerr=e.reshape(2, 1), fmt="o", color=c, capsize=5, lw=1.5)
+        ax.annotate(f"{vi:+.4f}", (vi, yi), textcoords="offset points", xytext=(0, 7), ha="center", fontsize=8)
+    ax.set_yticks(y, [str(r[0]) for r in rows], fontsize=8)
+    ax.set_ylim(-0.7, len(rows) - 0.3)
+    span = np.nanmax(np.abs(np.concatenate([lo, hi, [0.01]])))
+    ax.set_xlim(-span * 1.3, span * 1.3)
+    ax.set_xlabel("first-player advantage (expected score of the first player - 1/2)")
+    ax.set_title("First-player advantage (95% CI; red = significant)")
+    return ax
+
+
+def lengths(data, ax):
+    """Game-length histogram; data = (lengths array, unit, cap or None)."""
+    values, unit, cap = data
+    values = np.asarray(values, dtype=np.int64)
+    if len(values) == 0:
+        ax.text(0.5, 0.5, "no games", ha="center", transform=ax.transAxes)
+        return ax
+    lo, hi = int(values.min()), int(values.max())
+    width = max(1, math.ceil((hi - lo + 1) / 120))
+    bins = np.arange(lo, hi + width + 1, width) - 0.5
+    ax.hist(values, bins=bins, color=SIDE[0], alpha=0.85)
+    med = float(np.median(values))
+    ax.axvline(med, color="black", ls="--", lw=1, label=f"median {med:g}")
+    ax.axvline(values.mean(), color="#2e8b57", ls=":", lw=1.5, label=f"mean {values.mean():.1f}")
+    if cap is not None and cap <= hi * 1.5:
+        ax.axvline(cap, color=BAD, lw=1.5, label=f"cap {cap}")
+    ax.set_xlabel(f"game length ({unit})")
+    ax.set_ylabel("games")
+    ax.set_title(f"Game length ({len(values):,} games)")
+    ax.legend(fontsize=8)
+    return ax
+
+
+def end_reasons(ends: dict, ax):
+    """Share of games by end reason; cap and stalemate endings in red."""
+    names = list(ends)
+    counts = np.array([ends[k] for k in names], dtype=float)
+    total = counts.sum() or 1
+    y = np.arange(len(names))[::-1]
+    colors = [BAD if k in CAP_REASONS else SIDE[0] for k in names]
+    ax.barh(y, counts / total * 100, color=colors)
+    for yi, c in zip(y, counts):
+        ax.annotate(f"{c / total * 100:.1f}%  ({int(c):,})", (c / total * 100, yi), textcoords="offset points",
+                    xytext=(3, 0), va="center", fontsize=8)
+    ax.set_yticks(y, [n.replace("_", " ") for n in names], fontsize=8)
+    ax.set_xlim(0, 118)
+    ax.set_xlabel("% of games")
+    ax.set_title("How games end (red: cap or stalemate)")
+    return ax
+
+
+def unit_stats(units, ax):
+    """Per-game kills and losses by unit type and side, with 95% intervals (units: RunData.units())."""
+    stats = [s for s in ("kills", "losses") if s in set(units["stat"])]
+    unit_names = list(dict.fromkeys(units["unit"]))
+    if not stats or not unit_names:
+        ax.text(0.5, 0.5, "no per-unit columns", ha="center", transform=ax.transAxes)
+        return ax
+    series = [(s, side) for s in stats for side in (0, 1)]
+    w = 0.8 / len(series)
+    x = np.arange(len(unit_names))
+    for k, (stat, side) in enumerate(series):
+        sub = units[(units["stat"] == stat) & (units["side"] == side)].set_index("unit").reindex(unit_names)
+        pos = x - 0.4 + w * (k + 0.5)
+        ax.bar(pos, sub["mean"].fillna(0), width=w, color=SIDE[side], alpha=1.0 if stat == "kills" else 0.5,
+               hatch=None if stat == "kills" else "//", label=f"{stat}, side {side}", edgecolor="white")
+        ax.errorbar(pos, sub["mean"].fillna(0), yerr=_err(sub["mean"], sub["lo"], sub["hi"]), fmt="none",
+                    color="black", capsize=2, lw=0.8)
+    ax.set_xticks(x, [u.replace("_", " ") for u in unit_names], fontsize=8,
+                  rotation=30 if len(unit_names) > 5 else 0, ha="right" if len(unit_names) > 5 else "center")
+    ax.set_ylabel("per game")
+    ax.set_title("Kills made and losses suffered per game, by unit type (95% CI)")
+    ax.legend(fontsize=7, ncol=2)
+    return ax
+
+
+def unit_values(table, ax):
+    """Unit values by method with intervals; table columns method, unit, value, ci_lo, ci_hi."""
+    methods = list(dict.fromkeys(table["method"]))
+    units = list(dict.fromkeys(table["unit"]))
+    w = 0.8 / max(1, len(methods))
+    x = np.arange(len(units))
+    cmap = matplotlib.colormaps["tab10"]
+    for k, m in enumerate(methods):
+        sub = table[table["method"] == m].groupby("unit")[["value", "ci_lo", "ci_hi"]].mean().reindex(units)
+        pos = x - 0.4 + w * (k + 0.5)
+        ax.bar(pos, sub["value"].fillna(0), width=w, color=cmap(k), label=str(m))
+        ax.errorbar(pos, sub["value"].fillna(0), yerr=_err(sub["value"], sub["ci_lo"], sub["ci_hi"]), fmt="none",
+                    color="black", capsize=3, lw=0.8)
+    ax.axhline(0, color="black", lw=0.6)
+    v = table["value"].to_numpy(dtype=float)
+    span = np.nanmax(np.abs(v)) if np.isfinite(v).any() else 1.0
+    lo, hi = ax.get_ylim()
+    if hi - lo > 6 * (span or 1.0):  # an interval that is far wider than the values: clip, say so
+        ax.set_ylim(min(0, np.nanmin(v)) - span * 0.6, max(0, np.nanmax(v)) + span * 0.6)
+        ax.text(0.01, 0.97, "some intervals run off the scale (see the table)", transform=ax.transAxes,
+                fontsize=7, va="top", color=BAD)
+    ax.set_xticks(x, [str(u).replace("_", " ") for u in units], fontsize=8)
+    ax.set_ylabel("value")
+    ax.set_title("Unit values by method (95% CI)")
+    ax.legend(fontsize=8)
+    return ax
+
+
+COMPARE_RATES = (("first player wins", "first_player_win_rate"), ("second player wins", "second_player_win_rate"),
+                 ("draws", "draw_rate"), ("side 0 wins", "side0_win_rate"), ("side 1 wins", "side1_win_rate"))
+
+
+def compare_rates(data, ax):
+    """Both variants side by side; data = ((label_a, summary_a), (label_b, summary_b))."""
+    (la, sa), (lb, sb) = data
+    x = np.arange(len(COMPARE_RATES))
+    for k, (lab, s, color) in enumerate(((la, sa, "#5d6d7e"), (lb, sb, "#c0392b"))):
+        vals = [_ci(s, key) for _, key in COMPARE_RATES]
+        v = np.array([t[0] for t in vals]) * 100
+        pos = x - 0.2 + 0.4 * k
+        ax.bar(pos, v, width=0.4, color=color, label=lab)
+        ax.errorbar(pos, v, yerr=_err(v, [t[1] * 100 for t in vals], [t[2] * 100 for t in vals]), fmt="none",
+                    color="black", capsize=3, lw=0.8)
+    ax.set_xticks(x, [n.replace(" wins", "\nwins") for n, _ in COMPARE_RATES], fontsize=8)
+    ax.set_ylabel("% of games")
+    ax.set_title("Variants side by side (95% CI)")
+    ax.legend(fontsize=8)
+    return ax
+
+
+def compare_differences(diffs, ax):
+    """Differences B - A with intervals (diffs: CompareData.differences()); red = significant."""
+    diffs = diffs.reset_index(drop=True)
+    y = np.arange(len(diffs))[::-1]
+    ax.axvline(0, color="black", lw=0.8)
+    for yi, (_, r) in zip(y, diffs.iterrows()):
+        sig = (r["ci_lo"] > 0) or (r["ci_hi"] < 0)
+        e = _err([r["difference"]], [r["ci_lo"]], [r["ci_hi"]])
+        ax.errorbar(r["difference"], yi, xerr=e, fmt="o", color=BAD if sig else SIDE[0], capsize=4)
+        p = r["p_value"]
+        txt = f"{r['difference']:+.4g}" + ("" if p is None or math.isnan(p) else f"  p={p:.2g}")
+        ax.annotate(txt, (r["difference"], yi), textcoords="offset points", xytext=(0, 6), ha="center", fontsize=7)
+    ax.set_yticks(y, [str(m).replace("_", " ") for m in diffs["metric"]], fontsize=8)
+    ax.set_ylim(-0.7, max(len(diffs), 1) - 0.3)
+    ax.set_xlabel("difference (B - A)")
+    ax.set_title("Differences with 95% CI (red: significant)")
+    return ax
+
+
+def sweep_lines(data, ax):
+    """Metric against one parameter with its interval band; data = (table, param, metric)."""
+    table, param, metric = data
+    t = table.sort_values(param)
+    x = t[param].to_numpy()
+    numeric = np.issubdtype(x.dtype, np.number) and x.dtype != bool
+    xs = x.astype(float) if numeric else np.arange(len(x))
+    ax.fill_between(xs, t[f"{metric}_ci_lo"], t[f"{metric}_ci_hi"], color=SIDE[0], alpha=0.25, label="95% CI")
+    ax.plot(xs, t[metric], "o-", color=SIDE[0], label=metric.replace("_", " "))
+    if not numeric:
+        ax.set_xticks(xs, [str(v) for v in x])
+    if metric in ("first_player_advantage",) or (t[f"{metric}_ci_lo"] < 0).any():
+        ax.axhline(0, color="black", lw=0.7)
+    ax.set_xlabel(param)
+    ax.set_ylabel(metric.replace("_", " "))
+    ax.set_title(f"{metric.replace('_', ' ')} by {param} (95% band)")
+    ax.legend(fontsize=8)
+    return ax
+
+
+def sweep_heatmap(data, ax):
+    """Metric over two parameters, annotated cells; data = (table, param_x, param_y, metric)."""
+    table, px, py, metric = data
+    grid = table.pivot_table(index=py, columns=px, values=metric, aggfunc="mean")
+    v = grid.to_numpy(dtype=float)
+    lim = np.nanmax(np.abs(v)) if np.isfinite(v).any() else 1
+    diverging = metric == "first_player_advantage" or np.nanmin(v) < 0 < np.nanmax(v)
+    im = ax.imshow(v, origin="lower", aspect="auto", cmap="RdBu_r" if diverging else "viridis",
+                   vmin=-lim if diverging else None, vmax=lim if diverging else None)
+    lo = table.pivot_table(index=py, columns=px, values=f"{metric}_ci_lo", aggfunc="mean").to_numpy(dtype=float)
+    hi = table.pivot_table(index=py, columns=px, values=f"{metric}_ci_hi", aggfunc="mean").to_numpy(dtype=float)
+    for i in range(v.shape[0]):
+        for j in range(v.shape[1]):
+            star = "*" if (lo[i, j] > 0 or hi[i, j] < 0) else ""
+            ax.text(j, i, f"{v[i, j]:+.3f}{star}" if diverging else f"{v[i, j]:.3g}", ha="center", va="center",
+                    fontsize=7, color="black")
+    ax.set_xticks(range(v.shape[1]), [str(c) for c in grid.columns], fontsize=8)
+    ax.set_yticks(range(v.shape[0]), [str(c) for c in grid.index], fontsize=8)
+    ax.set_xlabel(px)
+    ax.set_ylabel(py)
+    ax.set_title(f"{metric.replace('_', ' ')}" + (" (* = CI excludes 0)" if diverging else ""))
+    ax.figure.colorbar(im, ax=ax, shrink=0.85)
+    return ax
+
+
+def storm_dice(table: dict, ax):
+    """Storm the Castle: exact P(success) of a 2d6 attack by modifier; table = {modifier: Fraction}."""
+    mods = sorted(table)
+    p = np.array([float(table[m]) for m in mods])
+    ax.bar(mods, p * 100, color="#7d5ba6")
+    for m, f in zip(mods, (table[m] for m in mods)):
+        ax.annotate(f"{f.numerator}/{f.denominator}" if f.denominator != 1 else str(f.numerator),
+                    (m, float(f) * 100), textcoords="offset points", xytext=(0, 3), ha="center", fontsize=6,
+                    rotation=90)
+    ax.set_xticks(mods)
+    ax.set_ylim(0, 112)
+    ax.set_xlabel("modifier = (attack + bonuses) - (defense + bonuses)")
+    ax.set_ylabel("P(success) %")
+    ax.set_title("Storm the Castle: exact 2d6 attack success (2 fails, 12 succeeds)")
+    return ax
+
+
+def warfare_dice(table: dict, ax):
+    """Warfare!: exact P(attacker wins) of the opposed d6 by modifier difference; table = {diff: Fraction}."""
+    diffs = sorted(table)
+    p = np.array([float(table[d]) for d in diffs])
+    ax.plot(diffs, p * 100, "o-", color="#a04000")
+    ax.axhline(50, color="black", lw=0.6, ls=":")
+    for d, f in zip(diffs, (table[d] for d in diffs)):
+        ax.annotate(f"{float(f) * 100:.0f}%", (d, float(f) * 100), textcoords="offset points", xytext=(0, 6),
+                    ha="center", fontsize=7)
+    ax.set_xticks(diffs)
+    ax.set_ylim(-5, 110)
+    ax.set_xlabel("modifier difference (attacker - defender)")
+    ax.set_ylabel("P(attacker wins) %")
+    ax.set_title("Warfare!: exact opposed d6 (ties re-rolled)")
+    return ax
+
+
+def cell_bars(data, ax):
+    """Generic fallback for a board: the busiest cells as bars; data = (labels, counts, what)."""
+    labels, counts, what = data
+    counts = np.asarray(counts, dtype=float)
+    order = np.argsort(-counts, kind="stable")[:30]
+    ax.bar(range(len(order)), counts[order], color=SIDE[0])
+    ax.set_xticks(range(len(order)), [str(labels[i]) for i in order], rotation=60, ha="right", fontsize=7)
+    ax.set_ylabel(what)
+    ax.set_title(f"{what} by cell (busiest {len(order)})")
+    return ax
