@@ -10,4 +10,13 @@ class LocalBackend:
             yield play_chunk(game, params, seed, start, count, first, policy_ids, snapshot_ply)
 
     def close(self):
-        pass
+        """End of one run (nothing to release here)."""
+
+    def shutdown(self):
+        """End of the backend's life (same interface as DaskBackend)."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.shutdown()

@@ -130,13 +130,14 @@ def finish_run(out: Path, result, complete: bool):
             labels = spec.aggregate_index(result.scenario.params()) if spec.aggregate_index else range(agg.size)
             lines = ["cell,count"] + [f"\"{lab}\",{int(v)}" for lab, v in zip(labels, np.ravel(agg))]
             atomic_write_bytes(out / "aggregate.csv", ("\n".join(lines) + "\n").encode())
-        shutil.rmtree(out / "chunks", ignore_errors=True)
     manifest["status"] = "complete" if complete else "interrupted"
     manifest["games_done"] = result.games_done
     manifest["elapsed_s"] = round(result.elapsed, 3)
     manifest["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
     atomic_write_json(out / "summary.json", summary)
     atomic_write_json(out / "manifest.json", manifest)
+    if complete:  # only once the manifest says complete: a kill before this point leaves a resumable run
+        shutil.rmtree(out / "chunks", ignore_errors=True)
 
 
 def read_records(out: Path, spec) -> np.ndarray:
