@@ -1,0 +1,77 @@
+"""Resumable runs for real: `simkit run` in a subprocess is killed (Ctrl-C or SIGKILL) once some
+chunks are on disk; `simkit run --resume` finishes it with the very games.parquet of an
+uninterrupted run."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pyarrow.parquet as pq
+import pytest
+
+from conftest import invoke
+
+ARGS = ["martian_chess", "--games", 4000, "--chunk-size", 100, "--policy", "random", "--seed", 21,
+        "--set", "max_plies=200", "--no-progress", "--json"]
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    from click.testing import CliRunner
+    out = tmp_path_factory.mktemp("ref") / "run"
+    r = invoke(CliRunner(), ["run", *ARGS, "--out", out])
+    assert r.exit_code == 0, r.output
+    return pq.read_table(out / "games.parquet").to_pandas()
+
+
+def _start_and_kill(out, sig):
+    env = {**os.environ, "NUMBA_NUM_THREADS": "1"}
+    cmd = [sys.executable, "-m", "simkit", "run", *map(str, ARGS), "--out", str(out)]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    deadline = time.time() + 60
+    try:
+        while time.time() < deadline:
+            if p.poll() is not None:
+                pytest.fail(f"the run ended before it could be killed: {p.stderr.read().decode()[-500:]}")
+            if len(list((out / "chunks").glob("chunk-*.parquet"))) >= 3 if (out / "chunks").exists() else False:
+                break
+            time.sleep(0.01)
+        else:
+            pytest.fail("no chunk was written within 60 s")
+        p.send_signal(sig)
+        _, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    return p.returncode, err.decode()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["SIGINT", "SIGKILL"])
+def test_killed_run_resumes_to_the_uninterrupted_games_parquet(runner, tmp_path, reference, sig):
+    out = tmp_path / "run"
+    rc, err = _start_and_kill(out, sig)
+    manifest = json.loads((out / "manifest.json").read_text())
+    if sig == signal.SIGINT:
+        assert rc == 130, err
+        assert "Traceback" not in err and "--resume --out" in err
+        assert manifest["status"] == "interrupted" and 0 < manifest["games_done"] < 4000
+    else:
+        assert rc == -signal.SIGKILL
+        assert manifest["status"] == "running"
+    assert not (out / "games.parquet").exists()       # an unfinished run never looks complete
+    kept = len(list((out / "chunks").glob("chunk-*.parquet")))
+    assert 3 <= kept < 40
+    r = invoke(runner, ["run", *ARGS, "--out", out, "--resume"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output)["games"] == 4000
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["status"] == "complete" and manifest["games_done"] == 4000
+    assert not (out / "chunks").exists()
+    got = pq.read_table(out / "games.parquet").to_pandas()
+    assert got.equals(reference)
+    # a complete run is not resumed again
+    r = invoke(runner, ["run", *ARGS, "--out", out, "--resume"])
+    assert r.exit_code == 2 and "already complete" in r.output
