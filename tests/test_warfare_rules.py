@@ -289,3 +289,27 @@ def test_greedy_prefers_a_flank_attack():
     t = int(out[1])
     p.move(0, t % p.W, t // p.W, "NESW"[out[2]])
     assert p.angle(0, int(out[3])) == FLANK and int(out[3]) in p.targets(0)
+
+
+def test_greedy_nearest_enemy_map_is_the_brute_force_minimum():
+    from simkit.games.warfare.policies import greedy_maps_nb
+    rs = np.random.default_rng(5)
+    for trial in range(40):
+        k = int(rs.integers(2, 30))
+        squares = rs.choice(144, k, replace=False)
+        units = [(int(rs.integers(0, 2)), "infantry", int(s) % 12, int(s) // 12, "N") for s in squares]
+        p = Pos(PN, units)
+        gmap = np.zeros((3, 144), np.int64)
+        gf = np.zeros(4)
+        greedy_maps_nb(np.int64(0), p.P, p.usq, p.utype, p.uside, np.int64(p.nu), gmap, gf)
+        enemies = [u for u in range(p.nu) if p.uside[u] == 1]
+        for q in range(144):
+            if not enemies:
+                assert gmap[1, q] == -1
+                continue
+            best = min((max(abs(q % 12 - p.usq[v] % 12), abs(q // 12 - p.usq[v] // 12)), v) for v in enemies)
+            assert (gmap[0, q], gmap[1, q]) == best
+            # threat: infantry (move 1) reach squares within Manhattan 2, or the diagonal corners at 3
+            exp = sum(1 for v in enemies if (lambda dx, dy: dx + dy <= 2 or (dx + dy == 3 and dx and dy))(
+                abs(q % 12 - p.usq[v] % 12), abs(q // 12 - p.usq[v] // 12)))
+            assert gmap[2, q] == exp

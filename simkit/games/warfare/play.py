@@ -79,6 +79,7 @@ def play_game_nb(P, seed, game, first, policies, snapshot_turn, rec, agg, log, b
     nlog = 0
     snapped = False
     gf[0] = -1.0
+    gf[2] = -1.0
     maxt = ip[IP_MAXT]
     while True:
         if turn == snapshot_turn:
@@ -177,8 +178,6 @@ def play_game_nb(P, seed, game, first, policies, snapshot_turn, rec, agg, log, b
                             if gf[0] != turn * 1000 + alive[1 - player]:
                                 greedy_maps_nb(player, P, usq, utype, uside, nu, gmap, gf)
                                 gf[0] = turn * 1000 + alive[1 - player]
-                                for q in range(nu):
-                                    plan[q, 0] = -2
                             adv = 1 if greedy_advance_nb(u, tsq, player, P, occ, usq, uface, utype, uside,
                                                          gmap, gf) else 0
                         if adv == 1:

@@ -76,7 +76,7 @@ def greedy_maps_nb(side, P, usq, utype, uside, nu, gmap, gf):
     threat = gmap[2]
     for q in range(nsq):
         near_d[q] = BIG
-        near_u[q] = -1
+        near_u[q] = BIG
         threat[q] = 0
     tot = 0.0
     cnt = 0
@@ -90,17 +90,8 @@ def greedy_maps_nb(side, P, usq, utype, uside, nu, gmap, gf):
                 tot += vy if side == 0 else H - 1 - vy
                 cnt += 1
             continue
-        for q in range(nsq):
-            dx = q % W - vx
-            dy = q // W - vy
-            if dx < 0:
-                dx = -dx
-            if dy < 0:
-                dy = -dy
-            d = dx if dx > dy else dy
-            if d < near_d[q]:
-                near_d[q] = d
-                near_u[q] = v
+        near_d[usq[v]] = 0
+        near_u[usq[v]] = v
         t = utype[v]
         m = umove[t]
         if t == ARC:
@@ -120,6 +111,35 @@ def greedy_maps_nb(side, P, usq, utype, uside, nu, gmap, gf):
                     if man > m + 1 and not (man == m + 2 and ox != 0 and oy != 0):
                         continue
                 threat[y * W + x] += 1
+    # nearest enemy: two-pass chamfer transform of the Chebyshev distance, ties to the lower unit id
+    # (identical to the brute-force minimum over enemies; see tests/test_warfare_rules.py)
+    for y in range(H):
+        for x in range(W):
+            q = y * W + x
+            for k in range(4):
+                nx = x - 1 if k < 2 else (x if k == 2 else x + 1)
+                ny = y if k == 0 else y - 1
+                if 0 <= nx < W and 0 <= ny < H:
+                    n = ny * W + nx
+                    d = near_d[n] + 1
+                    if d < near_d[q] or (d == near_d[q] and near_u[n] < near_u[q]):
+                        near_d[q] = d
+                        near_u[q] = near_u[n]
+    for y in range(H - 1, -1, -1):
+        for x in range(W - 1, -1, -1):
+            q = y * W + x
+            for k in range(4):
+                nx = x + 1 if k < 2 else (x if k == 2 else x - 1)
+                ny = y if k == 0 else y + 1
+                if 0 <= nx < W and 0 <= ny < H:
+                    n = ny * W + nx
+                    d = near_d[n] + 1
+                    if d < near_d[q] or (d == near_d[q] and near_u[n] < near_u[q]):
+                        near_d[q] = d
+                        near_u[q] = near_u[n]
+    for q in range(nsq):
+        if near_u[q] == BIG:
+            near_u[q] = -1
     gf[1] = tot / cnt if cnt > 0 else 0.0
 
 
@@ -349,6 +369,8 @@ def greedy_choose_nb(side, phase2, turn, P, occ, usq, uface, utype, uside, acted
     if gf[0] != turn * 1000 + alive[1 - side]:
         greedy_maps_nb(side, P, usq, utype, uside, nu, gmap, gf)
         gf[0] = turn * 1000 + alive[1 - side]
+    if gf[2] != turn:   # plans last a turn (kept, though the maps change, when an enemy dies)
+        gf[2] = turn
         for u in range(nu):
             plan[u, 0] = -2
     if not phase2:
