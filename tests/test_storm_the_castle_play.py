@@ -28,6 +28,36 @@ def test_conservation_and_stacking_after_every_turn(seed, first, pols, sick, cle
         assert g.g[G_TURN] <= p.iopt[R.O_MAXTURNS]
 
 
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 2**31), first=st.integers(0, 1), clears=st.booleans())
+def test_invariants_after_every_action(seed, first, clears):
+    """Uniformly random actions one at a time through the step API (dice from the game's stream)."""
+    import random
+    picks = random.Random(seed)
+    p = P if not clears else params(melee_clears_stack=True)
+    g = Game(p, seed, 0, first)
+    seen_kinds = set()
+    for turn in range(60):
+        g.g[G_TURN] = turn
+        g.begin_turn()
+        for phase in (0, 1):
+            while True:
+                o = g.options(phase)
+                a = picks.choice(o) if len(o) > 1 and picks.random() < 0.9 else o[0]
+                if a[0] == 0:
+                    break
+                seen_kinds.add(a[0])
+                g.g[2] = phase
+                g.apply(a)
+                check_invariants(g)
+                if g.g[G_OVER]:
+                    assert g.options(0) == [(0, -1, -1)] and g.options(1) == [(0, -1, -1)]
+                    return
+            g.g[2] = 1
+        g.g[1] = 1 - g.g[1]
+    assert {1, 2} <= seen_kinds
+
+
 def test_step_api_plays_the_batch_game():
     """Turn by turn through the step API gives the batch kernel's game (same seed and index)."""
     n = 6

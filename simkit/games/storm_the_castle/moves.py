@@ -237,6 +237,8 @@ def _add_targets(cards, sp, ctab, buf, n, c, y):
 def gen_dispatch_nb(s, cards, sp, zones, zn, g, ctab, spi, seen, buf):
     """Dispatch options (one per card type in hand and target) after ``end`` at index 0."""
     n = _add(buf, 0, ACT_END, -1, -1)
+    if g[G_OVER] != 0:
+        return n
     pts = g[G_POINTS]
     ns = sp.shape[0]
     seen[:] = 0
@@ -265,6 +267,8 @@ def gen_dispatch_nb(s, cards, sp, zones, zn, g, ctab, spi, seen, buf):
 def gen_actions_nb(s, cards, sp, zones, zn, g, ctab, spi, adj, dist, seen, bq, bd, buf):
     """Action-phase options after ``end`` at index 0: move, attack, specials."""
     n = _add(buf, 0, ACT_END, -1, -1)
+    if g[G_OVER] != 0:
+        return n
     ns = sp.shape[0]
     can_attack = g[G_ATTACKS] < 2
     for x in range(ns):

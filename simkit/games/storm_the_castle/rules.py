@@ -255,13 +255,15 @@ def _load_default():
     p = Path(__file__).resolve().parents[3] / "scenarios" / "storm_the_castle" / "default.toml"
     with open(p, "rb") as f:
         d = tomllib.load(f)
-    return check_board("board", d["board"]), check_deck("deck", d["deck"])
+    return check_board("board", d["board"]), check_deck("deck", d["deck"]), list(d["dispatch_priority"])
 
 
-DEFAULT_BOARD, DEFAULT_DECK = _load_default()
+# the table defaults are the default scenario's (one source of truth)
+DEFAULT_BOARD, DEFAULT_DECK, DEFAULT_PRIORITY = _load_default()
+_TABLE_DEFAULTS = {"board": DEFAULT_BOARD, "deck": DEFAULT_DECK, "dispatch_priority": DEFAULT_PRIORITY}
 OPTIONS = tuple(
-    Option(o.name, o.kind, DEFAULT_BOARD if o.name == "board" else DEFAULT_DECK if o.name == "deck"
-           else o.default, o.help, o.min, o.max, o.choices, o.check) for o in OPTIONS)
+    Option(o.name, o.kind, _TABLE_DEFAULTS.get(o.name, o.default), o.help, o.min, o.max, o.choices, o.check)
+    for o in OPTIONS)
 
 
 def validate(rules):
