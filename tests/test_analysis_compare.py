@@ -1,0 +1,109 @@
+"""compare: common random numbers, paired differences, the compare directory, --precision."""
+import json
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+from conftest import invoke
+from simkit.analysis.compare import compare
+from simkit.engine.runner import RunConfig
+from simkit.scenario import load_scenario
+
+CFG = RunConfig(games=3000, seed=5, policies=("random", "random"))
+
+
+def test_a_scenario_compared_with_itself_differs_by_exactly_zero():
+    sc = load_scenario("martian_chess")
+    res = compare(sc, load_scenario("martian_chess"), CFG, keep=True)
+    for m, d in res.differences.items():
+        assert d["diff"] == 0.0 and d["ci"] == [0.0, 0.0] and d["p_value"] == 1.0, m
+    assert "identical" in res.verdict
+    assert np.array_equal(res.a.records(), res.b.records())
+
+
+def test_paired_difference_is_the_difference_of_the_two_summaries():
+    res = compare(load_scenario("martian_chess"), load_scenario("martian_chess", ["clock=leader"]), CFG)
+    s = res.summary()
+    for m in ("first_player_advantage", "side0_win_rate", "draw_rate", "mean_plies"):
+        assert s["differences"][m]["diff"] == pytest.approx(s["b"][m] - s["a"][m], abs=1e-12)
+        lo, hi = s["differences"][m]["ci"]
+        assert lo <= s["differences"][m]["diff"] <= hi
+    # the leader clock makes far fewer draws: a clear, significant difference
+    assert s["differences"]["draw_rate"]["p_value"] < 1e-6
+    assert s["differences"]["side0_win_rate"]["p_value"] < 1e-6
+    assert s["verdict"].startswith("B differs from A")
+    t = res.table
+    assert list(t.columns) == ["a", "b", "diff", "ci_lo", "ci_hi", "p_value"]
+
+
+def test_precision_stops_within_the_half_width_and_before_the_ceiling():
+    a, b = load_scenario("martian_chess"), load_scenario("martian_chess", ["clock=leader"])
+    res = compare(a, b, RunConfig(games=200_000, seed=1, policies=("random", "random"), chunk_size=1000),
+                  precision=0.01)
+    d = res.differences["first_player_advantage"]
+    assert res.stopped_at_precision and res.paired.n < 200_000
+    assert (d["ci"][1] - d["ci"][0]) / 2 <= 0.01
+    # one chunk fewer would not have been enough (it stops at the first chunk that reaches it)
+    prev = compare(a, b, RunConfig(games=res.paired.n - 1000, seed=1, policies=("random", "random"),
+                                   chunk_size=1000))
+    dp = prev.differences["first_player_advantage"]
+    assert (dp["ci"][1] - dp["ci"][0]) / 2 > 0.01
+    s = res.summary()
+    assert s["games"] == res.paired.n and s["a"]["games"] == s["b"]["games"] == res.paired.n
+    assert s["stopped_at_precision"] is True and s["a"]["stopped_at_precision"] is True
+
+
+def test_compare_cli_writes_the_compare_directory(runner, tmp_path):
+    out = tmp_path / "cmp"
+    r = invoke(runner, ["compare", "martian_chess", "--set-b", "clock=off", "--games", 1000, "--policy", "random",
+                        "--seed", 2, "--out", out, "--json"])
+    assert r.exit_code == 0, r.output
+    s = json.loads(r.output)
+    assert s["kind"] == "compare" and s["games"] == 1000
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["kind"] == "compare" and manifest["status"] == "complete"
+    assert manifest["b"]["rules"]["clock"] == "off" and manifest["a"]["rules"]["clock"] == "deadlock"
+    for side in ("a", "b"):
+        m = json.loads((out / side / "manifest.json").read_text())
+        assert m["kind"] == "run" and m["status"] == "complete" and m["config"]["seed"] == 2
+        assert len(pq.read_table(out / side / "games.parquet")) == 1000
+    c = json.loads((out / "compare.json").read_text())
+    assert {"a", "b", "differences", "verdict"} <= set(c)
+    for m in ("first_player_advantage", "side0_win_rate"):
+        assert {"diff", "ci", "p_value"} <= set(c["differences"][m])
+    text = invoke(runner, ["compare", "martian_chess", "scenarios/martian_chess/clock_off.toml", "-n", 500,
+                           "--policy", "random", "--no-save"]).output
+    assert "verdict:" in text and "B - A" in text
+
+
+def test_compare_cli_errors(runner):
+    from simkit.cli import cli
+    r = runner.invoke(cli, ["compare", "martian_chess", "--set-b", "clok=off", "-n", "10", "--no-save"])
+    assert r.exit_code == 2 and "clock" in r.output
+    r = runner.invoke(cli, ["compare", "martian_chess", "--precision", "0", "-n", "10", "--no-save"])
+    assert r.exit_code == 2 and "--precision" in r.output
+
+
+def test_run_precision_reports_games_and_stop(runner):
+    s = json.loads(invoke(runner, ["run", "martian_chess", "-n", 100_000, "--chunk-size", 2000, "--policy", "random",
+                                   "--precision", 0.01, "--no-save", "--json"]).output)
+    assert s["stopped_at_precision"] is True and s["games"] < 100_000 and s["games"] % 2000 == 0
+    lo, hi = s["first_player_advantage_ci"]
+    assert (hi - lo) / 2 <= 0.01
+    s = json.loads(invoke(runner, ["run", "martian_chess", "-n", 1000, "--policy", "random", "--precision", 0.001,
+                                   "--no-save", "--json"]).output)
+    assert s["stopped_at_precision"] is False and s["games"] == 1000
+
+
+def test_run_precision_run_directory_is_complete(tmp_path):
+    from simkit.engine.runner import simulate
+    out = tmp_path / "run"
+    res = simulate(load_scenario("martian_chess"), RunConfig(games=50_000, chunk_size=1000,
+                                                             policies=("random", "random")),
+                   out_dir=out, progress=False, precision=0.02)
+    assert res.stopped_at_precision and res.games_done < 50_000
+    m = json.loads((out / "manifest.json").read_text())
+    assert m["status"] == "complete" and m["games_done"] == res.games_done
+    assert len(pq.read_table(out / "games.parquet")) == res.games_done
+    assert json.loads((out / "summary.json").read_text())["stopped_at_precision"] is True
