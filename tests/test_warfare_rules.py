@@ -313,3 +313,24 @@ def test_greedy_nearest_enemy_map_is_the_brute_force_minimum():
             exp = sum(1 for v in enemies if (lambda dx, dy: dx + dy <= 2 or (dx + dy == 3 and dx and dy))(
                 abs(q % 12 - p.usq[v] % 12), abs(q // 12 - p.usq[v] // 12)))
             assert gmap[2, q] == exp
+
+
+def test_ties_are_rolled_again_through_the_engine():
+    """Find seeds whose first pair of d6 ties; the attack is then decided by the next pair."""
+    from simkit.engine.rng import rng_below_nb, rng_seed_nb
+    checked = 0
+    for seed in range(1, 400):
+        st = np.zeros(1, np.uint64)
+        rng_seed_nb(st, np.int64(seed), np.int64(0))
+        rolls = [1 + int(rng_below_nb(st, 6)) for _ in range(8)]
+        a1, d1, a2, d2 = rolls[:4]
+        if a1 != d1 or a2 == d2:
+            continue
+        p = Pos(PN, [(0, "infantry", 4, 4, "N"), (1, "infantry", 4, 5, "S")], seed=seed)
+        out, _, rolled = p.attack(0, 1)
+        assert rolled and out == (DEF_DIES if a2 > d2 else ATT_DIES)
+        # the next die pair is unchanged by the modifiers' sign convention: +1 charge on a tie a1 == d1 wins
+        q = Pos(PN, [(0, "cavalry", 4, 4, "N"), (1, "infantry", 4, 5, "S")], seed=seed)
+        assert q.attack(0, 1)[0] == DEF_DIES
+        checked += 1
+    assert checked >= 5
