@@ -31,12 +31,12 @@ def army_of(Pm):
 def check_game(Pm, seed, game, first, policies):
     rec, log, boards, agg = play_mod.play_one(Pm, seed, game, first, policies)
     ip = Pm[0]
-    W, H, nsq = int(ip[0]), int(ip[1]), int(ip[2])
+    nsq = int(ip[2])
     utype, uside = army_of(Pm)
     nu = len(utype)
     turns = int(rec[2])
     assert len(boards) == turns + 1
-    prev = None
+    prev = prev_live = None
     for t in range(turns + 1):
         sq, face = boards[t, :, 0], boards[t, :, 1]
         live = sq >= 0

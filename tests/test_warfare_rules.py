@@ -294,7 +294,7 @@ def test_greedy_prefers_a_flank_attack():
 def test_greedy_nearest_enemy_map_is_the_brute_force_minimum():
     from simkit.games.warfare.policies import greedy_maps_nb
     rs = np.random.default_rng(5)
-    for trial in range(40):
+    for _trial in range(40):
         k = int(rs.integers(2, 30))
         squares = rs.choice(144, k, replace=False)
         units = [(int(rs.integers(0, 2)), "infantry", int(s) % 12, int(s) // 12, "N") for s in squares]

@@ -189,11 +189,14 @@ def _line_layout(army: dict, width: int, rows: int) -> list[tuple[int, int, int]
         cells = [None] * width
         lo, hi = 0, width - 1
         while left and lo <= hi:
-            cells[lo] = left.pop(); lo += 1  # innermost leftover first, next to the wing
+            cells[lo] = left.pop()  # innermost leftover first, next to the wing
+            lo += 1
             if right and lo <= hi:
-                cells[hi] = right.pop(0); hi -= 1
+                cells[hi] = right.pop(0)
+                hi -= 1
         while right and lo <= hi:
-            cells[hi] = right.pop(0); hi -= 1
+            cells[hi] = right.pop(0)
+            hi -= 1
         free = hi - lo + 1
         k = min(free, len(pending_arch))
         start = lo + (free - k) // 2
