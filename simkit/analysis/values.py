@@ -212,6 +212,11 @@ def unit_values(base, config, *, threads=None, out_dir=None, snapshot_ply=None, 
     records = base_run.records()
     abl = ablation(base, records, config, threads=threads, log=log)
     reg = regression(base.spec, records)
+    notes = []
+    draws = float((records[:, 1] < 0).mean()) if len(records) else 0.0
+    if draws > 0.9:
+        notes.append(f"{100 * draws:.0f}% of the base games are draws: values say little; try another --policy "
+                     f"or more decisive rules")
     data = {"kind": "values", "game": base.game, "scenario": base.name, "policies": list(config.policies),
             "seed": config.seed, "games": base_run.games_done, "snapshot_ply": snapshot_ply,
             "snapshot_ply_source": source,
@@ -221,6 +226,7 @@ def unit_values(base, config, *, threads=None, out_dir=None, snapshot_ply=None, 
                                   "the weakest unit's; draws dropped",
             "ablation": abl, "regression": reg,
             "ranking": {"ablation": _ranking(abl), "regression": _ranking(reg["units"])},
+            "draw_rate": draws, "notes": notes,
             "elapsed_s": round(time.perf_counter() - t0, 3)}
     result = ValuesResult(data, out)
     if out is not None:

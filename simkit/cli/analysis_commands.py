@@ -279,7 +279,7 @@ def values(target, sets, games, seed, policy, policy0, policy1, first, threads, 
     c.print(f"snapshot at {unit} {d['snapshot_ply']} ({d['snapshot_ply_source']}); "
             f"regression on {d['regression'].get('games_used', 0):,} decided games "
             f"({d['regression'].get('draws_dropped', 0):,} draws dropped)")
-    for n in d["regression"]["notes"]:
+    for n in d["notes"] + d["regression"]["notes"]:
         c.print(f"note: {_esc(n)}")
     for u, a in d["ablation"].items():
         for side, why in a.get("skipped", {}).items():
