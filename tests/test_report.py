@@ -154,3 +154,20 @@ def test_interrupted_run_without_games_parquet_still_reports(runner, runs, tmp_p
     assert invoke(runner, ["report", run, "-o", out]).exit_code == 0
     pngs = check_report(out / "index.html")
     assert "outcomes.png" in pngs and "lengths.png" not in pngs
+
+
+def test_examples_module_writes_a_report(tmp_path, capsys):
+    from simkit.report.examples import main
+    assert main(["martian_chess", "--games", "300", "--runs", str(tmp_path / "runs"),
+                 "--reports", str(tmp_path / "reports")]) == 0
+    check_report(tmp_path / "reports" / "martian_chess" / "index.html")
+    assert "martian_chess: " in capsys.readouterr().out
+
+
+def test_committed_example_reports_are_self_contained_and_small():
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1] / "reports"
+    indexes = sorted(root.glob("*/index.html"))
+    for index in indexes:
+        check_report(index)
+        assert sum(p.stat().st_size for p in index.parent.iterdir()) < 2_000_000, index

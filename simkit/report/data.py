@@ -97,7 +97,7 @@ class RunData:
                 continue
             x = self.games[col].to_numpy(dtype=np.float64)
             mean = float(x.mean())
-            half = Z95 * float(x.std()) / math.sqrt(n) if n > 1 else math.inf
+            half = Z95 * float(x.std()) / math.sqrt(n) if n > 1 else math.nan
             rows.append({"side": int(m.group(2)), "unit": m.group(3), "stat": m.group(1), "mean": mean,
                          "lo": mean - half, "hi": mean + half, "total": int(x.sum())})
         return pd.DataFrame(rows, columns=["side", "unit", "stat", "mean", "lo", "hi", "total"])

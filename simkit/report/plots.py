@@ -23,7 +23,8 @@ from simkit.analysis.metrics import CAP_REASONS  # noqa: E402  (one definition o
 def _err(v, lo, hi):
     """Error-bar half lengths from a value and its interval (NaN-safe)."""
     v, lo, hi = (np.asarray(x, dtype=float) for x in (v, lo, hi))
-    return np.vstack([np.nan_to_num(v - lo), np.nan_to_num(hi - v)]).clip(min=0)
+    e = np.vstack([v - lo, hi - v])
+    return np.where(np.isfinite(e), e, 0.0).clip(min=0)   # an unknown or infinite interval draws no bar
 
 
 def _ci(summary: dict, key: str):
@@ -75,7 +76,8 @@ def fpa(rows, ax):
         ax.annotate(f"{vi:+.4f}", (vi, yi), textcoords="offset points", xytext=(0, 7), ha="center", fontsize=8)
     ax.set_yticks(y, [str(r[0]) for r in rows], fontsize=8)
     ax.set_ylim(-0.7, len(rows) - 0.3)
-    span = np.nanmax(np.abs(np.concatenate([lo, hi, [0.01]])))
+    vals = np.abs(np.concatenate([lo, hi, v, [0.01]]))
+    span = vals[np.isfinite(vals)].max()
     ax.set_xlim(-span * 1.3, span * 1.3)
     ax.set_xlabel("first-player advantage (expected score of the first player - 1/2)")
     ax.set_title("First-player advantage (95% CI; red = significant)")
@@ -91,7 +93,7 @@ def lengths(data, ax):
         return ax
     lo, hi = int(values.min()), int(values.max())
     width = max(1, math.ceil((hi - lo + 1) / 120))
-    bins = np.arange(lo, hi + width + 1, width) - 0.5
+    bins = np.arange(hi + 0.5, lo - 0.5 - width, -width)[::-1]   # the last bin ends at the longest game
     ax.hist(values, bins=bins, color=SIDE[0], alpha=0.85)
     med = float(np.median(values))
     ax.axvline(med, color="black", ls="--", lw=1, label=f"median {med:g}")
