@@ -42,7 +42,10 @@ def _coin_records(seed, games, modifier, nfields):
         rng_seed_nb(state, np.int64(seed), np.int64(g))
         r = storm_attack_nb(state, np.int64(modifier))
         first = g % 2
-        winner = first if r in (STORM_SUCCESS, STORM_CRIT_SUCCESS) else (-1 if r == STORM_CRIT_FAIL else 1 - first)
+        if r in (STORM_SUCCESS, STORM_CRIT_SUCCESS):
+            winner = first
+        else:
+            winner = -1 if r == STORM_CRIT_FAIL else 1 - first
         rec[g, 0], rec[g, 1], rec[g, 2] = first, winner, 1
     return rec
 
@@ -69,7 +72,8 @@ def test_paired_difference_covers_the_true_difference_on_common_dice():
     hits, widths_paired, widths_indep = [], [], []
     for rep in range(REPS):
         pt = PairedTally()
-        ra, rb = _coin_records(rep, 300, 4, len(spec.record_fields)), _coin_records(rep, 300, 5, len(spec.record_fields))
+        nf = len(spec.record_fields)
+        ra, rb = _coin_records(rep, 300, 4, nf), _coin_records(rep, 300, 5, nf)
         pt.add("a", 0, ra)
         pt.add("b", 0, rb)
         d = pt.difference("first_player_advantage")

@@ -26,7 +26,7 @@ def test_martian_chess_ranks_queen_drone_pawn_both_ways(mc_values):
     assert reg["queen"]["ci"][0] > 1.0
     assert d["ablation"]["queen"]["ci"][0] > d["ablation"]["pawn"]["ci"][1]
     assert d["regression"]["draws"] == "dropped" and d["regression"]["draws_dropped"] > 0
-    for u, a in d["ablation"].items():
+    for a in d["ablation"].values():
         assert set(a["sides"]) == {"0", "1"} and a["ci"][0] <= a["value"] <= a["ci"][1]
 
 

@@ -7,7 +7,6 @@ with `_ci_lo` / `_ci_hi` (docs/metrics.md).
 """
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass
 from pathlib import Path

@@ -172,7 +172,8 @@ class ValuesResult:
         import pandas as pd
         rows = []
         for u, v in self.data["ablation"].items():
-            rows.append({"method": "ablation", "unit": u, "value": v["value"], "ci_lo": v["ci"][0], "ci_hi": v["ci"][1]})
+            rows.append({"method": "ablation", "unit": u, "value": v["value"], "ci_lo": v["ci"][0],
+                         "ci_hi": v["ci"][1]})
         for u, v in self.data["regression"]["units"].items():
             rows.append({"method": "regression", "unit": u, "value": v["value"], "ci_lo": v["ci"][0],
                          "ci_hi": v["ci"][1]})

@@ -217,7 +217,8 @@ def _print_sweep(res, base, out_dir):
 @cli.command()
 @click.argument("target")
 @scenario_options
-@click.option("--games", "-n", type=int, default=50_000, show_default=True, help="Games per run (base and each ablation).")
+@click.option("--games", "-n", type=int, default=50_000, show_default=True,
+              help="Games per run (base and each ablation).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Run seed (shared by every run).")
 @click.option("--policy", default="random", show_default=True,
               help="Policy of both sides (random is the robust default; greedy measures skilled play).")
