@@ -8,9 +8,10 @@ def load_scenario(target, overrides=None):
 
 
 def simulate(target, games=10_000, *, seed=0, policies=("greedy", "greedy"), first="alternate",
-             overrides=None, threads=None, chunk_size=None, snapshot_ply=None, out_dir=None):
+             overrides=None, threads=None, chunk_size=None, snapshot_ply=None, out_dir=None, precision=None):
     """Play ``games`` games of a game name, scenario file or Scenario. Returns a RunResult
-    (``.games`` DataFrame, ``.summary()`` dict)."""
+    (``.games`` DataFrame, ``.summary()`` dict). ``precision``: stop early once the FPA's
+    95% half-width is <= it (``games`` is the ceiling)."""
     from simkit.engine.runner import DEFAULT_SNAPSHOT_PLY, RunConfig, simulate as _simulate
     from simkit.scenario.load import Scenario
     scenario = target if isinstance(target, Scenario) else load_scenario(target, overrides)
@@ -18,7 +19,7 @@ def simulate(target, games=10_000, *, seed=0, policies=("greedy", "greedy"), fir
         policies = (policies, policies)
     config = RunConfig(games=games, seed=seed, policies=tuple(policies), first=first, chunk_size=chunk_size,
                        snapshot_ply=DEFAULT_SNAPSHOT_PLY if snapshot_ply is None else snapshot_ply)
-    return _simulate(scenario, config, threads=threads, out_dir=out_dir, progress=False)
+    return _simulate(scenario, config, threads=threads, out_dir=out_dir, progress=False, precision=precision)
 
 
 def _scenario(target, overrides=None):

@@ -107,3 +107,15 @@ def test_run_precision_run_directory_is_complete(tmp_path):
     assert m["status"] == "complete" and m["games_done"] == res.games_done
     assert len(pq.read_table(out / "games.parquet")) == res.games_done
     assert json.loads((out / "summary.json").read_text())["stopped_at_precision"] is True
+
+
+def test_python_api_returns_tidy_frames():
+    import simkit
+    res = simkit.compare("martian_chess", games=500, overrides_b={"clock": "off"}, policies="random")
+    g = res.games
+    assert list(g["variant"].value_counts().sort_index()) == [500, 500]
+    assert (g[g.variant == "a"]["first"].to_numpy() == g[g.variant == "b"]["first"].to_numpy()).all()
+    assert set(res.table.index) >= {"first_player_advantage", "side0_win_rate"}
+    assert res.summary()["kind"] == "compare"
+    run = simkit.simulate("martian_chess", 50_000, policies="random", chunk_size=1000, precision=0.02)
+    assert run.summary()["stopped_at_precision"] and len(run.games) == run.summary()["games"] < 50_000
