@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 
 from simkit.games.skorm import SPEC
 from simkit.games.skorm.play import RECORD_FIELDS, Game, run_chunk
-from simkit.games.skorm.rules import I_P, I_RANGE, I_STEPS_H, I_STEPS_W, P_ARMY, P_I, UNITS
+from simkit.games.skorm.rules import I_RANGE, I_STEPS_H, I_STEPS_W, P_ARMY, P_I, UNITS
 from simkit.games.skorm.state import SC_CNT, SC_PN0, SC_WL0
 from skorm_helpers import params_for, reference_actions
 
@@ -57,8 +57,8 @@ def _check_invariants(p, g, prev_counts):
        pols=st.tuples(st.integers(0, 1), st.integers(0, 1)), first=st.integers(0, 1))
 def test_reachable_states(seed, variant, pols, first):
     p = VARIANTS[variant]
-    I = p[P_I]
-    steps = (1, 1, int(I[I_STEPS_H]), int(I[I_STEPS_W]))
+    ip = p[P_I]
+    steps = (1, 1, int(ip[I_STEPS_H]), int(ip[I_STEPS_W]))
     g = Game(p, seed=seed, game=seed % 97, first=first)
     army = p[P_ARMY]
     counts = np.array([army[s, k] for s in (0, 1) for k in range(4)])
@@ -68,7 +68,7 @@ def test_reachable_states(seed, variant, pols, first):
     while not g.done:
         acts = g.legal_actions()
         assert len(set(acts.tolist())) == len(acts)               # SK-5b: each action once
-        assert set(acts.tolist()) == reference_actions(p, g.cell, g.face, g.to_move, int(I[I_RANGE]), steps)
+        assert set(acts.tolist()) == reference_actions(p, g.cell, g.face, g.to_move, int(ip[I_RANGE]), steps)
         g.play(pols[g.to_move])
         plies += 1
         counts = _check_invariants(p, g, counts)

@@ -13,7 +13,7 @@ from simkit.games.skorm.rules import (
 )
 from simkit.games.skorm.state import (
     R_GOLD, R_GOLD_IMM, R_MOVE_LIMIT, R_STALEMATE, R_WARLORD, SC_CNT, SC_DONE, SC_PASSES, SC_PENDING,
-    SC_PLY, SC_PN0, SC_REASON, SC_TOMOVE, SC_WINNER, SC_WL0, ST_BLOCK, ST_KCAP, ST_KSHOT, ST_LOSS, ST_PASS,
+    SC_PLY, SC_PN0, SC_REASON, SC_TOMOVE, SC_WINNER, SC_WL0, ST_KCAP, ST_KSHOT, ST_LOSS,
 )
 
 _ONE = np.uint64(1)
@@ -49,12 +49,12 @@ def gen_actions_nb(params, cell, face, plist, sc, s, acts, blocks):
     (from, to) capture of an enemy Shieldman that had at least one open path
     but whose every open path's final step came from the shielded cell.
     """
-    I = params[P_I]
+    ip = params[P_I]
     nb = params[P_NB]
     ray = params[P_RAY]
     dest = params[P_DEST]
     appr = params[P_APPR]
-    rng_ = I[I_RANGE]
+    rng_ = ip[I_RANGE]
     K = ray.shape[2]
     if rng_ > K:
         rng_ = K
@@ -94,7 +94,7 @@ def gen_actions_nb(params, cell, face, plist, sc, s, acts, blocks):
                                 acts[n] = encode(1, a, t)
                                 n += 1
         else:
-            steps = I[I_STEPS_H] if kind == 2 else I[I_STEPS_W]
+            steps = ip[I_STEPS_H] if kind == 2 else ip[I_STEPS_W]
             nd = 18 if steps >= 2 else 6
             for j in range(nd):
                 t = dest[a, j]
@@ -188,7 +188,7 @@ def apply_action_nb(params, cell, face, plist, sc, code, landface, stats, agg):
 @njit(cache=True)
 def end_ply_nb(params, sc, passed):
     """Close the ply of the side to move: pass count, SK-8 end checks, turn."""
-    I = params[P_I]
+    ip = params[P_I]
     s = sc[SC_TOMOVE]
     o = 1 - s
     if passed:
@@ -196,19 +196,19 @@ def end_ply_nb(params, sc, passed):
     else:
         sc[SC_PASSES] = 0
     sc[SC_PLY] += 1
-    gold = I[I_GOLD]
+    gold = ip[I_GOLD]
     reason = -1
     winner = -1
     if sc[SC_WL0 + o] < 0:
         reason = R_WARLORD
         winner = s
-    elif I[I_GOLD_ON] == 1 and sc[SC_PENDING] == o:
+    elif ip[I_GOLD_ON] == 1 and sc[SC_PENDING] == o:
         reason = R_GOLD
         winner = o
     else:
-        if I[I_GOLD_ON] == 1 and sc[SC_WL0 + s] == gold:
+        if ip[I_GOLD_ON] == 1 and sc[SC_WL0 + s] == gold:
             others = sc[SC_PN0 + o] - 1
-            if others <= I[I_GOLD_IMM]:
+            if others <= ip[I_GOLD_IMM]:
                 reason = R_GOLD_IMM
                 winner = s
             else:
@@ -216,7 +216,7 @@ def end_ply_nb(params, sc, passed):
         if reason < 0:
             if sc[SC_PASSES] >= 2:
                 reason = R_STALEMATE
-            elif sc[SC_PLY] >= I[I_MAX_PLIES]:
+            elif sc[SC_PLY] >= ip[I_MAX_PLIES]:
                 reason = R_MOVE_LIMIT
     if reason >= 0:
         sc[SC_DONE] = 1
@@ -230,7 +230,7 @@ def attack_bits_nb(params, cell, plist, sc, o, skip):
     """Cells side ``o``'s pieces could capture or shoot on their next turn
     (ignoring shields and what stands there), as two 64-bit words; the piece on
     ``skip`` (a cell, -1 none) is left out (it is being captured)."""
-    I = params[P_I]
+    ip = params[P_I]
     nb = params[P_NB]
     adjb = params[P_ADJB]
     shotb = params[P_SHOTB]
@@ -248,7 +248,7 @@ def attack_bits_nb(params, cell, plist, sc, o, skip):
             w0 |= adjb[a, 0]
             w1 |= adjb[a, 1]
             if kind >= 2:
-                steps = I[I_STEPS_H] if kind == 2 else I[I_STEPS_W]
+                steps = ip[I_STEPS_H] if kind == 2 else ip[I_STEPS_W]
                 if steps >= 2:
                     for d in range(6):
                         m = nb[a, d]
@@ -289,16 +289,16 @@ def threat_dirs_nb(params, cell, p, o, counts):
     """Directions (bitmask, from ``p``) from which side ``o`` could capture or
     shoot a piece on ``p`` next turn; ``counts[d]`` gets the number of enemy
     pieces attacking from direction ``d`` (a facing ``d`` blocks exactly those)."""
-    I = params[P_I]
+    ip = params[P_I]
     nb = params[P_NB]
     ray = params[P_RAY]
-    rng_ = I[I_RANGE]
+    rng_ = ip[I_RANGE]
     K = ray.shape[2]
     if rng_ > K:
         rng_ = K
     lo = 1 + 4 * o
-    sh = I[I_STEPS_H] >= 2
-    sw = I[I_STEPS_W] >= 2
+    sh = ip[I_STEPS_H] >= 2
+    sw = ip[I_STEPS_W] >= 2
     mask = 0
     for d in range(6):
         cnt = 0
@@ -333,8 +333,9 @@ def face_threats_nb(params, cell, face, plist, sc, s, counts):
     turn; ties keep the current facing if it is among the best, else the lowest
     direction; a Shieldman nobody threatens keeps its facing."""
     code = 1 + 4 * s
-    for i in range(sc[SC_PN0 + s]):
-        p = plist[s, i]
+    fwd = 5 if s == 0 else 2
+    for j in range(sc[SC_PN0 + s]):
+        p = plist[s, j]
         if cell[p] != code:
             continue
         m = threat_dirs_nb(params, cell, p, 1 - s, counts)
@@ -342,7 +343,8 @@ def face_threats_nb(params, cell, face, plist, sc, s, counts):
             continue
         best = counts[face[p]]
         bd = face[p]
-        for d in range(6):
+        for i in range(6):
+            d = (fwd + i) % 6
             if counts[d] > best:
                 best = counts[d]
                 bd = d

@@ -35,29 +35,29 @@ assert len(RECORD_FIELDS) == NFIELDS
 
 
 def max_actions(params) -> int:
-    I = params[P_I]
-    return int(I[I_P] * (18 + 6 * min(I[I_RANGE], params[P_RAY].shape[2])) + 1)
+    ip = params[P_I]
+    return int(ip[I_P] * (18 + 6 * min(ip[I_RANGE], params[P_RAY].shape[2])) + 1)
 
 
 @njit(cache=True)
 def max_actions_nb(params):
-    I = params[P_I]
-    rng_ = I[I_RANGE]
+    ip = params[P_I]
+    rng_ = ip[I_RANGE]
     K = params[P_RAY].shape[2]
     if rng_ > K:
         rng_ = K
-    return I[I_P] * (18 + 6 * rng_) + 1
+    return ip[I_P] * (18 + 6 * rng_) + 1
 
 
 @njit(cache=True)
 def play_ply_nb(params, rng, pol, cell, face, plist, sc, acts, blocks, counts, stats, agg):
     """One ply of the side to move under policy ``pol``; returns the action (PASS = -1)."""
-    I = params[P_I]
+    ip = params[P_I]
     s = sc[SC_TOMOVE]
     blocks[0] = 0
     n = gen_actions_nb(params, cell, face, plist, sc, s, acts, blocks)
     stats[ST_BLOCK + 1 - s] += blocks[0]
-    facing = I[I_FACING]
+    facing = ip[I_FACING]
     code = PASS
     if n > 0:
         if pol == POL_GREEDY:
@@ -120,9 +120,9 @@ def play_game_nb(params, seed, game, first, pol0, pol1, snapshot_ply, cell, face
 
 @njit(parallel=True, cache=True)
 def run_batch_nb(params, seed, start, firsts, pol0, pol1, snapshot_ply, records, agg):
-    I = params[P_I]
-    N = I[I_N]
-    P = I[I_P]
+    ip = params[P_I]
+    N = ip[I_N]
+    P = ip[I_P]
     n = firsts.shape[0]
     nblocks = agg.shape[0]
     maxa = max_actions_nb(params)
@@ -217,8 +217,8 @@ class Game:
     """One game's arrays, for tests and traces: placement done, ready to play."""
 
     def __init__(self, params, seed=0, game=0, first=0):
-        I = params[P_I]
-        N, P = int(I[I_N]), int(I[I_P])
+        ip = params[P_I]
+        N, P = int(ip[I_N]), int(ip[I_P])
         self.params = params
         self.cell = np.zeros(N, np.int8)
         self.face = np.zeros(N, np.int8)

@@ -12,6 +12,8 @@
       - w_gold_distance   * hex distance of the own Warlord to the Gold Tile
       - w_hanging         * value of the most valuable other own piece the
                             opponent could take next turn
+      + w_advance         * hexes the moved piece (not the Warlord) comes
+                            closer to the enemy Warlord
 
   ties broken uniformly at random. "Could be taken" uses the attack map of the
   opponent after the move (one bitmask per candidate, not the opponent's move
@@ -29,7 +31,7 @@ from simkit.games.skorm.moves import (
 )
 from simkit.games.skorm.rules import (
     F_W_GOLD, F_W_HANG, F_W_WARLORD, I_FACING, I_GOLD, I_GOLD_IMM, I_GOLD_ON, I_STEPS_H, I_STEPS_W,
-    P_ADJB, P_DISTG, P_F, P_I, P_NB,
+    F_W_ADV, P_ADJB, P_DIST, P_DISTG, P_F, P_I, P_NB,
 )
 from simkit.games.skorm.state import SC_PN0, SC_TOMOVE, SC_WL0
 
@@ -40,21 +42,23 @@ WIN_SCORE = 1e18
 
 @njit(cache=True)
 def greedy_choose_nb(params, cell, face, plist, sc, acts, n, rng, counts):
-    I = params[P_I]
+    ip = params[P_I]
     F = params[P_F]
     distg = params[P_DISTG]
     s = sc[SC_TOMOVE]
     o = 1 - s
-    gold = I[I_GOLD]
-    gold_on = I[I_GOLD_ON] == 1
-    imm = I[I_GOLD_IMM]
-    threat = I[I_FACING] == 2
+    gold = ip[I_GOLD]
+    gold_on = ip[I_GOLD_ON] == 1
+    imm = ip[I_GOLD_IMM]
+    threat = ip[I_FACING] == 2
     wl = sc[SC_WL0 + s]
     ewl = sc[SC_WL0 + o]
     others_o = sc[SC_PN0 + o] - 1
     w_wl = F[F_W_WARLORD]
     w_gold = F[F_W_GOLD]
     w_hang = F[F_W_HANG]
+    w_adv = F[F_W_ADV]
+    dist = params[P_DIST]
     npc = sc[SC_PN0 + s]
     # the opponent's attacks that do not depend on occupancy (archer lines,
     # neighbours of every piece), and its two-steppers listed in counts[6:]
@@ -66,7 +70,7 @@ def greedy_choose_nb(params, cell, face, plist, sc, acts, n, rng, counts):
     for j in range(sc[SC_PN0 + o]):
         x = plist[o, j]
         c = cell[x]
-        if (c == lo2 and I[I_STEPS_H] >= 2) or (c == lo2 + 1 and I[I_STEPS_W] >= 2):
+        if (c == lo2 and ip[I_STEPS_H] >= 2) or (c == lo2 + 1 and ip[I_STEPS_W] >= 2):
             counts[6 + nhw] = x
             nhw += 1
     best = -np.inf
@@ -122,6 +126,8 @@ def greedy_choose_nb(params, cell, face, plist, sc, acts, n, rng, counts):
                 score = WIN_SCORE
             else:
                 score = gain - w_gold * distg[wpos]
+                if typ == 0 and mk != 3:
+                    score += w_adv * (dist[a, ewl] - dist[t, ewl])
                 if wl_att:
                     score -= w_wl
                 hang = 0.0

@@ -68,10 +68,10 @@ def describe(params, code: int, before_cell, mover: int) -> str:
 
 
 def run_logged(params, seed, game, first, policies, snapshot_ply=0):
-    I = params[P_I]
-    N, P = int(I[I_N]), int(I[I_P])
+    ip = params[P_I]
+    N, P = int(ip[I_N]), int(ip[I_P])
     from simkit.games.skorm.rules import I_MAX_PLIES
-    rows = 2 * P + 2 + int(I[I_MAX_PLIES]) + 2
+    rows = 2 * P + 2 + int(ip[I_MAX_PLIES]) + 2
     log = np.zeros((rows, LOG_W_EXTRA + 2 * N), np.int64)
     rec = np.zeros(NFIELDS, np.int32)
     li = play_game_nb(params, np.int64(seed), np.int64(game), np.int64(first), np.int64(policies[0]),

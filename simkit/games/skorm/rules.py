@@ -17,7 +17,8 @@ Geometry is built once per board here (RULES.md §1, axial coordinates):
   The shield rule (SK-6) looks only at that final-step-from cell, so this table
   is exactly what SK-5b/SK-6 need: a (from, to) action exists when one open
   approach has a final step the shield allows;
-- ``DISTG[c]``: hex distance to the Gold Tile ``(0, 0)``;
+- ``DISTG[c]``: hex distance to the Gold Tile ``(0, 0)``; ``DIST[a, b]``: hex
+  distance between any two cells;
 - ``ADJB[c]`` / ``SHOTB[c]``: 2x64-bit masks of the neighbours of ``c`` and of
   the cells an Archer on ``c`` can shoot (``archer_range`` along the six lines).
 """
@@ -101,20 +102,23 @@ OPTIONS = (
            min=0),
     Option("w_gold_distance", "float", 0.25, "greedy: penalty per hex between the own Warlord and the Gold Tile",
            min=0),
-    Option("w_hanging", "float", 0.8,
+    Option("w_hanging", "float", 0.5,
            "greedy: penalty x value of the most valuable own piece the opponent could take next turn", min=0),
+    Option("w_advance", "float", 0.5,
+           "greedy: bonus per hex a piece other than the Warlord moves toward the enemy Warlord (aggression)",
+           min=0),
 ) + handicap_options(UNITS)
 
 # ---------------------------------------------------------------- params layout
-P_I, P_F, P_NB, P_RAY, P_DEST, P_APPR, P_DISTG, P_ADJB, P_SHOTB, P_FORM, P_ZONE, P_ARMY, P_CQ, P_CR = range(14)
+P_I, P_F, P_NB, P_RAY, P_DEST, P_APPR, P_DISTG, P_ADJB, P_SHOTB, P_FORM, P_ZONE, P_ARMY, P_CQ, P_CR, P_DIST = range(15)
 
 # integer params (P_I)
 I_N, I_R, I_RANGE, I_STEPS_H, I_STEPS_W, I_GOLD_ON, I_GOLD_IMM, I_MAX_PLIES, I_PLACEMENT, I_FACING, \
     I_P, I_GOLD, I_CORNER0, I_CORNER1, I_Z = range(15)
 NI = 15
 # float params (P_F): unit values 0..3 then weights
-F_W_WARLORD, F_W_GOLD, F_W_HANG = 4, 5, 6
-NF = 7
+F_W_WARLORD, F_W_GOLD, F_W_HANG, F_W_ADV = 4, 5, 6, 7
+NF = 8
 
 
 def cells_of(radius: int) -> list[tuple[int, int]]:
@@ -298,20 +302,22 @@ def prepare(rules: dict):
         for s in (0, 1):
             for i, (c, k, f) in enumerate(formation(rules, s)):
                 form[s, i] = (index[c], k, f)
-    I = np.zeros(NI, np.int64)
-    I[I_N], I[I_R], I[I_RANGE] = N, R, rules["archer_range"]
-    I[I_STEPS_H], I[I_STEPS_W] = rules["horseman_steps"], rules["warlord_steps"]
-    I[I_GOLD_ON], I[I_GOLD_IMM] = int(rules["gold_tile"]), rules["gold_tile_immediate_max"]
-    I[I_MAX_PLIES] = rules["max_plies"]
-    I[I_PLACEMENT] = PLACEMENTS.index(rules["placement"])
-    I[I_FACING] = FACINGS.index(rules["facing"])
-    I[I_P], I[I_GOLD] = P, index[(0, 0)]
-    I[I_CORNER0], I[I_CORNER1], I[I_Z] = index[(0, -R)], index[(0, R)], Z
+    ip = np.zeros(NI, np.int64)
+    ip[I_N], ip[I_R], ip[I_RANGE] = N, R, rules["archer_range"]
+    ip[I_STEPS_H], ip[I_STEPS_W] = rules["horseman_steps"], rules["warlord_steps"]
+    ip[I_GOLD_ON], ip[I_GOLD_IMM] = int(rules["gold_tile"]), rules["gold_tile_immediate_max"]
+    ip[I_MAX_PLIES] = rules["max_plies"]
+    ip[I_PLACEMENT] = PLACEMENTS.index(rules["placement"])
+    ip[I_FACING] = FACINGS.index(rules["facing"])
+    ip[I_P], ip[I_GOLD] = P, index[(0, 0)]
+    ip[I_CORNER0], ip[I_CORNER1], ip[I_Z] = index[(0, -R)], index[(0, R)], Z
     F = np.zeros(NF, np.float64)
     for k, u in enumerate(UNITS):
         F[k] = rules["values"][u]
     F[F_W_WARLORD], F[F_W_GOLD], F[F_W_HANG] = rules["w_warlord_safety"], rules["w_gold_distance"], rules["w_hanging"]
-    return (I, F, nb, ray, dest, appr, distg, adjb, shotb, form, zone, army, cq, cr)
+    F[F_W_ADV] = rules["w_advance"]
+    dist = np.array([[hex_dist(a, b) for b in cells] for a in cells], np.int64)
+    return (ip, F, nb, ray, dest, appr, distg, adjb, shotb, form, zone, army, cq, cr, dist)
 
 
 def default_rules(**overrides) -> dict:

@@ -30,7 +30,7 @@ from numba import njit
 
 from simkit.engine.rng import rng_below_nb
 from simkit.games.skorm.rules import (
-    I_CORNER0, I_CORNER1, I_P, I_PLACEMENT, I_Z, P_ARMY, P_FORM, P_I, P_ZONE, WARLORD,
+    I_CORNER0, I_CORNER1, I_PLACEMENT, I_Z, P_ARMY, P_FORM, P_I, P_ZONE, WARLORD,
 )
 
 SC_TOMOVE, SC_PLY, SC_PASSES, SC_PENDING, SC_WINNER, SC_REASON, SC_DONE, SC_WL0, SC_WL1, SC_PN0, SC_PN1 = range(11)
@@ -82,7 +82,7 @@ def setup_game_nb(params, rng, first, cell, face, plist, sc, log):
     piece, a uniform empty zone cell and a uniform facing (SK-3); the
     formations place their list in order.
     """
-    I = params[P_I]
+    ip = params[P_I]
     form = params[P_FORM]
     zone = params[P_ZONE]
     army = params[P_ARMY]
@@ -96,10 +96,10 @@ def setup_game_nb(params, rng, first, cell, face, plist, sc, log):
     sc[SC_WL0] = -1
     sc[SC_WL1] = -1
     sc[SC_TOMOVE] = first
-    placement = I[I_PLACEMENT]
-    Z = I[I_Z]
-    put_piece_nb(cell, face, plist, sc, I[I_CORNER0], 0, WARLORD, -1)
-    put_piece_nb(cell, face, plist, sc, I[I_CORNER1], 1, WARLORD, -1)
+    placement = ip[I_PLACEMENT]
+    Z = ip[I_Z]
+    put_piece_nb(cell, face, plist, sc, ip[I_CORNER0], 0, WARLORD, -1)
+    put_piece_nb(cell, face, plist, sc, ip[I_CORNER1], 1, WARLORD, -1)
     li = 0
     li = log_row_nb(log, li, 0, -1, -1, cell, face)
     left = np.zeros((2, 4), np.int64)
