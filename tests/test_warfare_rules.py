@@ -283,7 +283,7 @@ def test_greedy_prefers_a_flank_attack():
     out = np.zeros(4, np.int64)
     acted = np.zeros(p.nu, np.int64)
     sc = greedy_attack_nb(np.int64(0), p.P, p.occ, p.usq, p.uface, p.utype, p.uside, acted, np.int64(p.nu),
-                          out, p.rng)
+                          False, out, p.rng)
     assert out[0] == 0 and out[3] in (1, 2)
     assert sc == pytest.approx(2.0)            # value(infantry) * 1
     t = int(out[1])
@@ -334,3 +334,14 @@ def test_ties_are_rolled_again_through_the_engine():
         assert q.attack(0, 1)[0] == DEF_DIES
         checked += 1
     assert checked >= 5
+
+
+def test_greedy_takes_the_winning_kill():
+    from simkit.games.warfare.policies import greedy_attack_nb
+    # last enemy: a risky even fight (infantry front) is worth more than anything else
+    p = Pos(PN, [(0, "infantry", 5, 4, "N"), (1, "infantry", 5, 5, "S")])
+    out = np.zeros(4, np.int64)
+    acted = np.zeros(p.nu, np.int64)
+    sc = greedy_attack_nb(np.int64(0), p.P, p.occ, p.usq, p.uface, p.utype, p.uside, acted, np.int64(p.nu),
+                          True, out, p.rng)
+    assert out[0] == 0 and out[3] == 1 and sc == pytest.approx(0.5 * 1002 - 0.5 * 2)

@@ -241,7 +241,7 @@ def greedy_plan_nb(u, m, side, P, occ, usq, uface, utype, uside, gmap, gf, plan,
 
 
 @njit(cache=True)
-def attack_score_nb(at, dt, ang, ranged, dtree, ip, fp, wintab):
+def attack_score_nb(at, dt, ang, ranged, dtree, ip, fp, wintab, last):
     kind, am, dm = combat_kind_nb(at, dt, ang, ranged, dtree, ip)
     if kind == INSTANT_DEF:
         pw = 1.0
@@ -257,12 +257,14 @@ def attack_score_nb(at, dt, ang, ranged, dtree, ip, fp, wintab):
             d = -WIN_LO
         pw = wintab[d - WIN_LO]
         pd = 0.0 if ranged else 1.0 - pw
-    return pw * fp[FP_VALUE + dt] - pd * fp[FP_VALUE + at]
+    return pw * (fp[FP_VALUE + dt] + (1000.0 if last else 0.0)) - pd * fp[FP_VALUE + at]
 
 
 @njit(cache=True)
-def greedy_attack_nb(side, P, occ, usq, uface, utype, uside, acted, nu, out, rng):
-    """Best attack over unacted units: out = (u, square, facing, target); returns its score."""
+def greedy_attack_nb(side, P, occ, usq, uface, utype, uside, acted, nu, last, out, rng):
+    """Best attack over unacted units: out = (u, square, facing, target); returns its score.
+
+    ``last``: the enemy has one unit left, so a kill wins — its value counts 1000 more."""
     ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab = P
     W = ip[IP_W]
     H = ip[IP_H]
@@ -298,7 +300,7 @@ def greedy_attack_nb(side, P, occ, usq, uface, utype, uside, acted, nu, out, rng
                         f = k if side == 0 or k == 1 or k == 3 else 2 - k
                         if (mask >> f) & 1 and in_arc_nb(tx, ty, f, vx, vy, True, rg):
                             ang = angle_nb(tx, ty, vx, vy, uface[v], True)
-                            sc = attack_score_nb(at, utype[v], ang, True, tree[usq[v]], ip, fp, wintab)
+                            sc = attack_score_nb(at, utype[v], ang, True, tree[usq[v]], ip, fp, wintab, last)
                             take = False
                             if sc > best:
                                 best = sc
@@ -344,7 +346,7 @@ def greedy_attack_nb(side, P, occ, usq, uface, utype, uside, acted, nu, out, rng
                     if f < 0:
                         continue
                     ang = angle_nb(nx, ny, vx, vy, uface[v], False)
-                    sc = attack_score_nb(at, utype[v], ang, False, tree[usq[v]], ip, fp, wintab)
+                    sc = attack_score_nb(at, utype[v], ang, False, tree[usq[v]], ip, fp, wintab, last)
                     take = False
                     if sc > best:
                         best = sc
@@ -374,7 +376,7 @@ def greedy_choose_nb(side, phase2, turn, P, occ, usq, uface, utype, uside, acted
         for u in range(nu):
             plan[u, 0] = -2
     if not phase2:
-        sc = greedy_attack_nb(side, P, occ, usq, uface, utype, uside, acted, nu, out, rng)
+        sc = greedy_attack_nb(side, P, occ, usq, uface, utype, uside, acted, nu, alive[1 - side] == 1, out, rng)
         if out[0] >= 0 and sc >= fp[G_THRESH]:
             return
     best = -1e300
