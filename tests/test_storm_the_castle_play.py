@@ -7,8 +7,7 @@ from hypothesis import strategies as st
 from simkit.games.storm_the_castle import SPEC
 from simkit.games.storm_the_castle import rules as R
 from simkit.games.storm_the_castle.play import Game
-from simkit.games.storm_the_castle.state import (END_REASONS, G_OVER, G_REASON, G_TURN, G_WINNER, L_HAND,
-                                                 R_LIMIT, R_STALEMATE)
+from simkit.games.storm_the_castle.state import (END_REASONS, G_OVER, G_REASON, G_TURN, G_WINNER, R_LIMIT, R_STALEMATE)
 from storm_helpers import Table, check_invariants, params
 
 P = params()

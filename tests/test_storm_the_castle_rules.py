@@ -1,7 +1,6 @@
 """Storm the Castle: every rule and ruling on hand-built situations with injected dice."""
 from fractions import Fraction
 
-import numpy as np
 import pytest
 
 from simkit.engine.dice import (STORM_CRIT_FAIL, STORM_CRIT_SUCCESS, STORM_FAIL, STORM_SUCCESS,
@@ -85,8 +84,8 @@ def test_item_only_on_regular_without_item():
     t = Table()
     t.g.g[G_PHASE] = PH_DISPATCH
     sword = t.to_hand(0, "great_sword")
-    k = t.put(0, "knight", "L1", item="tower_shield")
-    c = t.put(0, "cleric", "L2")
+    t.put(0, "knight", "L1", item="tower_shield")
+    t.put(0, "cleric", "L2")
     s = t.put(0, "cavalry", "L3")
     targets = {b for k_, a, b in opts(t, ACT_DISPATCH, sword)}
     assert targets == {s}
@@ -97,8 +96,8 @@ def test_item_only_on_regular_without_item():
 # --- stacking -----------------------------------------------------------------
 def test_stacking_rules():
     t = Table()
-    cl = t.put(0, "cleric", "L1")
-    kn = t.put(0, "knight", "L1")
+    t.put(0, "cleric", "L1")
+    t.put(0, "knight", "L1")
     assert t.names("L1") == ["knight", "cleric"]               # regular always on top
     t.put(0, "sorcerer", "L2")
     t.put(0, "assassin", "L2")
@@ -126,7 +125,7 @@ def test_moves_blocked_by_enemy_and_cavalry_reach():
     t.put(1, "knight", "HL1")
     targets = {t.p.spnames[t.g.cards[b, 3]] for k, a, b in opts(t, ACT_ATTACK, cav)}
     assert targets == {"L1"}                                  # HL1 is 3 away
-    kn = t.put(1, "knight", "L2")
+    t.put(1, "knight", "L2")
     targets = {t.p.spnames[t.g.cards[b, 3]] for k, a, b in opts(t, ACT_ATTACK, cav)}
     assert targets == {"L1", "L2"}
 
@@ -283,7 +282,7 @@ def test_ranged_and_catapult_castle_only():
     t = Table()
     cat = t.put(0, "catapult", "OL1")
     sb = t.put(1, "shield_bearer", "K1")                     # 2 away, a castle space
-    kn = t.put(1, "knight", "HL1")                           # 1 away, not a castle space
+    t.put(1, "knight", "HL1")                           # 1 away, not a castle space
     assert [o[2] for o in opts(t, ACT_ATTACK, cat)] == [sb]
     res, _ = t.g.apply((ACT_ATTACK, cat, sb), 2)             # ranged critical failure: nothing
     assert res == STORM_CRIT_FAIL and t.stack("OL1") == [cat] and t.stack("K1") == [sb]
@@ -334,7 +333,7 @@ def test_blacksmith_recovers_item_on_7():
     sword = [x for x in o if t.p.names[t.g.cards[x[2], 0]] == "great_sword"][0]
     assert t.g.apply(sword, 8)[0] == OUT_SPECIAL_FAIL
     t.g.begin_turn()
-    h = len(t.hand(0))
+    len(t.hand(0))
     assert t.g.apply(sword, 7)[0] == OUT_SPECIAL_OK
     assert t.grave(0) == ["knight", "tower_shield"] and t.hand(0)[-1] == "great_sword"
     assert t.g.stat("items_recovered_0_great_sword") == 1

@@ -6,14 +6,13 @@ Argument conventions (all kernels): ``cards, sp, zones, zn, g`` is the state
 ``agg`` the per-space death counts, ``rng`` the game's RNG state.
 An injected ``roll`` >= 2 replaces the 2d6 roll (tests, traces); -1 = roll.
 """
-import numpy as np
 from numba import njit
 
 from simkit.engine.dice import (STORM_CRIT_FAIL, STORM_CRIT_SUCCESS, STORM_SUCCESS, roll_2d6_nb,
                                 storm_resolve_nb)
 from simkit.engine.rng import rng_below_nb
 from simkit.games.storm_the_castle.rules import (AB_ASSASSIN, AB_CATAPULT, AB_CLERIC, AB_SMITH, AB_SORC,
-                                                 K_ITEM, K_REG, O_CLEARS, O_HAND, O_POINTS, O_SICK,
+                                                 K_ITEM, K_REG, O_CLEARS, O_POINTS, O_SICK,
                                                  S_ATT, S_CRIT, S_DISP, S_KILL, S_LOSS, S_RES, S_REC,
                                                  S_SUCC, T_AB, T_ATT, T_BONUS, T_COST, T_DEF, T_KIND,
                                                  T_MOVE, T_RANGE, T_RANK, T_ROLL, X_CASTLE, X_DEF,

@@ -9,7 +9,7 @@ from simkit.games.storm_the_castle.policies import P_GREEDY, assign_roles_nb, ch
 from simkit.games.storm_the_castle.rules import (O_HAND, O_MAXTURNS, O_NC, O_NS, O_T, S_FINAL, S_SNAP,
                                                  Params)
 from simkit.games.storm_the_castle.state import (ACT_END, C_ITEM, C_OWNER, C_TYPE, EV_DRAW, EV_END,
-                                                 EV_TURN, G_COULD, G_IDLE, G_OVER, G_PHASE, G_REASON,
+                                                 EV_TURN, G_IDLE, G_OVER, G_PHASE, G_REASON,
                                                  G_SIDE, G_SNAPPED, G_TURN, G_WINNER, L_DECK, L_GRAVE,
                                                  L_HAND, LOG_COLS, MAXA, NCF, NG, PH_ACTIONS, PH_DISPATCH,
                                                  R_LIMIT, R_STALEMATE)

@@ -10,20 +10,20 @@
   strongest regular without one); then in the action phase, by score:
   enter the enemy keep if possible > Sorcerer buff before its partner's
   attack > attacks with exact P(success) >= ``attack_threshold`` (on a unit
-  in the enemy keep: >= ``keep_attack_threshold``), best expected value first > Cleric/Blacksmith specials > moves (defenders to the own keep, the
+  in the enemy keep: >= ``keep_attack_threshold``), best expected value
+  first > Cleric/Blacksmith specials > moves (defenders to the own keep, the
   rest one step along a shortest path to the enemy keep, Clerics/Sorcerers/
   Blacksmiths joining a lone regular) > end the turn. Ties at random.
 """
-import numpy as np
 from numba import njit
 
 from simkit.engine.rng import rng_below_nb
 from simkit.games.storm_the_castle.moves import modifier_nb
-from simkit.games.storm_the_castle.rules import (AB_CLERIC, AB_SMITH, AB_SORC, F_KEEP_THRESHOLD, F_THRESHOLD, K_ITEM, K_REG,
-                                                 O_DEFENDERS, PT_HI, PT_LO, T_AB, T_ATT, T_BONUS,
+from simkit.games.storm_the_castle.rules import (AB_CLERIC, AB_SMITH, AB_SORC, F_KEEP_THRESHOLD, F_THRESHOLD,
+                                                 K_ITEM, K_REG, O_DEFENDERS, PT_HI, PT_LO, T_AB, T_ATT, T_BONUS,
                                                  T_DEF, T_KIND, T_RANGE, X_DEF, X_LEVEL)
 from simkit.games.storm_the_castle.state import (ACT_ATTACK, ACT_CLERIC, ACT_DISPATCH, ACT_END,
-                                                 ACT_MOVE, ACT_SMITH, ACT_SORC, C_ACTED, C_ITEM,
+                                                 ACT_MOVE, ACT_SMITH, ACT_SORC, C_ITEM,
                                                  C_OWNER, C_POS, C_TYPE, PH_DISPATCH)
 
 POLICIES = ("random", "greedy")

@@ -9,9 +9,9 @@ import numpy as np
 from simkit.engine.dice import STORM_CRIT_FAIL, STORM_CRIT_SUCCESS, STORM_FAIL, STORM_SUCCESS
 from simkit.games.storm_the_castle.moves import OUT_AUTO, OUT_SPECIAL_OK, modifier_nb
 from simkit.games.storm_the_castle.play import Game, kernel_args, play_game_nb
-from simkit.games.storm_the_castle.rules import O_NC, Params, X_LEVEL, X_DEF, SPACE_KINDS, X_KIND
+from simkit.games.storm_the_castle.rules import Params
 from simkit.games.storm_the_castle.state import (ACT_ATTACK, ACT_CLERIC, ACT_DISPATCH, ACT_MOVE, ACT_SMITH,
-                                                 ACT_SORC, C_ITEM, C_OWNER, C_POS, C_TYPE, END_REASONS,
+                                                 ACT_SORC, C_ITEM, C_POS, C_TYPE, END_REASONS,
                                                  EV_DRAW, EV_END, EV_TURN, G_SIDE, L_DECK, L_GRAVE, L_HAND,
                                                  LOG_COLS)
 
@@ -30,7 +30,7 @@ def board_text(game: Game) -> str:
     p = game.p
     rows = {}
     k0 = int(p.keep[0])
-    for x, name in enumerate(p.spnames):
+    for x in range(len(p.spnames)):
         rows.setdefault(int(p.dist[k0, x]), []).append(x)
     lines = []
     for d in sorted(rows):
