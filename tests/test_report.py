@@ -171,3 +171,23 @@ def test_committed_example_reports_are_self_contained_and_small():
     for index in indexes:
         check_report(index)
         assert sum(p.stat().st_size for p in index.parent.iterdir()) < 2_000_000, index
+
+
+def test_report_of_real_compare_sweep_and_values_directories(runner, tmp_path):
+    """The directories the real `simkit compare/sweep/values` write, not fixtures."""
+    cmp, sw, val = tmp_path / "cmp", tmp_path / "sw", tmp_path / "val"
+    common = ["--policy", "random", "--games", 300]
+    assert invoke(runner, ["compare", "martian_chess", "--set-b", "clock=leader", *common, "--out", cmp]).exit_code == 0
+    assert invoke(runner, ["sweep", "martian_chess", "--vary", "deadlock_plies=10,14", "--vary",
+                           "field_promotion=true,false", *common, "--out", sw]).exit_code == 0
+    assert invoke(runner, ["values", "martian_chess", *common, "--out", val]).exit_code == 0
+    out = tmp_path / "rep"
+    r = invoke(runner, ["report", cmp, sw, val, "-o", out])
+    assert r.exit_code == 0, r.output
+    pngs = set(check_report(out / "index.html"))
+    assert {"s1_rates.png", "s1_differences.png", "s2_sweep_first_player_advantage.png", "s3_values.png"} <= pngs
+    from simkit.report import data
+    s = data.load(sw)
+    assert s.params == ["deadlock_plies", "field_promotion"]
+    d = data.load(cmp).differences()
+    assert "first_player_advantage" in set(d["metric"]) and d["ci_lo"].notna().all()

@@ -195,8 +195,9 @@ def compare_rates(data, ax):
                     color="black", capsize=3, lw=0.8)
     ax.set_xticks(x, [n.replace(" wins", "\nwins") for n, _ in COMPARE_RATES], fontsize=8)
     ax.set_ylabel("% of games")
+    ax.set_ylim(0, ax.get_ylim()[1] * 1.22)
     ax.set_title("Variants side by side (95% CI)")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper center", ncol=2, frameon=False)
     return ax
 
 
@@ -253,8 +254,11 @@ def sweep_heatmap(data, ax):
     for i in range(v.shape[0]):
         for j in range(v.shape[1]):
             star = "*" if (lo[i, j] > 0 or hi[i, j] < 0) else ""
+            dark = abs(im.norm(v[i, j]) - (0.5 if diverging else 0.0)) > (0.3 if diverging else 0.6)
+            if not diverging:
+                dark = im.norm(v[i, j]) < 0.4          # viridis is dark at the low end
             ax.text(j, i, f"{v[i, j]:+.3f}{star}" if diverging else f"{v[i, j]:.3g}", ha="center", va="center",
-                    fontsize=7, color="black")
+                    fontsize=7, color="white" if dark else "black")
     ax.set_xticks(range(v.shape[1]), [str(c) for c in grid.columns], fontsize=8)
     ax.set_yticks(range(v.shape[0]), [str(c) for c in grid.index], fontsize=8)
     ax.set_xlabel(px)
