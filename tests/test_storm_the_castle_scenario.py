@@ -128,3 +128,19 @@ def test_variants_load():
     assert e.value.key == "deck.knight.cost"
     s = load_scenario("storm_the_castle", ["deck.knight.cost=4"])
     assert s.params().ctab[s.params().names.index("knight"), R.T_COST] == 4
+
+
+def test_handicap_removes_cards_from_one_side():
+    from simkit.games.storm_the_castle.play import Game
+    from storm_helpers import check_invariants
+    p = R.prepare(rules_with(remove_0={"hero": 1, "knight": 2}))
+    assert p.copies.sum(axis=1).tolist() == [26, 29]
+    assert p.copies[0, p.names.index("knight")] == 2 and p.copies[1, p.names.index("knight")] == 4
+    for seed in range(3):
+        g = Game(p, seed, 0, seed % 2)
+        while not g.over:
+            g.play_turn((1, 0))
+            check_invariants(g)
+    rec, _ = SPEC.run_chunk(p, 0, 0, np.zeros(10, np.int8), np.array([1, 1]), 5)
+    f = list(SPEC.record_fields)
+    assert (rec[:, f.index("dispatched_0_hero")] == 0).all()
