@@ -191,3 +191,18 @@ def test_report_of_real_compare_sweep_and_values_directories(runner, tmp_path):
     assert s.params == ["deadlock_plies", "field_promotion"]
     d = data.load(cmp).differences()
     assert "first_player_advantage" in set(d["metric"]) and d["ci_lo"].notna().all()
+
+
+def test_a_game_this_checkout_does_not_know_still_reports(runner, runs, tmp_path):
+    run = tmp_path / "newgame"
+    shutil.copytree(runs[0], run)
+    m = json.loads((run / "manifest.json").read_text())
+    m["scenario"]["game"] = "brand_new_game"
+    (run / "manifest.json").write_text(json.dumps(m))
+    s = json.loads((run / "summary.json").read_text())
+    s["game"] = "brand_new_game"
+    (run / "summary.json").write_text(json.dumps(s))
+    out = tmp_path / "rep"
+    assert invoke(runner, ["report", run, "-o", out]).exit_code == 0
+    assert "board.png" in check_report(out / "index.html")
+    assert "brand_new_game" in (out / "index.html").read_text()
