@@ -23,7 +23,7 @@ LOG_COLS = 13
 
 @njit(cache=True)
 def deploy_nb(P, occ, usq, uface, utype, uside, alive, zbuf, rng):
-    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab = P
+    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy = P
     occ[:] = -1
     n0 = ip[IP_N0]
     for s in range(2):
@@ -65,7 +65,7 @@ def play_game_nb(P, seed, game, first, policies, snapshot_turn, rec, agg, log, b
     ``log`` (rows > 0) receives one row per activation; ``boards`` (rows > 0) the
     (square, facing) of every unit at the start of each turn — for traces.
     """
-    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab = P
+    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy = P
     rng_seed_nb(rng, seed, game)
     nu = ip[IP_N0] + ip[IP_N1]
     deploy_nb(P, occ, usq, uface, utype, uside, alive, buf, rng)

@@ -67,7 +67,7 @@ def random_bit_nb(mask, rng):
 @njit(cache=True)
 def greedy_maps_nb(side, P, usq, utype, uside, nu, gmap, gf):
     """Nearest enemy (Chebyshev distance, id) and threat (enemies able to attack) per square."""
-    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab = P
+    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy = P
     W = ip[IP_W]
     H = ip[IP_H]
     nsq = ip[IP_NSQ]
@@ -83,8 +83,8 @@ def greedy_maps_nb(side, P, usq, utype, uside, nu, gmap, gf):
     for v in range(nu):
         if usq[v] < 0:
             continue
-        vx = usq[v] % W
-        vy = usq[v] // W
+        vx = sqx[usq[v]]
+        vy = sqy[usq[v]]
         if uside[v] == side:
             if utype[v] != ARC:
                 tot += vy if side == 0 else H - 1 - vy
@@ -144,7 +144,7 @@ def greedy_maps_nb(side, P, usq, utype, uside, nu, gmap, gf):
 
 
 @njit(cache=True)
-def best_facing_nb(t, mask, cur, W, usq, gmap):
+def best_facing_nb(t, mask, cur, sqx, sqy, usq, gmap):
     """The allowed facing pointing most towards the nearest enemy of square t."""
     e = gmap[1, t]
     if e < 0:
@@ -153,8 +153,8 @@ def best_facing_nb(t, mask, cur, W, usq, gmap):
         for f in range(4):
             if (mask >> f) & 1:
                 return f
-    vx = usq[e] % W - t % W
-    vy = usq[e] // W - t // W
+    vx = sqx[usq[e]] - sqx[t]
+    vy = sqy[usq[e]] - sqy[t]
     fwd = 0 if vy > 0 else 2  # on a diagonal prefer facing along the board's length
     best = -1
     bv = -BIG
@@ -170,11 +170,11 @@ def best_facing_nb(t, mask, cur, W, usq, gmap):
 @njit(cache=True)
 def pos_score_nb(u, t, f, side, P, occ, usq, utype, uside, gmap, gf):
     """Static score of unit u standing on square t facing f (greedy knobs in fp)."""
-    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab = P
+    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy = P
     W = ip[IP_W]
     H = ip[IP_H]
-    x = t % W
-    y = t // W
+    x = sqx[t]
+    y = sqy[t]
     typ = utype[u]
     val = fp[FP_VALUE + typ]
     nd = gmap[0, t]
@@ -203,7 +203,7 @@ def pos_score_nb(u, t, f, side, P, occ, usq, utype, uside, gmap, gf):
                 sc += fp[G_COVER]
     e = gmap[1, t]
     if e >= 0:
-        if in_arc_nb(x, y, f, usq[e] % W, usq[e] // W, True, BIG):
+        if in_arc_nb(x, y, f, sqx[usq[e]], sqy[usq[e]], True, BIG):
             sc += fp[G_FACING]
     return sc
 
@@ -211,8 +211,7 @@ def pos_score_nb(u, t, f, side, P, occ, usq, utype, uside, gmap, gf):
 @njit(cache=True)
 def greedy_plan_nb(u, m, side, P, occ, usq, uface, utype, uside, gmap, gf, plan, plansc, rng):
     """Best (destination, facing) of unit u by pos_score; stores the plan and its improvement."""
-    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab = P
-    W = ip[IP_W]
+    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy = P
     sq = usq[u]
     cur = pos_score_nb(u, sq, uface[u], side, P, occ, usq, utype, uside, gmap, gf)
     best = -1e300
@@ -223,7 +222,7 @@ def greedy_plan_nb(u, m, side, P, occ, usq, uface, utype, uside, gmap, gf, plan,
         t = dest[m, sq, j]
         if occ[t] != -1 and t != sq:
             continue
-        f = best_facing_nb(t, dmask[m, sq, j], uface[u], W, usq, gmap)
+        f = best_facing_nb(t, dmask[m, sq, j], uface[u], sqx, sqy, usq, gmap)
         sc = pos_score_nb(u, t, f, side, P, occ, usq, utype, uside, gmap, gf)
         if sc > best:
             best = sc
@@ -265,7 +264,7 @@ def greedy_attack_nb(side, P, occ, usq, uface, utype, uside, acted, nu, last, ou
     """Best attack over unacted units: out = (u, square, facing, target); returns its score.
 
     ``last``: the enemy has one unit left, so a kill wins — its value counts 1000 more."""
-    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab = P
+    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy = P
     W = ip[IP_W]
     H = ip[IP_H]
     best = -1e300
@@ -277,22 +276,22 @@ def greedy_attack_nb(side, P, occ, usq, uface, utype, uside, acted, nu, last, ou
         at = utype[u]
         m = umove[at]
         sq = usq[u]
-        ux = sq % W
-        uy = sq // W
+        ux = sqx[sq]
+        uy = sqy[sq]
         if at == ARC:
             rg = urange[at]
             for j in range(destn[m, sq]):
                 t = dest[m, sq, j]
                 if occ[t] != -1 and t != sq:
                     continue
-                tx = t % W
-                ty = t // W
+                tx = sqx[t]
+                ty = sqy[t]
                 mask = dmask[m, sq, j]
                 for v in range(nu):
                     if usq[v] < 0 or uside[v] == side:
                         continue
-                    vx = usq[v] % W
-                    vy = usq[v] // W
+                    vx = sqx[usq[v]]
+                    vy = sqy[usq[v]]
                     if abs(vx - tx) > rg or abs(vy - ty) > rg:
                         continue
                     for k in range(4):
@@ -319,8 +318,8 @@ def greedy_attack_nb(side, P, occ, usq, uface, utype, uside, acted, nu, last, ou
         for v in range(nu):
             if usq[v] < 0 or uside[v] == side:
                 continue
-            vx = usq[v] % W
-            vy = usq[v] // W
+            vx = sqx[usq[v]]
+            vy = sqy[usq[v]]
             if abs(vx - ux) > m + 1 or abs(vy - uy) > m + 1:
                 continue
             for ox in range(-1, 2):
@@ -367,7 +366,7 @@ def greedy_attack_nb(side, P, occ, usq, uface, utype, uside, acted, nu, last, ou
 def greedy_choose_nb(side, phase2, turn, P, occ, usq, uface, utype, uside, acted, alive, nu,
                      gmap, gf, plan, plansc, out, rng):
     """The greedy commander's next activation: out = (u, square, facing, target) or u = -1 (end)."""
-    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab = P
+    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy = P
     if gf[0] != turn * 1000 + alive[1 - side]:
         greedy_maps_nb(side, P, usq, utype, uside, nu, gmap, gf)
         gf[0] = turn * 1000 + alive[1 - side]

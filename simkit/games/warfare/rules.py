@@ -305,4 +305,6 @@ def prepare(rules: dict):
         fp[S.FP_VALUE + k] = rules["values"][u]
     for k, (name, _, _) in enumerate(GREEDY_KNOBS):
         fp[S.FP_GREEDY + k] = rules[name]
-    return (ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, win_table())
+    sqx = np.arange(nsq, dtype=np.int64) % w
+    sqy = np.arange(nsq, dtype=np.int64) // w
+    return (ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, win_table(), sqx, sqy)

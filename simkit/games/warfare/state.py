@@ -30,7 +30,7 @@ Per-game state (scratch arrays allocated once per block, reset per game)::
 
 The params tuple built by ``rules.prepare``::
 
-    (ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab)
+    (ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy)
     ip      int64[IP_SIZE]     integer rule values (IP_* indexes below)
     tree    int64[NSQ]         1 on a tree square
     army    int64[2, MAXU]     unit type of each slot of each side's army (-1 pad)
@@ -43,6 +43,7 @@ The params tuple built by ``rules.prepare``::
     reach   int8[M+1,NSQ,NSQ]  facing mask from square to square within m steps, 0 = out of reach
     fp      float64[FP_SIZE]   unit values (FP_VALUE+type) and greedy knobs (FP_GREEDY+k)
     wintab  float64[2*20+1]    P(attacker wins) by modifier difference -20..20 (dice.py, exact)
+    sqx     int64[NSQ]         x of each square; sqy int64[NSQ] its y
 """
 import numpy as np
 
