@@ -41,14 +41,15 @@ class BoardData:
 
 
 def _norm(counts):
+    """Square-root colour scale: a hot spot (e.g. Skorm's Gold Tile) does not wash out the rest."""
     c = np.asarray(counts, dtype=float)
     top = c.max() if len(c) and c.max() > 0 else 1.0
-    return matplotlib.colors.Normalize(0, top)
+    return matplotlib.colors.PowerNorm(0.5, 0, top)
 
 
 def _colorbar(ax, norm, what):
     sm = matplotlib.cm.ScalarMappable(norm=norm, cmap=CMAP)
-    ax.figure.colorbar(sm, ax=ax, shrink=0.8, label=what)
+    ax.figure.colorbar(sm, ax=ax, shrink=0.8, label=f"{what} (square-root scale)")
 
 
 def _text_color(v, norm):
@@ -65,25 +66,33 @@ def _pairs(labels):
     return out
 
 
+def _hex_xy(q, r):
+    """Flat-top hexagons: side 0's corner (0, -R) at the bottom, side 1's (0, R) at the top."""
+    return 1.5 * q, math.sqrt(3) * (r + q / 2)
+
+
+FLAT = math.pi / 6   # RegularPolygon orientation of a flat-top hexagon
+
+
 def hex_board(data: BoardData, ax):
-    """Skorm: pointy-top hexagons at axial (q, r); side 0's corner (0, -R) at the bottom."""
+    """Skorm: hexagons at axial (q, r), labelled "q,r"; the Gold Tile (0, 0) outlined in gold."""
     qr = _pairs(data.labels)
     norm = _norm(data.counts)
     cmap = matplotlib.colormaps[CMAP]
     patches, colors = [], []
     for (q, r), v in zip(qr, data.counts):
-        x, y = math.sqrt(3) * (q + r / 2), 1.5 * r
-        patches.append(RegularPolygon((x, y), 6, radius=0.98, orientation=0))
+        x, y = _hex_xy(q, r)
+        patches.append(RegularPolygon((x, y), 6, radius=0.98, orientation=FLAT))
         colors.append(cmap(norm(v)))
         ax.text(x, y + 0.22, f"{q},{r}", ha="center", va="center", fontsize=5, color=_text_color(v, norm))
         ax.text(x, y - 0.18, f"{int(v)}", ha="center", va="center", fontsize=6, color=_text_color(v, norm))
     ax.add_collection(PatchCollection(patches, facecolors=colors, edgecolors="#666666", linewidths=0.5))
     if (0, 0) in qr and data.rules.get("gold_tile", True):
-        ax.add_patch(RegularPolygon((0, 0), 6, radius=0.98, orientation=0, fill=False, edgecolor="gold", lw=3,
+        ax.add_patch(RegularPolygon((0, 0), 6, radius=0.98, orientation=FLAT, fill=False, edgecolor="gold", lw=3,
                                     label="Gold Tile (0,0)"))
         ax.legend(loc="upper left", fontsize=7, frameon=False)
-    xs = [math.sqrt(3) * (q + r / 2) for q, r in qr]
-    ys = [1.5 * r for _, r in qr]
+    xs = [_hex_xy(q, r)[0] for q, r in qr]
+    ys = [_hex_xy(q, r)[1] for q, r in qr]
     ax.set_xlim(min(xs) - 1.2, max(xs) + 1.2)
     ax.set_ylim(min(ys) - 1.3, max(ys) + 1.3)
     ax.text(0, min(ys) - 1.15, "side 0", ha="center", fontsize=8, color=plots.SIDE[0])
