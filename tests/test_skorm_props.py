@@ -20,7 +20,8 @@ VARIANTS = [
     params_for(archer_range=3, placement="wall"),
     params_for(board_radius=5, zone_depth=4, placement="wall", gold_tile_immediate_max=6),
     params_for(horseman_steps=1, army={"shieldman": 3, "archer": 2, "horseman": 2}, placement="random",
-               remove_1={"archer": 2}),
+               remove_1={"archer": 2}, facing="random"),
+    params_for(placement="random", facing="none", warlord_steps=1, gold_tile=False, max_plies=120),
 ]
 
 
@@ -130,3 +131,18 @@ def test_greedy_beats_random_and_trace_is_the_batch_game():
     assert f"player {rec[5, 1]} wins" in last and f"after {rec[5, 2]} plies" in last
     assert "S5" in text and "s2" in text                          # shields drawn with their facing
     assert SPEC.aggregate_index(p)[30] == "0,0"
+
+
+def test_random_policy_is_uniform_over_actions():
+    """From the start position the 27 actions are drawn uniformly (chi-square)."""
+    p = VARIANTS[0]
+    start = Game(p).legal_actions()
+    assert len(start) == 27
+    n = 2700
+    counts = {int(a): 0 for a in start}
+    for seed in range(n):
+        g = Game(p, seed=seed, game=0, first=0)
+        counts[g.play(0)] += 1
+    obs = np.array(list(counts.values()))
+    chi2 = ((obs - n / 27) ** 2 / (n / 27)).sum()
+    assert obs.min() > 0 and chi2 < 70            # 26 dof: P(chi2 > 70) ~ 1e-5
