@@ -56,9 +56,12 @@ def check_game(Pm, seed, game, first, policies):
             assert len(rows) <= ip[3]
         else:
             assert (rows[:, 6] == -1).all()                             # phase 2: no attacks
-        for r in rows:
+        for i, r in enumerate(rows):
             if r[10] == 1:                                             # WF-5 advance into the emptied square
                 assert r[8] == 0 and utype[r[2]] != 3
+                swapped = any(q[4] == r[7] for q in rows[i + 1:])
+                if boards[t + 1, r[2], 0] >= 0 and not swapped:
+                    assert boards[t + 1, r[2], 0] == r[7] and boards[t + 1, r[2], 1] == r[5]
     # records
     losses = [sum(int(rec[F[f"losses_{s}_{u}"]]) for u in UNITS) for s in (0, 1)]
     final = [sum(int(rec[F[f"final_{s}_{u}"]]) for u in UNITS) for s in (0, 1)]
