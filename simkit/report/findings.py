@@ -83,8 +83,13 @@ def run_findings(run) -> list[Finding]:
     q = s.get("plies_quantiles") or {}
     unit = run.length_unit
     if s.get("mean_plies") is not None and q:
-        out.append(Finding(f"Games last {s['mean_plies']:.1f} {unit} on average (median {q.get('0.5', math.nan):g}; "
-                           f"80% of games between {q.get('0.1', math.nan):g} and {q.get('0.9', math.nan):g}).",
+        ci = ""
+        if run.games is not None and "plies" in run.games and len(run.games) > 1:
+            x = run.games["plies"].to_numpy(dtype=float)
+            half = 1.959963984540054 * x.std() / math.sqrt(len(x))
+            ci = f"95% CI {x.mean() - half:.1f}–{x.mean() + half:.1f}; "
+        out.append(Finding(f"Games last {s['mean_plies']:.1f} {unit} on average ({ci}median {q.get('0.5', math.nan):g}"
+                           f"); 80% of games last {q.get('0.1', math.nan):g} to {q.get('0.9', math.nan):g} {unit}.",
                            "lengths"))
         cap = run.length_cap()
         if cap and q.get("0.5", 0) >= cap:
