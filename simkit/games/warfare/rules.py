@@ -102,7 +102,7 @@ def _mod(name, default, help):
 OPTIONS = (
     Option("width", "int", 12, "board width (squares)", min=3, max=40),
     Option("height", "int", 12, "board height (squares)", min=3, max=40),
-    Option("trees", "table", DEFAULT_TREES, "tree squares, an array of [x, y] (x from 0 at the left, "
+    Option("trees", "table", DEFAULT_TREES, "tree squares: an array of x, y pairs (x from 0 at the left, "
            "y from 0 at side 0's back row)", check=_check_trees),
     Option("deploy_rows", "int", 3, "rows of each side's deployment zone (side 0 from row 0, side 1 from the top)",
            min=1, max=20),
