@@ -287,7 +287,7 @@ def play_one(params, seed, game, first, policies, snapshot_ply=-1):
     ip = P[0]
     nu, nsq, nbuf = scratch(P)
     maxt = int(ip[IP_MAXT])
-    rows = 2 * nu + (maxt + 2) * (int(ip[IP_ACT]) + 1) + 16
+    rows = 2 * nu + (maxt + 2) * (min(int(ip[IP_ACT]), nu) + 1) + 16   # a unit acts at most once a turn
     log = np.zeros((rows, LOG_COLS), dtype=np.int64)
     boards = np.full((maxt + 2, nu, 2), -1, dtype=np.int64)
     rec = np.zeros(NFIELDS, dtype=np.int32)
