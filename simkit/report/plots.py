@@ -173,7 +173,7 @@ def unit_values(table, ax):
                 fontsize=7, va="top", color=BAD)
     ax.set_xticks(x, [str(u).replace("_", " ") for u in units], fontsize=8)
     ax.set_ylabel("value")
-    ax.set_title("Unit values by method (95% CI)")
+    ax.set_title(f"Unit values: {methods[0]} (95% CI)" if len(methods) == 1 else "Unit values by method (95% CI)")
     ax.legend(fontsize=8)
     return ax
 

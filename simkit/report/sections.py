@@ -219,7 +219,11 @@ def sweep_section(sw, w: Writer, anchor: str) -> Section:
 
 def values_section(v, w: Writer, anchor: str) -> Section:
     sec = Section(anchor, f"Unit values: {v.name}")
-    sec.facts = [("methods", ", ".join(map(str, dict.fromkeys(v.table["method"])))), ("directory", str(v.path))]
+    sec.facts = [("methods", ", ".join(map(str, dict.fromkeys(v.table["method"]))))]
+    sec.facts += [(k.replace("_", " "), ", ".join(map(str, v.meta[k])) if isinstance(v.meta[k], list)
+                   else f"{v.meta[k]:,}" if isinstance(v.meta[k], int) else str(v.meta[k]))
+                  for k in ("game", "games", "policies", "snapshot_ply") if k in v.meta]
+    sec.facts.append(("directory", str(v.path)))
     for i, (method, sub) in enumerate(v.table.groupby("method", sort=False)):
         measure = v.meta.get(f"{method}_measure")
         w.figure(sec, "values" if i == 0 else f"values_{i}", plots.unit_values, sub,
