@@ -9,8 +9,9 @@ from hypothesis import given, settings, strategies as st
 
 from simkit.games.skorm import SPEC
 from simkit.games.skorm.play import RECORD_FIELDS, Game, run_chunk
-from simkit.games.skorm.rules import I_RANGE, I_STEPS_H, I_STEPS_W, P_ARMY, P_I, UNITS
-from simkit.games.skorm.state import SC_CNT, SC_PN0, SC_WL0
+from simkit.games.skorm.rules import I_RANGE, I_STEPS_H, I_STEPS_W, P_ARMY, P_CQ, P_CR, P_I, UNITS
+from simkit.games.skorm.moves import attack_bits_nb, threat_dirs_nb
+from simkit.games.skorm.state import SC_CNT, SC_PN0, SC_TOMOVE, SC_WL0
 from skorm_helpers import params_for, reference_actions
 
 DATA = Path(__file__).parent / "data" / "skorm"
@@ -30,6 +31,39 @@ def test_perft_golden():
     got = SPEC.perft(params_for(), 4)
     assert got[:2] == [27, 728]                       # given by the issue
     assert got == [golden[str(d)] for d in range(1, 5)]
+
+
+def _check_attack_map(p, g):
+    """Greedy's cheap attack map agrees with the opponent's real action list."""
+    s = g.to_move
+    o = 1 - s
+    g.sc[SC_TOMOVE] = o
+    targets = {int(a) & 255 for a in g.legal_actions()}
+    g.sc[SC_TOMOVE] = s
+    w0, w1 = attack_bits_nb(p, g.cell, g.plist, g.sc, o, -1)
+    bits = (int(w1) << 64) | int(w0)
+    for c in g.plist[s, :g.sc[SC_PN0 + s]]:
+        c = int(c)
+        if g.cell[c] == 1 + 4 * s:   # shieldman: direction mask vs its facing
+            m = threat_dirs_nb(p, g.cell, c, o, g.counts)
+            assert ((m & ~(1 << int(g.face[c]))) != 0) == (c in targets)
+        else:
+            assert bool((bits >> c) & 1) == (c in targets)
+
+
+def test_start_position_is_point_symmetric():
+    p = VARIANTS[0]
+    idx = {(int(q), int(r)): i for i, (q, r) in enumerate(zip(p[P_CQ], p[P_CR]))}
+    coords = {i: c for c, i in idx.items()}
+
+    def refl(c):
+        return idx[(-coords[c][0], -coords[c][1])]
+
+    g0 = Game(p, first=0)
+    g1 = Game(p, first=1)
+    a0 = {(a >> 16, refl((a >> 8) & 255), refl(a & 255)) for a in g0.legal_actions().tolist()}
+    a1 = {(a >> 16, (a >> 8) & 255, a & 255) for a in g1.legal_actions().tolist()}
+    assert a0 == a1 and len(a0) == 27
 
 
 def _check_invariants(p, g, prev_counts):
@@ -70,6 +104,7 @@ def test_reachable_states(seed, variant, pols, first):
         acts = g.legal_actions()
         assert len(set(acts.tolist())) == len(acts)               # SK-5b: each action once
         assert set(acts.tolist()) == reference_actions(p, g.cell, g.face, g.to_move, int(ip[I_RANGE]), steps)
+        _check_attack_map(p, g)
         g.play(pols[g.to_move])
         plies += 1
         counts = _check_invariants(p, g, counts)
