@@ -13,7 +13,9 @@ class SimkitGroup(click.Group):
         try:
             return super().invoke(ctx)
         except SimkitError as e:
-            click.echo(f"error: {e}", err=True)
+            # one line, whatever the message quotes (control characters from a fuzzed file are escaped)
+            msg = "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(e))
+            click.echo(f"error: {msg}", err=True)
             ctx.exit(e.exit_code)
 
 

@@ -119,11 +119,17 @@ def set_threads(threads: int | None) -> int:
     return t
 
 
+MAX_GAMES = 10**10     # the chunk list stays small (200,000 chunks at most)
+MAX_CHUNK = 1_000_000  # one chunk's records stay far below 1 GiB
+
+
 def validate_config(spec, config: RunConfig) -> tuple[int, int]:
-    if config.games < 1:
-        raise UsageError(f"--games must be at least 1, got {config.games}")
-    if config.chunk_size is not None and config.chunk_size < 1:
-        raise UsageError(f"--chunk-size must be at least 1, got {config.chunk_size}")
+    if not 1 <= config.games <= MAX_GAMES:
+        raise UsageError(f"--games must be from 1 to {MAX_GAMES:,}, got {config.games}")
+    if config.chunk_size is not None and not 1 <= config.chunk_size <= MAX_CHUNK:
+        raise UsageError(f"--chunk-size must be from 1 to {MAX_CHUNK:,}, got {config.chunk_size}")
+    if not 0 <= config.snapshot_ply <= 2**31 - 1:
+        raise UsageError(f"--snapshot-ply must be from 0 to 2**31-1, got {config.snapshot_ply}")
     if config.first not in FIRST_MODES:
         raise UsageError(f"--first must be one of {', '.join(FIRST_MODES)}, got {config.first!r}")
     if config.seed < 0 or config.seed >= 2**63:

@@ -49,7 +49,7 @@ def _read_toml(path: Path) -> dict:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ScenarioError("no such file", file=str(path)) from None
-    except (OSError, UnicodeDecodeError) as e:
+    except (OSError, UnicodeDecodeError, ValueError) as e:   # ValueError: a NUL byte in the path
         raise ScenarioError(f"cannot read: {e}", file=str(path)) from None
     try:
         return tomllib.loads(text)
@@ -59,7 +59,10 @@ def _read_toml(path: Path) -> dict:
 
 def _read_chain(path: Path, seen: tuple = ()) -> tuple[dict, str | None]:
     """The file's keys merged over those of the file it extends (recursively)."""
-    path = path.resolve()
+    try:
+        path = path.resolve()
+    except (OSError, ValueError, RuntimeError) as e:
+        raise ScenarioError(f"cannot read: {e}", file=str(path)) from None
     if path in seen:
         raise ScenarioError("'extends' forms a cycle", file=str(path), key="extends")
     data = _read_toml(path)
@@ -119,7 +122,11 @@ def resolve_target(target: str) -> tuple[Path, str | None]:
     if target in GAMES:
         return scenario_dir(target) / "default.toml", target
     p = Path(target)
-    if p.suffix == ".toml" or p.exists():
+    try:
+        exists = p.exists()
+    except (OSError, ValueError):   # a NUL byte or an over-long name: no such file
+        exists = False
+    if p.suffix == ".toml" or exists:
         return p, None
     get_game(target)  # raises UnknownGameError with a suggestion
     raise UnknownGameError(f"unknown game or scenario file '{target}'")
@@ -132,9 +139,11 @@ def load_scenario(target: str, overrides: list[str] | dict | None = None) -> Sce
     path, game_name = resolve_target(target)
     data, file_game = _read_chain(path)
     source = str(path)
-    game = file_game or game_name
+    game = file_game if file_game is not None else game_name
     if game is None:
         raise ScenarioError("missing 'game' (the game this scenario is for)", file=source, key="game")
+    if not isinstance(game, str):
+        raise ScenarioError(f"got {game!r}, expected a game name (a string)", file=source, key="game")
     try:
         spec = get_game(game)
     except UnknownGameError as e:
