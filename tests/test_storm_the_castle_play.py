@@ -101,9 +101,12 @@ def test_records_and_aggregate_are_consistent():
     assert set(np.unique(col["end_reason"])) <= {0, 1, 2}
     assert ((col["winner"] >= 0) == (col["end_reason"] == 0)).all()
     assert agg.shape == (len(P.spnames),) and SPEC.aggregate_index(P) == list(P.spnames)
-    deaths = sum(col[f"losses_{s}_{u}"] for s in (0, 1) for u in P.names
-                 if P.ctab[P.names.index(u), R.T_KIND] != R.K_ITEM)
-    assert agg.sum() == deaths.sum()
+    units = [u for u in P.names if P.ctab[P.names.index(u), R.T_KIND] != R.K_ITEM]
+    deaths = sum(col[f"losses_{s}_{u}"] for s in (0, 1) for u in units)
+    kills = sum(col[f"kills_{s}_{u}"] for s in (0, 1) for u in units)
+    crits = sum(col[f"crit_fails_{s}_{u}"] for s in (0, 1) for u in units if P.ctab[P.names.index(u), R.T_RANGE] == 0)
+    assert agg.sum() == kills.sum()                           # kills per space
+    assert (kills + crits == deaths).all()                    # every death is a kill or a melee critical failure
     for s in (0, 1):
         total = sum(P.copies[s])
         units = [u for u in P.names if P.ctab[P.names.index(u), R.T_KIND] != R.K_ITEM]

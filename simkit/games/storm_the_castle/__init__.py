@@ -44,7 +44,7 @@ SPEC = GameSpec(
     perft=None,
     perft_note=("perft does not apply: Storm the Castle has hidden, shuffled cards and 2d6 rolls, "
                 "so there is no deterministic move tree to count"),
-    aggregate_label="deaths",
+    aggregate_label="kills",
     aggregate_index=_aggregate_index,
     length_unit="turns",
     warm=_warm,

@@ -142,8 +142,11 @@ def grave_push_nb(cards, zones, zn, s, c):
 
 
 @njit(cache=True)
-def kill_nb(cards, sp, zones, zn, ctab, rec, fidx, agg, c):
-    """Unit ``c`` leaves the board for its graveyard, its item first (ST-5)."""
+def kill_nb(cards, sp, zones, zn, ctab, rec, fidx, agg, c, killed):
+    """Unit ``c`` leaves the board for its graveyard, its item first (ST-5).
+
+    ``killed`` = 1 when an enemy attack killed it (counted in ``agg`` at its space),
+    0 for a melee attacker's critical failure."""
     s = cards[c, C_OWNER]
     x = cards[c, C_POS]
     stack_take_nb(cards, sp, x, c)
@@ -156,7 +159,7 @@ def kill_nb(cards, sp, zones, zn, ctab, rec, fidx, agg, c):
     cards[c, C_ACTED] = 0
     cards[c, C_BUFF] = 0
     stat_nb(rec, fidx, s, cards[c, C_TYPE], S_LOSS, 1)
-    if agg.shape[0] > 0:
+    if killed != 0 and agg.shape[0] > 0:
         agg[x] += 1
 
 
@@ -420,12 +423,12 @@ def apply_nb(kind, a, b, roll, cards, sp, zones, zn, g, ctab, spi, keep, iopt, r
         res = storm_resolve_nb(roll, modifier_nb(cards, sp, ctab, spi, a, b, 0))
     if res == STORM_SUCCESS or res == STORM_CRIT_SUCCESS or res == OUT_AUTO:
         stat_nb(rec, fidx, s, ta, S_SUCC, 1)
-        kill_nb(cards, sp, zones, zn, ctab, rec, fidx, agg, b)
+        kill_nb(cards, sp, zones, zn, ctab, rec, fidx, agg, b, 1)
         stat_nb(rec, fidx, s, ta, S_KILL, 1)
         if not ranged:
             o = sp[y, 0]
             if iopt[O_CLEARS] != 0 and o >= 0 and sp[y, 1] < 0 and ctab[cards[o, C_TYPE], T_KIND] != K_REG:
-                kill_nb(cards, sp, zones, zn, ctab, rec, fidx, agg, o)      # ST-4 on
+                kill_nb(cards, sp, zones, zn, ctab, rec, fidx, agg, o, 1)   # ST-4 on
                 stat_nb(rec, fidx, s, ta, S_KILL, 1)
             if sp[y, 0] < 0:
                 stack_take_nb(cards, sp, cards[a, C_POS], a)
@@ -433,7 +436,7 @@ def apply_nb(kind, a, b, roll, cards, sp, zones, zn, g, ctab, spi, keep, iopt, r
     elif res == STORM_CRIT_FAIL:
         stat_nb(rec, fidx, s, ta, S_CRIT, 1)
         if not ranged:
-            kill_nb(cards, sp, zones, zn, ctab, rec, fidx, agg, a)
+            kill_nb(cards, sp, zones, zn, ctab, rec, fidx, agg, a, 0)
     return res * 16 + roll
 
 
