@@ -31,7 +31,7 @@ test: install
 
 bench: install
 	mkdir -p bench
-	$(SIMKIT) bench --output bench/results.json
+	$(SIMKIT) bench --dask --output bench/results.json
 
 reports: install
 	@if $(SIMKIT) --help | grep -q " report "; then $(PY) -m simkit.report.examples; \

@@ -278,7 +278,10 @@ def dice_warfare(attacker_mod, defender_mod, as_json):
 @click.option("--repeats", type=int, default=3, show_default=True, help="Measurements per cell (median quoted).")
 @click.option("--output", type=click.Path(dir_okay=False), default=None, help="Also write the results as JSON here.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
-def bench(games, seconds, repeats, output, as_json):
+@click.option("--dask", "with_dask", is_flag=True,
+              help="Also time one run on a Dask LocalCluster of 2 one-thread workers against the local backend "
+                   "with 1 thread (the speed-up; needs simkit[dask]).")
+def bench(games, seconds, repeats, output, as_json, with_dask):
     """Plies/s and games/s per game and policy, for 1 thread and all threads (medians).
 
     Turns for turn-based games. plies/CPU-s divides by the CPU time this process
@@ -288,10 +291,14 @@ def bench(games, seconds, repeats, output, as_json):
     Examples:
       simkit bench
       simkit bench martian_chess --repeats 5 --output bench.json
+      simkit bench martian_chess --dask
     """
-    from simkit.bench import run_bench
-    results = run_bench(list(games) or None, seconds=seconds, repeats=repeats,
-                        log=None if as_json else lambda m: click.echo(m, err=True))
+    from simkit.bench import run_bench, run_dask_bench
+    log = None if as_json else lambda m: click.echo(m, err=True)
+    results = run_bench(list(games) or None, seconds=seconds, repeats=repeats, log=log)
+    if with_dask:
+        results["dask"] = run_dask_bench(games[0] if games else "martian_chess", seconds=max(4.0, 4 * seconds),
+                                         repeats=repeats, log=log)
     if output:
         from simkit.backends.store import atomic_write_json
         atomic_write_json(Path(output), results)
@@ -307,6 +314,11 @@ def bench(games, seconds, repeats, output, as_json):
                   f"{r['plies_per_s'] / r['threads']:,.0f}", f"{r['plies_per_cpu_s']:,.0f}",
                   f"{r['games_per_s']:,.0f}")
     console().print(t)
+    if with_dask:
+        d = results["dask"]
+        console().print(f"Dask, {d['workers']} workers x 1 thread vs local 1 thread ({d['game']} {d['policy']}, "
+                        f"{d['games']:,} games): {d['dask_s']:.2f} s vs {d['local_1_thread_s']:.2f} s, "
+                        f"speed-up {d['speedup']:.2f}x")
 
 
 @cli.command()
