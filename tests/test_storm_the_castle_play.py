@@ -163,3 +163,12 @@ def test_greedy_beats_random():
     firsts = (np.arange(n) % 2).astype(np.int8)
     rec, _ = SPEC.run_chunk(P, 9, 0, firsts, np.array([1, 0]), 10)
     assert (rec[:, 1] == 0).mean() > 0.8
+
+
+def test_traces_replay_exactly():
+    """play_text replays the kernel's log and checks it reaches the kernel's final position."""
+    for seed in range(4):
+        for pols in ((0, 0), (1, 1), (0, 1)):
+            SPEC.play(P, seed, seed, seed % 2, pols)
+    p = params(melee_clears_stack=True, summoning_sickness=True)
+    SPEC.play(p, 3, 0, 0, (0, 0))

@@ -62,11 +62,11 @@ def run_logged(params, seed, game, first, policies, max_log=200000):
     nl = play_game_nb(*kernel_args(p), np.int64(seed), np.int64(game), np.int64(first),
                       np.asarray(policies, np.int64), np.int64(-1), g.cards, g.sp, g.zones, g.zn, g.g, g.seen,
                       g.bq, g.bd, g.buf, g.role, g.rng, g.rec, g.agg, log)
-    return p, g.rec.copy(), log[:nl]
+    return p, g, log[:nl]
 
 
 def play_text(params, seed, game, first, policies) -> str:
-    p, rec, log = run_logged(params, seed, game, first, policies)
+    p, played, log = run_logged(params, seed, game, first, policies)
     from simkit.games.storm_the_castle.policies import POLICIES
     out = [f"Storm the Castle — seed {seed}, game {game}, first player {first}, "
            f"policies {POLICIES[policies[0]]} (side 0) vs {POLICIES[policies[1]]} (side 1)"]
@@ -117,4 +117,8 @@ def play_text(params, seed, game, first, policies) -> str:
         elif kind == ACT_SORC:
             out.append(f"  {card_name(g, a)} empowers {card_name(g, b)} (+{p.ctab[g.cards[a, C_TYPE], 7]} A)")
         g.apply((kind, a, b), roll if roll >= 2 else -1)
+    # the replay must end in the very position the kernel reached
+    if not (np.array_equal(g.sp, played.sp) and np.array_equal(g.zn, played.zn)
+            and np.array_equal(g.zones, played.zones)):
+        raise AssertionError("storm_the_castle trace replay diverged from the played game")
     return "\n".join(out)
