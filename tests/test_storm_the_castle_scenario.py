@@ -4,6 +4,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from simkit.errors import ScenarioError
 from simkit.games.storm_the_castle import SPEC
@@ -144,3 +146,31 @@ def test_handicap_removes_cards_from_one_side():
     rec, _ = SPEC.run_chunk(p, 0, 0, np.zeros(10, np.int8), np.array([1, 1]), 5)
     f = list(SPEC.record_fields)
     assert (rec[:, f.index("dispatched_0_hero")] == 0).all()
+
+
+_vals = st.one_of(st.integers(-3, 130), st.booleans(), st.text(max_size=4), st.floats(allow_nan=True),
+                  st.sampled_from(["regular", "support", "item", "cleric", "keep", "low", "K0-TL0", "K0"]),
+                  st.lists(st.sampled_from(["K0", "L1", "XX"]), max_size=3))
+
+
+@settings(max_examples=150, deadline=None)
+@given(card=st.sampled_from(["knight", "cleric", "great_sword", "new_card"]),
+       field=st.sampled_from(list(R.CARD_KEYS) + ["bogus"]), value=_vals,
+       space=st.sampled_from(["K0", "L2", "TR1"]), sfield=st.sampled_from(list(R.SPACE_KEYS)), svalue=_vals,
+       edge=st.integers(0, 40), evalue=_vals)
+def test_fuzzed_decks_and_boards_give_scenario_errors_or_run(card, field, value, space, sfield, svalue,
+                                                             edge, evalue):
+    d = deck(**{card: {field: value}})
+    b = board()
+    b["spaces"][space][sfield] = svalue
+    if edge < len(b["edges"]):
+        b["edges"][edge] = evalue
+    for over in ({"deck": d}, {"board": b}):
+        try:
+            r = rules_with(**over)
+        except ScenarioError as e:
+            assert e.key and (e.key.startswith(("deck", "board")))
+            continue
+        p = R.prepare(r)
+        rec, _ = SPEC.run_chunk(p, 1, 0, np.zeros(2, np.int8), np.array([0, 1]), 3)
+        assert rec.shape[0] == 2
