@@ -6,7 +6,7 @@ SIMKIT := $(VENV)/bin/simkit
 STAMP  := $(VENV)/.installed-stamp
 DEMO_GAMES ?= 20000
 
-.PHONY: install demo test bench reports lint clean
+.PHONY: install demo test bench reports lint clean clean-cache
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -40,5 +40,10 @@ reports: install
 lint: install
 	$(VENV)/bin/ruff check simkit tests
 
-clean:
+# numba's cache keys a kernel on its own file only: after editing a jitted function that
+# another module's kernel calls, clear the cache (or `simkit precompile` may load stale code).
+clean-cache:
+	find simkit tests -name '*.nbi' -delete -o -name '*.nbc' -delete
+
+clean: clean-cache
 	rm -rf $(VENV) runs bench .pytest_cache
