@@ -140,7 +140,7 @@ def greedy_maps_nb(side, P, usq, utype, uside, nu, gmap, gf):
     for q in range(nsq):
         if near_u[q] == BIG:
             near_u[q] = -1
-    gf[1] = tot / cnt if cnt > 0 else 0.0
+    gf[1] = tot / cnt if cnt > 0 else H   # only archers left: no formation to keep
 
 
 @njit(cache=True)
