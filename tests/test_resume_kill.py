@@ -26,10 +26,10 @@ def reference(tmp_path_factory):
     return pq.read_table(out / "games.parquet").to_pandas()
 
 
-def _start_and_kill(out, sig):
+def _start_and_kill(out, sig, extra=(), group=False):
     env = {**os.environ, "NUMBA_NUM_THREADS": "1"}
-    cmd = [sys.executable, "-m", "simkit", "run", *map(str, ARGS), "--out", str(out)]
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    cmd = [sys.executable, "-m", "simkit", "run", *map(str, ARGS), "--out", str(out), *extra]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=group)
     deadline = time.time() + 60
     try:
         while time.time() < deadline:
@@ -40,7 +40,10 @@ def _start_and_kill(out, sig):
             time.sleep(0.01)
         else:
             pytest.fail("no chunk was written within 60 s")
-        p.send_signal(sig)
+        if group:
+            os.killpg(p.pid, sig)       # as Ctrl-C on a terminal: the whole process group
+        else:
+            p.send_signal(sig)
         _, err = p.communicate(timeout=60)
     finally:
         if p.poll() is None:
@@ -49,10 +52,16 @@ def _start_and_kill(out, sig):
     return p.returncode, err.decode()
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["SIGINT", "SIGKILL"])
-def test_killed_run_resumes_to_the_uninterrupted_games_parquet(runner, tmp_path, reference, sig):
+DASK = ["--backend", "dask", "--workers", 2, "--threads", 1]
+
+
+@pytest.mark.parametrize("sig,extra", [(signal.SIGINT, ()), (signal.SIGKILL, ()), (signal.SIGINT, DASK)],
+                         ids=["SIGINT", "SIGKILL", "Ctrl-C-on-dask"])
+def test_killed_run_resumes_to_the_uninterrupted_games_parquet(runner, tmp_path, reference, sig, extra):
+    if extra:
+        pytest.importorskip("distributed")
     out = tmp_path / "run"
-    rc, err = _start_and_kill(out, sig)
+    rc, err = _start_and_kill(out, sig, [str(a) for a in extra], group=bool(extra))
     manifest = json.loads((out / "manifest.json").read_text())
     if sig == signal.SIGINT:
         assert rc == 130, err

@@ -99,6 +99,24 @@ def make_backend(backend: str | None = "local", scheduler: str | None = None, wo
     return DaskBackend(workers=workers, threads=threads, **kwargs)
 
 
+class _sigint_ignored_in_children:
+    """Worker processes started inside inherit SIGINT ignored (Python keeps an inherited SIG_IGN),
+    so Ctrl-C on a terminal interrupts the run here, cleanly, instead of every worker printing
+    a KeyboardInterrupt traceback. This process's own handler is restored on exit."""
+
+    def __enter__(self):
+        import signal
+        try:
+            self.old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        except ValueError:   # not the main thread: leave signals alone
+            self.old = None
+
+    def __exit__(self, *exc):
+        import signal
+        if self.old is not None:
+            signal.signal(signal.SIGINT, self.old)
+
+
 class DaskBackend:
     name = "dask"
 
@@ -122,8 +140,9 @@ class DaskBackend:
                    "OPENBLAS_NUM_THREADS": "1"}
             # processes=False (tests only): one in-process worker on this process's numba threads
             extra = {"env": env} if processes else {}
-            self.cluster = dist.LocalCluster(n_workers=workers, threads_per_worker=1, processes=processes,
-                                             dashboard_address=":0", silence_logs=logging.CRITICAL, **extra)
+            with _sigint_ignored_in_children():
+                self.cluster = dist.LocalCluster(n_workers=workers, threads_per_worker=1, processes=processes,
+                                                 dashboard_address=":0", silence_logs=logging.CRITICAL, **extra)
             self.client = dist.Client(self.cluster, set_as_default=False)
         self.threads = threads if scheduler is None else None
 
