@@ -89,3 +89,8 @@ def test_handicap_validation(runner):
     assert "remove_0.pawn" in t
     t = run_bad(runner, ["run", "martian_chess", "--set", "remove_0.knight=1"])
     assert "knight" in t and "pawn" in t
+
+
+def test_error_in_an_indexed_set_value_blames_set(runner):
+    t = run_bad(runner, ["run", "warfare", "--set", "trees=[[2,5],[99,5]]", "-n", 10])
+    assert t.startswith("error: --set: key 'trees[1]'") and "outside" in t

@@ -6,6 +6,7 @@ A scenario file has a few meta keys (``game``, ``name``, ``description``,
 from __future__ import annotations
 
 import copy
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -87,6 +88,11 @@ def _merge(base: dict, top: dict) -> dict:
     return out
 
 
+def _top_key(key: str) -> str:
+    """The option a (dotted or indexed) key belongs to: 'deck.knight.cost', 'trees[1]' -> 'deck', 'trees'."""
+    return re.split(r"[.\[]", key, maxsplit=1)[0]
+
+
 def parse_set(item: str) -> tuple[str, Any]:
     """``key=value`` with a TOML value; a bare word is a string (``clock=leader``)."""
     if "=" not in item:
@@ -163,7 +169,7 @@ def load_scenario(target: str, overrides: list[str] | dict | None = None) -> Sce
         rules = validate_rules(spec.options, rules)
         spec.validate(rules)
     except ScenarioError as e:
-        from_set = e.key is not None and any(e.key.split(".")[0] == k.split(".")[0] for k, _ in items)
+        from_set = e.key is not None and any(_top_key(e.key) == _top_key(k) for k, _ in items)
         raise ScenarioError(e.detail, file="--set" if from_set else source, key=e.key) from None
     name = data.get("name") or path.stem
     for k in ("name", "description"):
