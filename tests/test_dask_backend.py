@@ -37,6 +37,11 @@ def cluster2():
         yield be
 
 
+def _numba_threads():
+    import numba
+    return numba.config.NUMBA_NUM_THREADS
+
+
 @pytest.mark.parametrize("threads,chunk", [(2, None), (2, 1), (1, 700), (2, 333)])
 def test_local_threads_and_chunk_sizes_give_identical_records(scenario, reference, threads, chunk):
     cfg = RunConfig(**{**CFG.__dict__, "chunk_size": chunk})
@@ -45,6 +50,7 @@ def test_local_threads_and_chunk_sizes_give_identical_records(scenario, referenc
 
 def test_dask_two_worker_processes_identical_records_and_reusable(scenario, reference, cluster2, tmp_path):
     assert len(cluster2.workers()) == 2
+    assert set(cluster2.client.run(_numba_threads).values()) == {1}    # --threads reached the workers
     r = simulate(scenario, CFG, progress=False, backend=cluster2, out_dir=tmp_path / "run")
     assert np.array_equal(r.records(), reference)
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())

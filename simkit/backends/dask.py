@@ -185,7 +185,7 @@ class DaskBackend:
         workers = self.workers()
         todo = [w for w in workers if (w, game) not in self._warm]
         futures = [self.client.submit(play_chunk, game, params, seed, 0, 1, first, policy_ids, snapshot_ply,
-                                      workers=[w], allow_other_workers=False, pure=False,
+                                      workers=[w], allow_other_workers=True, pure=False,
                                       key=f"simkit-warm-{game}-{uuid.uuid4().hex[:8]}")
                    for w in todo]
         for w, f in zip(todo, futures):
