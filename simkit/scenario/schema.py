@@ -124,6 +124,29 @@ def table_of_counts(units: tuple[str, ...], *, min_value: int = 0):
     return check
 
 
+def table_of_values(units: tuple[str, ...], defaults: dict, *, positive: bool = False):
+    """A ``check`` for tables mapping unit type -> value (missing units keep their default)."""
+    bound = "> 0" if positive else ">= 0"
+
+    def check(name: str, value):
+        if not isinstance(value, dict):
+            raise ScenarioError(f"expected a table of unit type -> value, got {value!r}", key=name)
+        out = dict(defaults)
+        for unit, v in value.items():
+            if unit not in units:
+                raise ScenarioError(
+                    f"unknown unit type '{unit}'{_suggest(unit, units)}; allowed: {', '.join(units)}",
+                    key=f"{name}.{unit}")
+            number = not isinstance(v, bool) and isinstance(v, (int, float)) and v < 1e6
+            ok = number and (v > 0 or (not positive and v == 0))
+            if not ok:
+                raise ScenarioError(f"got {v!r}, expected a number {bound}", key=f"{name}.{unit}")
+            out[unit] = float(v)
+        return out
+
+    return check
+
+
 def handicap_options(units: tuple[str, ...]) -> tuple[Option, ...]:
     """``remove_0`` / ``remove_1``: units taken out of one side's starting army.
 

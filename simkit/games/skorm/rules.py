@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from simkit.errors import ScenarioError
-from simkit.scenario.schema import Option, handicap_options, table_of_counts
+from simkit.scenario.schema import Option, handicap_options, table_of_counts, table_of_values
 
 UNITS = ("shieldman", "archer", "horseman", "warlord")
 SHIELDMAN, ARCHER, HORSEMAN, WARLORD = 0, 1, 2, 3
@@ -47,19 +47,6 @@ REFERENCE = {
     "shieldman": [(-2, -1), (-1, -1), (0, -1), (1, -2), (2, -3)],
 }
 REFERENCE_FACING = 5
-
-
-def _check_values(name, value):
-    if not isinstance(value, dict):
-        raise ScenarioError(f"expected a table of unit type -> value, got {value!r}", key=name)
-    out = dict(DEFAULT_VALUES)
-    for unit, v in value.items():
-        if unit not in UNITS:
-            raise ScenarioError(f"unknown unit type '{unit}'; allowed: {', '.join(UNITS)}", key=f"{name}.{unit}")
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
-            raise ScenarioError(f"got {v!r}, expected a number >= 0", key=f"{name}.{unit}")
-        out[unit] = float(v)
-    return out
 
 
 def _check_army(name, value):
@@ -97,7 +84,7 @@ OPTIONS = (
            "facing a uniform direction), 'threat' (every Shieldman faces its most dangerous attacker)",
            choices=FACINGS),
     Option("values", "table", dict(DEFAULT_VALUES), "unit values used by the greedy policy's material term",
-           check=_check_values),
+           check=table_of_values(UNITS, DEFAULT_VALUES)),
     Option("w_warlord_safety", "float", 20.0, "greedy: penalty when the own Warlord can be taken next turn",
            min=0),
     Option("w_gold_distance", "float", 0.25, "greedy: penalty per hex between the own Warlord and the Gold Tile",

@@ -10,7 +10,7 @@ import numpy as np
 
 from simkit.engine.dice import warfare_distribution
 from simkit.errors import ScenarioError
-from simkit.scenario.schema import Option, _suggest, handicap_options, table_of_counts
+from simkit.scenario.schema import Option, _suggest, handicap_options, table_of_counts, table_of_values
 
 from . import state as S
 
@@ -76,20 +76,6 @@ def _check_units(name, value):
     return out
 
 
-def _check_values(name, value):
-    if not isinstance(value, dict):
-        raise ScenarioError(f"expected a table of unit type -> value, got {value!r}", key=name)
-    out = dict(DEFAULT_VALUES)
-    for unit, v in value.items():
-        if unit not in UNITS:
-            raise ScenarioError(f"unknown unit type '{unit}'{_suggest(unit, UNITS)}; allowed: {', '.join(UNITS)}",
-                                key=f"{name}.{unit}")
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v < 1e6:
-            raise ScenarioError(f"got {v!r}, expected a number > 0", key=f"{name}.{unit}")
-        out[unit] = float(v)
-    return out
-
-
 def _check_army(name, value):
     counts = table_of_counts(UNITS)(name, value)
     return {u: counts.get(u, 0) for u in UNITS}
@@ -122,7 +108,7 @@ OPTIONS = (
     Option("cap_result", "choice", "draw", "result at the turn cap: draw, or material (more unit value wins)",
            choices=("draw", "material")),
     Option("values", "table", DEFAULT_VALUES, "unit values (material adjudication and the greedy commander)",
-           check=_check_values),
+           check=table_of_values(UNITS, DEFAULT_VALUES, positive=True)),
     Option("deployment", "choice", "line", "deployment policy of both sides: line (battle line) or random",
            choices=("line", "random")),
 ) + tuple(Option(n, "float", d, h) for n, d, h in GREEDY_KNOBS) + handicap_options(UNITS)
