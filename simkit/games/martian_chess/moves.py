@@ -18,6 +18,16 @@ def start_turn_nb(meta, rules):
             meta[M_CLOCK] = 0
 
 
+@njit(cache=True, inline="always")
+def piece_reach_nb(pips):
+    """Directions (first, last+1 in the rays table) and range: pawn 1 diagonal, drone 2 straight, queen any."""
+    if pips == 1:
+        return 4, 8, 1
+    if pips == 2:
+        return 0, 4, 2
+    return 0, 8, 7
+
+
 @njit(cache=True)
 def gen_moves_nb(board, meta, rays, rules, out):
     """Write the mover's legal moves (from * 32 + to) into ``out``; return how many."""
@@ -39,12 +49,7 @@ def gen_moves_nb(board, meta, rays, rules, out):
         v = board[s]
         if v == 0:
             continue
-        if v == 1:
-            d0, d1, reach = 4, 8, 1
-        elif v == 2:
-            d0, d1, reach = 0, 4, 2
-        else:
-            d0, d1, reach = 0, 8, 7
+        d0, d1, reach = piece_reach_nb(v)
         for d in range(d0, d1):
             for k in range(reach):
                 t = rays[s, d, k]
@@ -140,12 +145,7 @@ def attacked_max_nb(board, attacker, rays):
         v = board[s]
         if v == 0:
             continue
-        if v == 1:
-            d0, d1, reach = 4, 8, 1
-        elif v == 2:
-            d0, d1, reach = 0, 4, 2
-        else:
-            d0, d1, reach = 0, 8, 7
+        d0, d1, reach = piece_reach_nb(v)
         for d in range(d0, d1):
             for k in range(reach):
                 t = rays[s, d, k]
