@@ -8,7 +8,9 @@ from rich.table import Table
 
 
 def console() -> Console:
-    return Console(highlight=False, soft_wrap=True)
+    import sys
+    # Piped output (CI logs, files) gets room for the widest table instead of rich's 80 columns.
+    return Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 160)
 
 
 def pct(x) -> str:
