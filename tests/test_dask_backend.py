@@ -150,3 +150,14 @@ def test_dask_worker_killed_mid_run_is_retried_with_identical_records(scenario, 
     assert np.array_equal(r.records(), ref)
     cluster2.client.wait_for_workers(2, timeout=60)        # the nanny restarted it
     assert pid not in cluster2.client.run(os.getpid).values()
+
+
+def test_missing_dask_is_a_clean_error(monkeypatch):
+    import sys
+    monkeypatch.setitem(sys.modules, "distributed", None)       # as if not installed
+    with pytest.raises(UsageError, match=r"pip install 'simkit\[dask\]'"):
+        make_backend("dask", workers=1)
+    from click.testing import CliRunner
+    from simkit.cli import cli
+    r = CliRunner().invoke(cli, ["run", "martian_chess", "-n", "5", "--backend", "dask", "--no-save"])
+    assert r.exit_code == 2 and "simkit[dask]" in r.output and r.exception.__class__ is SystemExit
