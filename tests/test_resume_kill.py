@@ -73,6 +73,10 @@ def test_killed_run_resumes_to_the_uninterrupted_games_parquet(runner, tmp_path,
     assert not (out / "games.parquet").exists()       # an unfinished run never looks complete
     kept = len(list((out / "chunks").glob("chunk-*.parquet")))
     assert 3 <= kept < 40
+    if sig == signal.SIGKILL:   # damage: a truncated chunk and a chunk whose aggregate is gone are replayed
+        chunks = sorted((out / "chunks").glob("chunk-*.parquet"))
+        chunks[0].write_bytes(chunks[0].read_bytes()[:10])
+        (out / "chunks" / chunks[1].name.replace("chunk-", "agg-").replace(".parquet", ".npy")).unlink()
     r = invoke(runner, ["run", *ARGS, "--out", out, "--resume"])
     assert r.exit_code == 0, r.output
     assert json.loads(r.output)["games"] == 4000

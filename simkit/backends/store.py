@@ -75,9 +75,20 @@ def write_chunk(out: Path, start: int, records: np.ndarray, aggregate: np.ndarra
     path = out / "chunks" / f"chunk-{start:012d}.parquet"
     tmp = path.with_name(f".{path.name}.tmp")
     pq.write_table(_records_table(records, spec, start, seed), tmp)
-    np.save(out / "chunks" / f".agg-{start:012d}.npy.tmp.npy", np.asarray(aggregate, dtype=np.int64))
-    os.replace(out / "chunks" / f".agg-{start:012d}.npy.tmp.npy", out / "chunks" / f"agg-{start:012d}.npy")
+    agg_tmp = out / "chunks" / f".agg-{start:012d}.npy.tmp.npy"
+    np.save(agg_tmp, np.asarray(aggregate, dtype=np.int64))
+    for p in (agg_tmp, tmp):   # on disk before the renames, so a power cut cannot leave a renamed empty file
+        _fsync(p)
+    os.replace(agg_tmp, out / "chunks" / f"agg-{start:012d}.npy")
     os.replace(tmp, path)  # the parquet last: its presence means the chunk is whole
+
+
+def _fsync(path: Path):
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def load_chunks(out: Path, scenario, config):
@@ -98,14 +109,21 @@ def load_chunks(out: Path, scenario, config):
     fields = scenario.spec.record_fields
     sizes = dict(config.chunks())
     for path in sorted((out / "chunks").glob("chunk-*.parquet")):
-        start = int(path.stem.split("-")[1])
+        try:
+            start = int(path.stem.split("-")[1])
+        except (IndexError, ValueError):
+            continue
         if start not in sizes:
             continue
-        table = pq.read_table(path, columns=list(fields))
-        records = np.column_stack([table[f].to_numpy() for f in fields]).astype(np.int32)
+        try:  # a damaged or half-missing chunk is played again (and overwritten)
+            table = pq.read_table(path, columns=list(fields))
+            records = np.column_stack([table[f].to_numpy() for f in fields]).astype(np.int32)
+            aggregate = np.load(out / "chunks" / f"agg-{start:012d}.npy")
+        except Exception:
+            continue
         if len(records) != sizes[start]:
             continue
-        yield start, records, np.load(out / "chunks" / f"agg-{start:012d}.npy")
+        yield start, records, aggregate
 
 
 def finish_run(out: Path, result, complete: bool):
