@@ -12,6 +12,7 @@ from simkit.cli import cli
 from simkit.games import GAMES
 
 N = int(os.environ.get("SIMKIT_FUZZ_EXAMPLES", "1"))
+pytestmark = pytest.mark.timeout(300)     # a hang fails the test instead of stalling the suite
 def fuzz(n):
     return settings(max_examples=n * N, deadline=None, database=None, suppress_health_check=list(HealthCheck))
 RUN = ["--games", "2", "--no-save", "--json", "--threads", "1"]
