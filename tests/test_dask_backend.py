@@ -15,6 +15,7 @@ from simkit.backends.dask import DaskBackend, DaskError, make_backend  # noqa: E
 from simkit.backends.local import LocalBackend  # noqa: E402
 from simkit.engine.runner import RunConfig, simulate  # noqa: E402
 from simkit.errors import UsageError  # noqa: E402
+from simkit.games import GAMES  # noqa: E402
 from simkit.scenario import load_scenario  # noqa: E402
 
 CFG = RunConfig(games=700, seed=11, policies=("random", "greedy"), first="random", chunk_size=90)
@@ -59,6 +60,16 @@ def test_dask_two_worker_processes_identical_records_and_reusable(scenario, refe
     cfg = RunConfig(**{**CFG.__dict__, "chunk_size": 45})
     assert np.array_equal(simulate(scenario, cfg, progress=False, backend=cluster2, keep=True).records(),
                           reference)
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_dask_identical_records_for_every_game(cluster2, game):
+    sc = load_scenario(game)
+    cfg = RunConfig(games=96, seed=3, policies=("greedy", "random"), chunk_size=17)
+    local = simulate(sc, cfg, threads=2, progress=False)
+    remote = simulate(sc, cfg, progress=False, backend=cluster2)
+    assert np.array_equal(remote.records(), local.records())
+    assert np.array_equal(remote.tally.aggregate, local.tally.aggregate)
 
 
 def test_dask_one_worker_identical_records(scenario, reference):
