@@ -116,6 +116,8 @@ def run(target, sets, games, seed, policy, policy0, policy1, first, threads, chu
         raise UsageError("--resume needs --out DIR (the run to finish)")
     out_dir = None if no_save else Path(out) if out else _default_out(scenario)
     from simkit.backends.dask import make_backend
+    from simkit.engine.runner import validate_config
+    validate_config(scenario.spec, config)      # option errors before any cluster starts
     with make_backend(backend, scheduler, workers, threads) as be:
         result = simulate(scenario, config, threads=threads, out_dir=out_dir, resume=resume,
                           progress=progress, keep=False, precision=precision, backend=be)
