@@ -102,7 +102,8 @@ def make_backend(backend: str | None = "local", scheduler: str | None = None, wo
 class _sigint_ignored_in_children:
     """Worker processes started inside inherit SIGINT ignored (Python keeps an inherited SIG_IGN),
     so Ctrl-C on a terminal interrupts the run here, cleanly, instead of every worker printing
-    a KeyboardInterrupt traceback. This process's own handler is restored on exit."""
+    a KeyboardInterrupt traceback. This process's own handler is restored on exit (so Ctrl-C
+    is ignored only during the second or so the cluster takes to start)."""
 
     def __enter__(self):
         import signal
