@@ -37,7 +37,7 @@ def _config(games, seed, policies, first, chunk_size, snapshot_ply):
 
 def compare(a, b=None, games=10_000, *, overrides_a=None, overrides_b=None, seed=0, policies=("greedy", "greedy"),
             first="alternate", precision=None, threads=None, chunk_size=None, snapshot_ply=None, out_dir=None,
-            keep=True):
+            keep=True, backend=None):
     """Compare scenario B with A on common random numbers (game i of A vs game i of B).
 
     ``a``/``b``: game names, scenario files or Scenarios (``b`` defaults to ``a``; use
@@ -48,11 +48,11 @@ def compare(a, b=None, games=10_000, *, overrides_a=None, overrides_b=None, seed
     sa = _scenario(a, overrides_a)
     sb = _scenario(a if b is None else b, overrides_b)
     return _compare(sa, sb, _config(games, seed, policies, first, chunk_size, snapshot_ply), threads=threads,
-                    out_dir=out_dir, precision=precision, keep=keep, progress=False)
+                    out_dir=out_dir, precision=precision, keep=keep, progress=False, backend=backend)
 
 
 def sweep(target, vary, games=10_000, *, overrides=None, seed=0, policies=("greedy", "greedy"), first="alternate",
-          precision=None, threads=None, chunk_size=None, snapshot_ply=None, out_dir=None):
+          precision=None, threads=None, chunk_size=None, snapshot_ply=None, out_dir=None, backend=None):
     """Run every combination of ``vary`` ({key: [values]} or ["key=1..3", ...]).
 
     Returns a SweepResult: ``.table`` (one row per cell: the varied keys, then metrics with
@@ -65,7 +65,7 @@ def sweep(target, vary, games=10_000, *, overrides=None, seed=0, policies=("gree
     keys, grid = parse_grid(items, base.spec)
     return _sweep(base.path, keys, grid, _config(games, seed, policies, first, chunk_size, snapshot_ply),
                   base_sets=dict(base.overrides), threads=threads, out_dir=out_dir, precision=precision,
-                  progress=False)
+                  progress=False, backend=backend)
 
 
 def _grid_value(v):

@@ -172,3 +172,18 @@ def test_missing_dask_is_a_clean_error(monkeypatch):
     from simkit.cli import cli
     r = CliRunner().invoke(cli, ["run", "martian_chess", "-n", "5", "--backend", "dask", "--no-save"])
     assert r.exit_code == 2 and "simkit[dask]" in r.output and r.exception.__class__ is SystemExit
+
+
+def test_compare_and_sweep_on_dask_equal_local(cluster2):
+    """compare and sweep distribute their chunks and give the local backend's numbers."""
+    import simkit
+    kw = dict(games=400, seed=4, policies="random", chunk_size=50)
+    local = simkit.compare("martian_chess", overrides_b={"clock": "leader"}, **kw)
+    remote = simkit.compare("martian_chess", overrides_b={"clock": "leader"}, backend=cluster2, **kw)
+    assert local.paired.n == remote.paired.n == 400
+    assert local.differences == remote.differences
+    assert local.differences["first_player_advantage"]["diff"] != 0
+    sl = simkit.sweep("martian_chess", {"deadlock_plies": [10, 20]}, **kw)
+    sr = simkit.sweep("martian_chess", {"deadlock_plies": [10, 20]}, backend=cluster2, **kw)
+    assert sl.table.drop(columns=[c for c in sl.table.columns if "per_s" in c or "elapsed" in c]).equals(
+        sr.table.drop(columns=[c for c in sr.table.columns if "per_s" in c or "elapsed" in c]))

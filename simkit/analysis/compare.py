@@ -161,11 +161,12 @@ class CompareResult:
 
 
 def compare(scenario_a, scenario_b, config, *, threads=None, out_dir=None, precision=None, keep=False,
-            progress=None, labels=("A", "B")) -> CompareResult:
+            progress=None, labels=("A", "B"), backend=None) -> CompareResult:
     """Play A and B on common random numbers, chunk by chunk in lockstep.
 
     ``out_dir``: writes DIR/manifest.json (kind compare), DIR/a/ and DIR/b/ (run
-    directories) and DIR/compare.json. ``precision``: stop once the 95% half-width of
+    directories) and DIR/compare.json. ``backend``: where both runs' chunks play
+    (shared; `simkit.backends.dask.make_backend`). ``precision``: stop once the 95% half-width of
     the FPA difference is <= it (``config.games`` is the ceiling).
     """
     from simkit.backends.store import atomic_write_json
@@ -184,10 +185,10 @@ def compare(scenario_a, scenario_b, config, *, threads=None, out_dir=None, preci
                     "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
         atomic_write_json(out / "manifest.json", manifest)
     sa = RunSession(scenario_a, config, threads=threads, out_dir=out / "a" if out else None, progress=False,
-                    keep=keep, precision=precision)
+                    keep=keep, precision=precision, backend=backend)
     try:
         sb = RunSession(scenario_b, config, threads=threads, out_dir=out / "b" if out else None, progress=False,
-                        keep=keep, precision=precision)
+                        keep=keep, precision=precision, backend=backend)
     except BaseException:
         sa.close()
         raise

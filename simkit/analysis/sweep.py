@@ -51,8 +51,11 @@ def load_cells(target, keys, grid, base_sets):
 
 
 def sweep(target, keys, grid, config, *, base_sets=None, threads=None, out_dir=None, precision=None,
-          progress=None, log=None) -> SweepResult:
-    """Play every grid cell; write DIR/sweep.parquet, DIR/sweep.csv, DIR/manifest.json (kind sweep)."""
+          progress=None, log=None, backend=None) -> SweepResult:
+    """Play every grid cell; write DIR/sweep.parquet, DIR/sweep.csv, DIR/manifest.json (kind sweep).
+
+    ``backend`` (e.g. a Dask cluster from `make_backend`) plays every cell's chunks.
+    """
     from simkit.backends.store import atomic_write_bytes, atomic_write_json
     from simkit.engine.runner import environment, simulate
     from simkit.errors import UsageError
@@ -81,7 +84,8 @@ def sweep(target, keys, grid, config, *, base_sets=None, threads=None, out_dir=N
     rows, summaries = [], []
     interrupted = False
     for i, sc in enumerate(cells):
-        res = simulate(sc, config, threads=threads, progress=progress, keep=False, precision=precision)
+        res = simulate(sc, config, threads=threads, progress=progress, keep=False, precision=precision,
+                       backend=backend)
         s = res.summary()
         row = {k: _resolved(sc.rules, k) for k in keys}
         row.update(flat_row(s))

@@ -9,7 +9,9 @@ from pathlib import Path
 import click
 
 from simkit.cli import cli
-from simkit.cli.options import play_options, policies_of, precision_option, scenario_options
+from simkit.backends.dask import make_backend
+from simkit.cli.options import backend_options, play_options, policies_of, precision_option, scenario_options
+from simkit.engine.runner import validate_config
 from simkit.engine.rng import FIRST_MODES
 from simkit.errors import UsageError
 
@@ -79,9 +81,10 @@ def _save_opts(f):
 @click.option("--set-a", "sets_a", multiple=True, metavar="KEY=VALUE", help="Override for A only (repeatable).")
 @click.option("--set-b", "sets_b", multiple=True, metavar="KEY=VALUE", help="Override for B only (repeatable).")
 @precision_option
+@backend_options
 @_save_opts
 def compare(targets, sets, games, seed, policy, policy0, policy1, first, threads, chunk_size, snapshot_ply,
-            sets_a, sets_b, precision, out, no_save, as_json):
+            sets_a, sets_b, precision, backend, workers, scheduler, out, no_save, as_json):
     """Compare two scenarios on common random numbers: same seeds, game indices and policies.
 
     A and B are game names or scenario files; with one TARGET, --set-a/--set-b make
@@ -92,6 +95,7 @@ def compare(targets, sets, games, seed, policy, policy0, policy1, first, threads
     Examples:
       simkit compare martian_chess scenarios/martian_chess/clock_off.toml --games 50000
       simkit compare martian_chess --set-b clock=leader --policy random --precision 0.005
+      simkit compare skorm --set-b archer_range=3 --backend dask --workers 2
     """
     from simkit.analysis.compare import compare as run_compare
     from simkit.engine.runner import RunConfig
@@ -106,7 +110,10 @@ def compare(targets, sets, games, seed, policy, policy0, policy1, first, threads
                        chunk_size=chunk_size, snapshot_ply=snapshot_ply)
     la, lb = _label(a), _label(b)
     out_dir = _out_dir("compare", f"{a.name}-vs-{b.name}", out, no_save)
-    res = run_compare(a, b, config, threads=threads, out_dir=out_dir, precision=precision, labels=(la, lb))
+    validate_config(a.spec, config)      # option errors before any cluster starts
+    with make_backend(backend, scheduler, workers, threads) as be:
+        res = run_compare(a, b, config, threads=threads, out_dir=out_dir, precision=precision, labels=(la, lb),
+                          backend=be)
     s = res.summary()
     if as_json:
         _echo_json(s)
@@ -154,9 +161,10 @@ def _print_compare(res, s, out_dir):
                    "A..B is the integers A to B.")
 @play_options
 @precision_option
+@backend_options
 @_save_opts
 def sweep(target, varies, sets, games, seed, policy, policy0, policy1, first, threads, chunk_size, snapshot_ply,
-          precision, out, no_save, as_json):
+          precision, backend, workers, scheduler, out, no_save, as_json):
     """Run TARGET for every combination of the --vary values; one row of metrics per cell.
 
     Every cell uses the same seed (common random numbers). Writes sweep.parquet and
@@ -166,6 +174,7 @@ def sweep(target, varies, sets, games, seed, policy, policy0, policy1, first, th
     Examples:
       simkit sweep martian_chess --vary deadlock_plies=8..20 --games 20000
       simkit sweep martian_chess --vary clock=deadlock,leader,off --vary field_promotion=true,false
+      simkit sweep storm_the_castle --vary dispatch_points=2..6 --scheduler tcp://10.0.0.5:8786
     """
     from simkit.analysis.metrics import check_precision
     from simkit.analysis.sweep import load_cells, sweep as run_sweep
@@ -180,8 +189,10 @@ def sweep(target, varies, sets, games, seed, policy, policy0, policy1, first, th
                        chunk_size=chunk_size, snapshot_ply=snapshot_ply)
     out_dir = _out_dir("sweep", f"{base.game}-{base.name}", out, no_save)
     log = None if as_json else (lambda m: click.echo(m, err=True))
-    res = run_sweep(target, keys, grid, config, base_sets=list(sets), threads=threads, out_dir=out_dir,
-                    precision=precision, progress=False, log=log)
+    validate_config(base.spec, config)
+    with make_backend(backend, scheduler, workers, threads) as be:
+        res = run_sweep(target, keys, grid, config, base_sets=list(sets), threads=threads, out_dir=out_dir,
+                        precision=precision, progress=False, log=log, backend=be)
     if as_json:
         _echo_json(res.summary())
     else:
