@@ -80,3 +80,25 @@ def test_stop_callback_ends_early():
     sc = load_scenario("martian_chess")
     res = simulate(sc, CFG, progress=False, stop=lambda t: t.games >= 120)
     assert res.games_done == 120
+
+
+def test_side_and_matrix_tables_are_per_game_means():
+    from simkit.analysis.metrics import matrix_tables, side_table
+    sc = load_scenario("martian_chess")
+    res = simulate(sc, CFG, progress=False)
+    r, fields = res.records(), list(sc.spec.record_fields)
+    sides = side_table(res.tally)
+    assert set(sides.index) == {"score", "captures", "promotions"}
+    assert sides.loc["score", "side 1"] == pytest.approx(r[:, fields.index("score_1")].mean())
+    assert matrix_tables(res.tally) == {}
+
+
+def test_matrix_tables_read_row_x_column_columns():
+    from simkit.analysis.metrics import matrix_tables
+    sc = load_scenario("warfare")
+    res = simulate(sc, RunConfig(games=40, seed=1, policies=("greedy", "greedy")), progress=False)
+    m = matrix_tables(res.tally)["kills"]
+    fields = list(sc.spec.record_fields)
+    r = res.records()
+    assert list(m.columns) == list(m.index) == list(sc.spec.unit_types)
+    assert m.loc["archer", "cavalry"] == pytest.approx(r[:, fields.index("kills_archer_x_cavalry")].mean())

@@ -172,3 +172,42 @@ def unit_table(tally: Tally):
     df = pd.DataFrame.from_dict(rows, orient="index")
     df.index = pd.MultiIndex.from_tuples(df.index, names=["side", "unit"])
     return df.sort_index()
+
+
+def side_table(tally: Tally):
+    """Per game and side: the mean of every `<stat>_<side>` record column (no unit type).
+
+    Game-specific extras with no unit in their name land here: Warfare!'s kills by
+    attack angle, Skorm's shield blocks, Martian Chess scores.
+    """
+    import pandas as pd
+
+    n = max(tally.games, 1)
+    rows: dict = {}
+    for name, total in tally.column_totals().items():
+        stat, _, side = name.rpartition("_")
+        if side in ("0", "1") and stat and not any(stat.endswith(f"_{s}") for s in ("0", "1")):
+            rows.setdefault(stat, {})[f"side {side}"] = total / n
+    if not rows:
+        return pd.DataFrame()
+    df = pd.DataFrame.from_dict(rows, orient="index")
+    df.index.name = "per game"
+    return df
+
+
+def matrix_tables(tally: Tally) -> dict:
+    """`<stat>_<row>_x_<col>` columns as one matrix per stat (e.g. Warfare! kills by matchup)."""
+    import pandas as pd
+
+    n = max(tally.games, 1)
+    mats: dict = {}
+    for name, total in tally.column_totals().items():
+        if "_x_" not in name:
+            continue
+        left, col = name.split("_x_", 1)
+        for u in sorted(tally.spec.unit_types, key=len, reverse=True):
+            if left.endswith("_" + u):
+                mats.setdefault(left[: -len(u) - 1], {}).setdefault(u, {})[col] = total / n
+                break
+    return {stat: pd.DataFrame.from_dict(m, orient="index").rename_axis(f"{stat} (row x column)")
+            for stat, m in mats.items()}

@@ -133,7 +133,7 @@ def run(target, sets, games, seed, policy, policy0, policy1, first, threads, chu
 
 
 def _print_run(result, s, out_dir):
-    from simkit.analysis.metrics import unit_table
+    from simkit.analysis.metrics import matrix_tables, side_table, unit_table
     from simkit.cli.show import console, end_table, frame_table, summary_table
     c = console()
     pol = " vs ".join(result.config.policies)
@@ -144,6 +144,11 @@ def _print_run(result, s, out_dir):
     if cols and result.games_done:
         per_game = units[cols] / result.games_done
         c.print(frame_table(per_game, "per game, by side and unit type"))
+    sides = side_table(result.tally)
+    if not sides.empty:
+        c.print(frame_table(sides, "per game, by side"))
+    for stat, matrix in matrix_tables(result.tally).items():
+        c.print(frame_table(matrix, f"{stat.replace('_', ' ')} per game: row unit against column unit"))
     if s.get("precision") is not None:
         c.print(f"--precision {s['precision']}: " + (f"reached after {s['games']:,} games" if s["stopped_at_precision"]
                 else f"not reached within {s['games']:,} games"))
