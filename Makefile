@@ -16,15 +16,14 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-# A real default balance run of every game (greedy vs greedy), with its results.
+# A real default balance run of every game (greedy vs greedy), its results, and a report.
 demo: install
 	$(SIMKIT) precompile
 	@for g in $$($(SIMKIT) games --json | $(PY) -c "import json,sys; print(' '.join(r['name'] for r in json.load(sys.stdin)))"); do \
 		rm -rf runs/demo/$$g; \
 		$(SIMKIT) run $$g --games $(DEMO_GAMES) --out runs/demo/$$g || exit 1; \
 	done
-	@if $(SIMKIT) --help | grep -q " report "; then \
-		$(SIMKIT) report runs/demo/* -o reports/demo && echo "report: reports/demo/index.html"; fi
+	$(SIMKIT) report runs/demo/* -o reports/demo --title "simkit demo: every game's default scenario"
 
 test: install
 	$(VENV)/bin/pytest -q
@@ -34,8 +33,7 @@ bench: install
 	$(SIMKIT) bench --dask --output bench/results.json
 
 reports: install
-	@if $(SIMKIT) --help | grep -q " report "; then $(PY) -m simkit.report.examples; \
-	else echo "reports are not implemented yet"; fi
+	$(PY) -m simkit.report.examples
 
 lint: install
 	$(VENV)/bin/ruff check simkit tests
