@@ -82,3 +82,19 @@ def first_players_nb(mode, seed, start, count, out):
 
 
 FIRST_MODES = ("alternate", "side0", "side1", "random")
+
+
+@njit(cache=True, inline="always")
+def argmax_step_nb(value, best, ties, state, eps):
+    """One step of "take the best value, ties broken uniformly" (reservoir sampling).
+
+    Returns ``(take, best, ties)``: ``take`` says the current candidate becomes the
+    choice. A value within ``eps`` of the best counts as a tie. Every greedy policy
+    uses this, so all of them break ties the same, unbiased way.
+    """
+    if value > best + eps:
+        return True, value, 1
+    if value >= best - eps:
+        ties += 1
+        return rng_below_nb(state, ties) == 0, best, ties
+    return False, best, ties

@@ -1,7 +1,7 @@
 """Martian Chess scripted policies, chosen by integer id (index in POLICIES)."""
 from numba import njit
 
-from simkit.engine.rng import rng_below_nb
+from simkit.engine.rng import argmax_step_nb, rng_below_nb
 from simkit.games.martian_chess.moves import apply_move_nb, attacked_max_nb
 from simkit.games.martian_chess.state import M_END, M_PIPS, M_SCORE, M_TO_MOVE, M_WINNER
 
@@ -38,14 +38,9 @@ def choose_greedy_nb(board, meta, rays, rules, weights, moves, n, rng, sb, sm):
             value = WIN if w == p else (-WIN if w == 1 - p else 0.0)
         else:
             value = evaluate_nb(sb, sm, rays, weights, p)
-        if value > best + 1e-9:
-            best = value
-            ties = 1
+        take, best, ties = argmax_step_nb(value, best, ties, rng, 1e-9)
+        if take:
             choice = i
-        elif value >= best - 1e-9:
-            ties += 1
-            if rng_below_nb(rng, ties) == 0:
-                choice = i
     return moves[choice]
 
 

@@ -25,7 +25,7 @@
 import numpy as np
 from numba import njit
 
-from simkit.engine.rng import rng_below_nb
+from simkit.engine.rng import argmax_step_nb
 from simkit.games.skorm.moves import (
     act_from, act_to, act_type, bit_nb, static_attack_bits_nb, threat_dirs_nb,
 )
@@ -157,12 +157,7 @@ def greedy_choose_nb(params, cell, face, plist, sc, acts, n, rng, counts):
                 score -= w_hang * hang
             cell[a] = ca
             cell[t] = ct
-        if score > best + 1e-9:
-            best = score
+        take, best, ties = argmax_step_nb(score, best, ties, rng, 1e-9)
+        if take:
             choice = i
-            ties = 1
-        elif score >= best - 1e-9:
-            ties += 1
-            if rng_below_nb(rng, ties) == 0:
-                choice = i
     return choice

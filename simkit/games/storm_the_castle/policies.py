@@ -17,7 +17,7 @@
 """
 from numba import njit
 
-from simkit.engine.rng import rng_below_nb
+from simkit.engine.rng import argmax_step_nb, rng_below_nb
 from simkit.games.storm_the_castle.moves import modifier_nb
 from simkit.games.storm_the_castle.rules import (AB_CLERIC, AB_SMITH, AB_SORC, F_KEEP_THRESHOLD, F_THRESHOLD,
                                                  K_ITEM, K_REG, O_DEFENDERS, PT_HI, PT_LO, T_AB, T_ATT, T_BONUS,
@@ -173,12 +173,7 @@ def choose_nb(pol, phase, s, n, buf, cards, sp, ctab, cval, spi, dist, keep, fop
     for k in range(n):
         v = greedy_score_nb(phase, s, k, n, buf, cards, sp, ctab, cval, spi, dist, keep, fopt, ptable,
                             prio, role)
-        if v > best:
-            best = v
+        take, best, ties = argmax_step_nb(v, best, ties, rng, 0.0)
+        if take:
             pick = k
-            ties = 1
-        elif v == best:
-            ties += 1
-            if rng_below_nb(rng, ties) == 0:
-                pick = k
     return pick

@@ -26,7 +26,7 @@ Ties are broken uniformly at random.
 """
 from numba import njit
 
-from simkit.engine.rng import rng_below_nb
+from simkit.engine.rng import argmax_step_nb, rng_below_nb
 
 from .moves import INSTANT_ATT, INSTANT_DEF, angle_nb, combat_kind_nb, in_arc_nb
 from .state import (ARC, CAV, DXA, DYA, FP_VALUE, G_APPROACH, G_CAVSLACK, G_COVER, G_DANGER, G_FACING, G_FORM,
@@ -224,16 +224,10 @@ def greedy_plan_nb(u, m, side, P, occ, usq, uface, utype, uside, gmap, gf, plan,
             continue
         f = best_facing_nb(t, dmask[m, sq, j], uface[u], sqx, sqy, usq, gmap)
         sc = pos_score_nb(u, t, f, side, P, occ, usq, utype, uside, gmap, gf)
-        if sc > best:
-            best = sc
+        take, best, ties = argmax_step_nb(sc, best, ties, rng, 0.0)
+        if take:
             bt = t
             bf = f
-            ties = 1
-        elif sc == best:
-            ties += 1
-            if rng_below_nb(rng, ties) == 0:
-                bt = t
-                bf = f
     plan[u, 0] = bt
     plan[u, 1] = bf
     plansc[u] = best - cur
@@ -300,14 +294,7 @@ def greedy_attack_nb(side, P, occ, usq, uface, utype, uside, acted, nu, last, ou
                         if (mask >> f) & 1 and in_arc_nb(tx, ty, f, vx, vy, True, rg):
                             ang = angle_nb(tx, ty, vx, vy, uface[v], True)
                             sc = attack_score_nb(at, utype[v], ang, True, tree[usq[v]], ip, fp, wintab, last)
-                            take = False
-                            if sc > best:
-                                best = sc
-                                ties = 1
-                                take = True
-                            elif sc == best:
-                                ties += 1
-                                take = rng_below_nb(rng, ties) == 0
+                            take, best, ties = argmax_step_nb(sc, best, ties, rng, 0.0)
                             if take:
                                 out[0] = u
                                 out[1] = t
@@ -346,14 +333,7 @@ def greedy_attack_nb(side, P, occ, usq, uface, utype, uside, acted, nu, last, ou
                         continue
                     ang = angle_nb(nx, ny, vx, vy, uface[v], False)
                     sc = attack_score_nb(at, utype[v], ang, False, tree[usq[v]], ip, fp, wintab, last)
-                    take = False
-                    if sc > best:
-                        best = sc
-                        ties = 1
-                        take = True
-                    elif sc == best:
-                        ties += 1
-                        take = rng_below_nb(rng, ties) == 0
+                    take, best, ties = argmax_step_nb(sc, best, ties, rng, 0.0)
                     if take:
                         out[0] = u
                         out[1] = t
@@ -392,14 +372,7 @@ def greedy_choose_nb(side, phase2, turn, P, occ, usq, uface, utype, uside, acted
                 m = ip[IP_P2]
             greedy_plan_nb(u, m, side, P, occ, usq, uface, utype, uside, gmap, gf, plan, plansc, rng)
         sc = plansc[u]
-        take = False
-        if sc > best:
-            best = sc
-            ties = 1
-            take = True
-        elif sc == best:
-            ties += 1
-            take = rng_below_nb(rng, ties) == 0
+        take, best, ties = argmax_step_nb(sc, best, ties, rng, 0.0)
         if take:
             out[0] = u
     if out[0] >= 0 and best > fp[G_MINIMP]:
