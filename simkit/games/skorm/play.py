@@ -8,7 +8,7 @@ from simkit.engine.rng import rng_below_nb, rng_seed_nb
 from simkit.games.skorm.moves import (
     act_from, act_type, apply_action_nb, end_ply_nb, face_threats_nb, gen_actions_nb,
 )
-from simkit.games.skorm.policies import POL_GREEDY, greedy_choose_nb
+from simkit.games.skorm.policies import POL_GREEDY_NOSHOOT, POL_RANDOM, greedy_choose_nb
 from simkit.games.skorm.rules import I_FACING, I_N, I_P, I_RANGE, P_I, P_RAY, UNITS
 from simkit.games.skorm.state import (
     END_REASONS, LOG_W_EXTRA, NSC, NSTAT, PASS, SC_CNT, SC_DONE, SC_PLY, SC_REASON, SC_TOMOVE, SC_WINNER,
@@ -58,20 +58,22 @@ def play_ply_nb(params, rng, pol, cell, face, plist, sc, acts, blocks, counts, s
     n = gen_actions_nb(params, cell, face, plist, sc, s, acts, blocks)
     stats[ST_BLOCK + 1 - s] += blocks[0]
     facing = ip[I_FACING]
+    greedy = pol != POL_RANDOM  # greedy and greedy_noshoot
     code = PASS
     if n > 0:
-        if pol == POL_GREEDY:
-            code = acts[greedy_choose_nb(params, cell, face, plist, sc, acts, n, rng, counts)]
+        if greedy:
+            code = acts[greedy_choose_nb(params, cell, face, plist, sc, acts, n, rng, counts,
+                                         pol == POL_GREEDY_NOSHOOT)]
         else:
             code = acts[rng_below_nb(rng, n)]
         landface = -1
         a = act_from(code)
-        if act_type(code) == 0 and cell[a] == 1 + 4 * s and (pol != POL_GREEDY or facing == 1):
+        if act_type(code) == 0 and cell[a] == 1 + 4 * s and (not greedy or facing == 1):
             landface = rng_below_nb(rng, 6)
         apply_action_nb(params, cell, face, plist, sc, code, landface, stats, agg)
     else:
         stats[ST_PASS + s] += 1
-    if pol == POL_GREEDY and facing == 2:
+    if greedy and facing == 2:
         face_threats_nb(params, cell, face, plist, sc, s, counts)
     end_ply_nb(params, sc, n == 0)
     return code

@@ -21,6 +21,12 @@
   direction and the facing policy is ``threat`` (it will turn to face it), or
   when every attack comes from the direction it faces (other facing policies).
   Facing follows the scenario's ``facing`` option (``threat`` by default).
+- ``greedy_noshoot``: restricted play (DESIGN.md "greedy that never shoots"):
+  exactly ``greedy`` (evaluation, tie-breaks, facing) over the side's actions
+  without its shots; its archers still move. It
+  does not shoot even when a shot would kill the enemy Warlord. Skorm has no
+  voluntary pass (RULES.md: a side passes only when it has no action), so when
+  every legal action is a shot it takes the shot greedy rates best.
 """
 import numpy as np
 from numba import njit
@@ -35,13 +41,21 @@ from simkit.games.skorm.rules import (
 )
 from simkit.games.skorm.state import SC_PN0, SC_TOMOVE, SC_WL0
 
-POLICIES = ("random", "greedy")
-POL_RANDOM, POL_GREEDY = 0, 1
+POLICIES = ("random", "greedy", "greedy_noshoot")
+POL_RANDOM, POL_GREEDY, POL_GREEDY_NOSHOOT = 0, 1, 2
 WIN_SCORE = 1e18
 
 
 @njit(cache=True)
-def greedy_choose_nb(params, cell, face, plist, sc, acts, n, rng, counts):
+def greedy_choose_nb(params, cell, face, plist, sc, acts, n, rng, counts, noshoot=False):
+    """Index in ``acts[:n]`` of greedy's choice; ``noshoot``: leave out shots
+    unless every action is a shot."""
+    if noshoot:
+        noshoot = False
+        for i in range(n):
+            if act_type(acts[i]) == 0:
+                noshoot = True
+                break
     ip = params[P_I]
     F = params[P_F]
     distg = params[P_DISTG]
@@ -79,6 +93,8 @@ def greedy_choose_nb(params, cell, face, plist, sc, acts, n, rng, counts):
     for i in range(n):
         code = acts[i]
         typ = act_type(code)
+        if noshoot and typ == 1:
+            continue
         a = act_from(code)
         t = act_to(code)
         ca = cell[a]
