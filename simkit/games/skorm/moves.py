@@ -225,42 +225,22 @@ def end_ply_nb(params, sc, passed):
     sc[SC_TOMOVE] = o
 
 
-@njit(cache=True)
-def attack_bits_nb(params, cell, plist, sc, o, skip):
-    """Cells side ``o``'s pieces could capture or shoot on their next turn
-    (ignoring shields and what stands there), as two 64-bit words; the piece on
-    ``skip`` (a cell, -1 none) is left out (it is being captured)."""
-    ip = params[P_I]
-    nb = params[P_NB]
-    adjb = params[P_ADJB]
-    shotb = params[P_SHOTB]
-    w0 = np.uint64(0)
-    w1 = np.uint64(0)
-    for i in range(sc[SC_PN0 + o]):
-        a = plist[o, i]
-        if a == skip:
-            continue
-        kind = (cell[a] - 1) & 3
-        if kind == 1:
-            w0 |= shotb[a, 0]
-            w1 |= shotb[a, 1]
-        else:
-            w0 |= adjb[a, 0]
-            w1 |= adjb[a, 1]
-            if kind >= 2:
-                steps = ip[I_STEPS_H] if kind == 2 else ip[I_STEPS_W]
-                if steps >= 2:
-                    for d in range(6):
-                        m = nb[a, d]
-                        if m >= 0 and cell[m] == 0:
-                            w0 |= adjb[m, 0]
-                            w1 |= adjb[m, 1]
+@njit(cache=True, inline="always")
+def two_step_bits_nb(nb, adjb, cell, x, w0, w1):
+    """Add what a two-stepper on ``x`` attacks through its empty neighbours."""
+    for d in range(6):
+        m = nb[x, d]
+        if m >= 0 and cell[m] == 0:
+            w0 |= adjb[m, 0]
+            w1 |= adjb[m, 1]
     return w0, w1
 
 
 @njit(cache=True)
 def static_attack_bits_nb(params, cell, plist, sc, o, skip):
-    """Like attack_bits_nb without the two-step part (occupancy-free)."""
+    """The part of side ``o``'s attack map that does not depend on occupancy:
+    archer lines and every piece's neighbours, as two 64-bit words; the piece on
+    ``skip`` (a cell, -1 none) is left out (it is being captured)."""
     adjb = params[P_ADJB]
     shotb = params[P_SHOTB]
     w0 = np.uint64(0)
@@ -275,6 +255,23 @@ def static_attack_bits_nb(params, cell, plist, sc, o, skip):
         else:
             w0 |= adjb[a, 0]
             w1 |= adjb[a, 1]
+    return w0, w1
+
+
+@njit(cache=True)
+def attack_bits_nb(params, cell, plist, sc, o, skip):
+    """Cells side ``o``'s pieces could capture or shoot on their next turn
+    (ignoring shields and what stands there): the static map plus the two-step
+    reach of Horsemen and the Warlord. Greedy builds the same map incrementally."""
+    ip = params[P_I]
+    w0, w1 = static_attack_bits_nb(params, cell, plist, sc, o, skip)
+    for i in range(sc[SC_PN0 + o]):
+        a = plist[o, i]
+        kind = (cell[a] - 1) & 3
+        if a != skip and kind >= 2:
+            steps = ip[I_STEPS_H] if kind == 2 else ip[I_STEPS_W]
+            if steps >= 2:
+                w0, w1 = two_step_bits_nb(params[P_NB], params[P_ADJB], cell, a, w0, w1)
     return w0, w1
 
 

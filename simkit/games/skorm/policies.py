@@ -33,7 +33,7 @@ from numba import njit
 
 from simkit.engine.rng import argmax_step_nb
 from simkit.games.skorm.moves import (
-    act_from, act_to, act_type, bit_nb, static_attack_bits_nb, threat_dirs_nb,
+    act_from, act_to, act_type, bit_nb, static_attack_bits_nb, threat_dirs_nb, two_step_bits_nb,
 )
 from simkit.games.skorm.rules import (
     F_W_GOLD, F_W_HANG, F_W_WARLORD, I_FACING, I_GOLD, I_GOLD_IMM, I_GOLD_ON, I_STEPS_H, I_STEPS_W,
@@ -120,13 +120,8 @@ def greedy_choose_nb(params, cell, face, plist, sc, acts, n, rng, counts, noshoo
                 w1 = base1
             for j in range(nhw):
                 x = counts[6 + j]
-                if x == skip:
-                    continue
-                for d in range(6):
-                    m = nb[x, d]
-                    if m >= 0 and cell[m] == 0:
-                        w0 |= adjb[m, 0]
-                        w1 |= adjb[m, 1]
+                if x != skip:
+                    w0, w1 = two_step_bits_nb(nb, adjb, cell, x, w0, w1)
             wpos = wl
             if typ == 0 and mk == 3:
                 wpos = t
