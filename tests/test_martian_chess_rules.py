@@ -175,13 +175,23 @@ def test_move_limit_scores_decide():
     assert n == 3 and meta[st.M_END] == st.END_LIMIT and meta[st.M_WINNER] == 1
 
 
-def test_mc5_blocked_player_draws_at_once():
-    # player 0's only piece is a pawn on a1 hemmed in by its own drone on b2 (no merge: a queen is in zone)
+def test_own_pieces_block_without_merging():
     p = params()
-    board, meta = position({"a1": 1, "b2": 3, "a8": 1})
+    board, meta = position({"a1": 1, "b2": 3, "a8": 1})      # pawn never merges with a queen
     assert "a1-b2" not in legal(board, meta, p)
-    board, meta = position({"a1": 1, "b2": 2, "c3": 3, "a8": 1})
+    board, meta = position({"a1": 1, "b2": 2, "c3": 3, "a8": 1})  # pawn+drone, but a queen is controlled
     assert not any(m.startswith("a1") for m in legal(board, meta, p))
+
+
+def test_mc5_player_without_a_move_draws_at_once():
+    """MC-5 cannot arise in play (the mover's piece nearest the canal always has a
+    forward move), so the kernel's branch is driven directly: a mover with no move
+    ends the game at once as a drawn `stalemate`, before any ply."""
+    init, rays, rules, weights = params()
+    blocked = init.copy()
+    blocked[:16] = 0                       # player 0 has nothing to move
+    rec, log = play_one((blocked, rays, rules, weights), 1, 0, 0, (0, 0))
+    assert rec[3] == st.END_STALEMATE and rec[1] == -1 and rec[2] == 0 and len(log) == 0
 
 
 def test_greedy_takes_a_winning_move():
