@@ -66,12 +66,8 @@ def start_run(out: Path, scenario, config, threads: int):
     atomic_write_json(out / "manifest.json", manifest)
 
 
-def write_chunk(out: Path, start: int, records: np.ndarray, aggregate: np.ndarray):
+def write_chunk(out: Path, spec, seed: int, start: int, records: np.ndarray, aggregate: np.ndarray):
     import pyarrow.parquet as pq
-    manifest = json.loads((out / "manifest.json").read_text())
-    from simkit.games import get_game
-    spec = get_game(manifest["scenario"]["game"])
-    seed = manifest["config"]["seed"]
     path = out / "chunks" / f"chunk-{start:012d}.parquet"
     tmp = path.with_name(f".{path.name}.tmp")
     pq.write_table(_records_table(records, spec, start, seed), tmp)

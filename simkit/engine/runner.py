@@ -222,7 +222,7 @@ class RunSession:
         finally:
             self.elapsed += time.perf_counter() - t0
         if self.out is not None:
-            store.write_chunk(self.out, start, records, aggregate)
+            store.write_chunk(self.out, self.scenario.spec, self.config.seed, start, records, aggregate)
         self.tally.add(records, aggregate)
         if self.keep:
             self.parts[start] = records
