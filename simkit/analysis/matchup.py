@@ -22,15 +22,12 @@ from simkit.analysis.stats import paired_mean
 
 def check_policies(spec, policies) -> list[str]:
     from simkit.errors import UsageError
-    from simkit.scenario.schema import _suggest
     pols = [p.strip() for p in policies if p.strip()]
     if len(pols) < 2:
         raise UsageError(f"--policies needs at least two policies (comma-separated); {spec.name} has: "
                          f"{', '.join(spec.policies)}")
-    for p in pols:
-        if p not in spec.policies:
-            raise UsageError(f"unknown policy '{p}' for {spec.name}{_suggest(p, spec.policies)}; "
-                             f"policies: {', '.join(spec.policies)}")
+    from simkit.policies import parse_policy
+    pols = [parse_policy(spec, p).name for p in pols]
     dup = sorted({p for p in pols if pols.count(p) > 1})
     if dup:
         raise UsageError(f"--policies lists {', '.join(dup)} more than once; list each policy once")

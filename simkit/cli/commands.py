@@ -29,7 +29,8 @@ def games(as_json):
       simkit games
     """
     from simkit.games import all_games
-    rows = [{"name": g.name, "title": g.title, "unit_types": list(g.unit_types), "policies": list(g.policies)}
+    from simkit.policies import policy_names
+    rows = [{"name": g.name, "title": g.title, "unit_types": list(g.unit_types), "policies": policy_names(g)}
             for g in all_games()]
     if as_json:
         return _echo_json(rows)

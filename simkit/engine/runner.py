@@ -50,15 +50,21 @@ def default_chunk_size(games: int) -> int:
 
 
 def play_chunk(game: str, params, seed: int, start: int, count: int, first: str,
-               policy_ids: tuple[int, int], snapshot_ply: int):
-    """Play games start..start+count-1. Importable, picklable: what backends ship."""
+               policy_ids: tuple[int, ...], snapshot_ply: int):
+    """Play games start..start+count-1. Importable, picklable: what backends ship.
+
+    ``policy_ids`` is the policy vector of simkit.policies (ids, MCTS budgets, epsilons);
+    a bare pair of ids means budget 0 and epsilon 0.
+    """
     from simkit.games import get_game
 
     spec = get_game(game)
     firsts = np.zeros(count, dtype=np.int8)
     first_players_nb(FIRST_MODES.index(first), np.int64(seed), np.int64(start), np.int64(count), firsts)
-    records, aggregate = spec.run_chunk(params, seed, start, firsts, np.asarray(policy_ids, np.int64),
-                                        snapshot_ply)
+    from simkit.policies import POLICY_VECTOR
+    pv = np.zeros(POLICY_VECTOR, dtype=np.int64)
+    pv[:len(policy_ids)] = policy_ids
+    records, aggregate = spec.run_chunk(params, seed, start, firsts, pv, snapshot_ply)
     return start, records, aggregate
 
 
@@ -123,7 +129,7 @@ MAX_GAMES = 10**10     # the chunk list stays small (200,000 chunks at most)
 MAX_CHUNK = 1_000_000  # one chunk's records stay far below 1 GiB
 
 
-def validate_config(spec, config: RunConfig) -> tuple[int, int]:
+def validate_config(spec, config: RunConfig) -> tuple[int, ...]:
     if not 1 <= config.games <= MAX_GAMES:
         raise UsageError(f"--games must be from 1 to {MAX_GAMES:,}, got {config.games}")
     if config.chunk_size is not None and not 1 <= config.chunk_size <= MAX_CHUNK:
@@ -134,12 +140,8 @@ def validate_config(spec, config: RunConfig) -> tuple[int, int]:
         raise UsageError(f"--first must be one of {', '.join(FIRST_MODES)}, got {config.first!r}")
     if config.seed < 0 or config.seed >= 2**63:
         raise UsageError(f"--seed must be from 0 to 2**63-1, got {config.seed}")
-    ids = []
-    for p in config.policies:
-        if p not in spec.policies:
-            raise UsageError(f"unknown policy '{p}' for {spec.name}; policies: {', '.join(spec.policies)}")
-        ids.append(spec.policy_id(p))
-    return ids[0], ids[1]
+    from simkit.policies import policy_vector
+    return tuple(int(x) for x in policy_vector(spec, config.policies))
 
 
 def simulate(scenario, config: RunConfig, *, threads: int | None = None, out_dir: str | Path | None = None,

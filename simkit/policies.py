@@ -1,0 +1,146 @@
+"""Policy names as a designer writes them, and the int64 vector kernels receive.
+
+Grammar (anywhere a policy name is accepted: run, compare, sweep, values,
+matchup, play, report):
+
+    NAME                 a game's scripted policy: random, greedy, greedy_noshoot, ...
+    mcts:N               Monte-Carlo tree search with N iterations per decision
+    eps:P:INNER          with probability P a uniformly random legal action, else INNER
+                         (INNER is any policy above, e.g. eps:0.1:mcts:400)
+
+The kernels receive one int64 array ``policies`` of length ``POLICY_VECTOR``:
+
+    policies[POL_ID + p]      base policy id of side p (index in ``spec.policies``)
+    policies[POL_BUDGET + p]  MCTS iterations per decision of side p (0 unless mcts)
+    policies[POL_EPS + p]     epsilon of side p in parts per million (0 = never random)
+
+Side p's base id is at ``policies[p]``, so kernels written before the budget and
+epsilon slots existed read the same ids. The MCTS knobs that are not in the
+name (exploration constant, rollout policy, rollout cut-off) are rule options
+(``MCTS_OPTIONS``) every game adds to its schema.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from simkit.errors import UsageError
+
+POL_ID, POL_BUDGET, POL_EPS = 0, 2, 4
+POLICY_VECTOR = 6
+EPS_SCALE = 1_000_000
+MAX_BUDGET = 1_000_000
+MCTS = "mcts"
+
+
+@dataclass(frozen=True)
+class PolicyChoice:
+    name: str          # as written, normalised (e.g. "eps:0.1:mcts:400")
+    base: str          # the game's policy name the kernel switches on ("mcts", "greedy", ...)
+    budget: int = 0    # MCTS iterations per decision
+    eps: float = 0.0   # probability of a uniformly random legal action
+
+
+def parse_policy(spec, text: str) -> PolicyChoice:
+    """Parse one policy name for game ``spec``; UsageError (one line) if it is not one."""
+    name = str(text).strip()
+    eps = 0.0
+    inner = name
+    if name.startswith("eps:"):
+        parts = name.split(":", 2)
+        if len(parts) < 3 or not parts[2]:
+            raise UsageError(f"policy '{name}': write eps:P:POLICY, e.g. eps:0.1:greedy")
+        try:
+            eps = float(parts[1])
+        except ValueError:
+            raise UsageError(f"policy '{name}': P in eps:P:POLICY must be a number from 0 to 1") from None
+        if not 0.0 <= eps <= 1.0:
+            raise UsageError(f"policy '{name}': P in eps:P:POLICY must be from 0 to 1, got {eps:g}")
+        inner = parts[2]
+        if inner.startswith("eps:"):
+            raise UsageError(f"policy '{name}': eps cannot wrap another eps")
+    budget = 0
+    base = inner
+    if inner == MCTS or inner.startswith(MCTS + ":"):
+        parts = inner.split(":")
+        if len(parts) != 2 or not parts[1].isdigit() or not 1 <= int(parts[1]) <= MAX_BUDGET:
+            raise UsageError(f"policy '{name}': write mcts:N with N iterations per decision from 1 to "
+                             f"{MAX_BUDGET:,}, e.g. mcts:400")
+        budget = int(parts[1])
+        base = MCTS
+    if base not in spec.policies:
+        from simkit.scenario.schema import _suggest
+        names = [p for p in spec.policies if p != MCTS] + ([f"{MCTS}:N"] if MCTS in spec.policies else [])
+        raise UsageError(f"unknown policy '{name}' for {spec.name}{_suggest(inner, spec.policies)}; policies: "
+                         f"{', '.join(names)}, eps:P:POLICY")
+    canon = inner if eps == 0.0 and not name.startswith("eps:") else f"eps:{eps:g}:{inner}"
+    return PolicyChoice(canon, base, budget, eps)
+
+
+def policy_vector(spec, names) -> np.ndarray:
+    """The kernels' int64 policy vector for the two sides' policy names."""
+    if len(names) != 2:
+        raise UsageError(f"two policies are needed (side 0, side 1), got {len(names)}")
+    v = np.zeros(POLICY_VECTOR, dtype=np.int64)
+    for p, n in enumerate(names):
+        c = parse_policy(spec, n)
+        v[POL_ID + p] = spec.policy_id(c.base)
+        v[POL_BUDGET + p] = c.budget
+        v[POL_EPS + p] = int(round(c.eps * EPS_SCALE))
+    return v
+
+
+def max_budget(policies) -> int:
+    """Largest MCTS budget in a policy vector (sizes the search tree a kernel allocates)."""
+    pv = np.asarray(policies)
+    if pv.shape[0] < POLICY_VECTOR:
+        return 0
+    return int(max(pv[POL_BUDGET], pv[POL_BUDGET + 1]))
+
+
+def policy_names(spec) -> list[str]:
+    """The names a user can type for this game, for help and listings."""
+    out = [p for p in spec.policies if p != MCTS]
+    if MCTS in spec.policies:
+        out.append("mcts:N")
+    return out + ["eps:P:POLICY"]
+
+
+# --- MCTS knobs as rule options -------------------------------------------------------------
+# A game adds ``mcts_options(...)`` to its schema and puts ``mcts_params(rules)`` into its
+# prepared params; its MCTS kernel reads the vector by these indices.
+MC_C, MC_ROLLOUT, MC_CUTOFF, MC_SCALE = 0, 1, 2, 3
+MC_N = 4
+ROLLOUTS = ("random", "greedy")
+
+
+def mcts_options(*, c: float = 1.0, rollout: str = "random", cutoff: int = 20, scale: float = 1.0):
+    """The rule options of the MCTS policy, with this game's defaults.
+
+    A game chooses defaults that make ``mcts:400`` strong within its time budget, and
+    documents them in its doc; a designer overrides them like any rule (``--set mcts_c=0.7``).
+    """
+    from simkit.scenario.schema import Option
+    return (
+        Option("mcts_c", "float", float(c), "MCTS exploration constant of UCB1 (rewards in [0, 1])",
+               min=0.0, max=10.0),
+        Option("mcts_rollout", "choice", rollout, "MCTS rollout policy after the tree: random or greedy",
+               choices=ROLLOUTS),
+        Option("mcts_cutoff", "int", int(cutoff),
+               "MCTS rollout length (plies or turns as the game counts) before the position is scored "
+               "with the greedy evaluation; 0 scores the leaf at once", min=0, max=100_000),
+        Option("mcts_scale", "float", float(scale),
+               "MCTS: evaluation lead that counts as a 73% winning chance (reward = logistic(lead / scale))",
+               min=1e-6, max=1e9),
+    )
+
+
+def mcts_params(rules: dict) -> np.ndarray:
+    """The float64 vector an MCTS kernel reads (indices MC_*)."""
+    v = np.zeros(MC_N, dtype=np.float64)
+    v[MC_C] = rules["mcts_c"]
+    v[MC_ROLLOUT] = ROLLOUTS.index(rules["mcts_rollout"])
+    v[MC_CUTOFF] = rules["mcts_cutoff"]
+    v[MC_SCALE] = rules["mcts_scale"]
+    return v
