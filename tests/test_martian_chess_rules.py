@@ -187,10 +187,10 @@ def test_mc5_player_without_a_move_draws_at_once():
     """MC-5 cannot arise in play (the mover's piece nearest the canal always has a
     forward move), so the kernel's branch is driven directly: a mover with no move
     ends the game at once as a drawn `stalemate`, before any ply."""
-    init, rays, rules, weights = params()
+    init, rays, rules, weights, mc = params()
     blocked = init.copy()
     blocked[:16] = 0                       # player 0 has nothing to move
-    rec, log = play_one((blocked, rays, rules, weights), 1, 0, 0, (0, 0))
+    rec, log = play_one((blocked, rays, rules, weights, mc), 1, 0, 0, (0, 0))
     assert rec[3] == st.END_STALEMATE and rec[1] == -1 and rec[2] == 0 and len(log) == 0
 
 

@@ -11,6 +11,7 @@ def _warm():
     params = prepare({o.name: o.default for o in OPTIONS})
     _play.run_chunk(params, 0, 0, [0, 1], [1, 1], 10)
     _play.play_one(params, 0, 0, 0, [0, 0])
+    _play.run_chunk(params, 0, 0, [0], [2, 1, 2, 0, 0, 0], 10)   # mcts:2 vs greedy
     _play.perft(params, 1)
 
 

@@ -2,13 +2,16 @@
 import numpy as np
 from numba import njit, prange
 
-from simkit.engine.rng import rng_seed_nb
+from simkit.engine.mcts import TF_N, TI_N
+from simkit.engine.rng import rng_below_nb, rng_seed_nb
+from simkit.games.martian_chess.mcts import mcts_choose_nb
 from simkit.games.martian_chess.moves import apply_move_nb, gen_moves_nb, start_turn_nb
-from simkit.games.martian_chess.policies import choose_move_nb
+from simkit.games.martian_chess.policies import MCTS, choose_move_nb
 from simkit.games.martian_chess.state import (
     END_STALEMATE, M_END, M_LAST_FROM, M_LAST_TO, M_PIPS, M_PLY, M_SCORE, M_TO_MOVE, M_WINNER,
     MAX_MOVES, NMETA, UNITS,
 )
+from simkit.policies import EPS_SCALE, POL_BUDGET, POL_EPS, POL_ID, POLICY_VECTOR, max_budget
 
 # record layout (names in RECORD_FIELDS below)
 F_FIRST, F_WINNER, F_PLIES, F_END = 0, 1, 2, 3
@@ -45,11 +48,31 @@ def material_nb(board, rec, offset):
 
 
 @njit(cache=True)
-def play_game_nb(init_board, rays, rules, weights, seed, game, first, policies, snapshot_ply,
-                 rec, deaths, log, board, meta, moves, sb, sm, rng):
+def choose_nb(policies, p, board, meta, rays, rules, weights, mc, moves, n, rng, sb, sm,
+              ti, tf, path, sb2, sm2, smoves):
+    """Side p's move under its entry of the policy vector (simkit.policies).
+
+    The epsilon draw happens only when epsilon > 0, so a policy without it consumes
+    the game's stream exactly as before the degrader existed.
+    """
+    eps = policies[POL_EPS + p]
+    if eps > 0 and rng_below_nb(rng, EPS_SCALE) < eps:
+        return moves[rng_below_nb(rng, n)]
+    pid = policies[POL_ID + p]
+    if pid == MCTS:
+        return mcts_choose_nb(board, meta, rays, rules, weights, mc, policies[POL_BUDGET + p], moves, n, rng,
+                              ti, tf, path, sb, sm, smoves, sb2, sm2)
+    return choose_move_nb(pid, board, meta, rays, rules, weights, moves, n, rng, sb, sm)
+
+
+@njit(cache=True)
+def play_game_nb(init_board, rays, rules, weights, mc, seed, game, first, policies, snapshot_ply,
+                 rec, deaths, log, board, meta, moves, sb, sm, rng, ti, tf, path, sb2, sm2, smoves):
     """Play one game from the start; fill ``rec`` (one record row) and add to ``deaths``.
 
-    ``log`` (len > 0) receives each ply's move, for traces.
+    ``log`` (len > 0) receives each ply's move, for traces. ``ti``/``tf``/``path`` (the
+    MCTS tree, capacity >= the largest budget + 2) and ``sb2``/``sm2``/``smoves`` are
+    scratch for the search, allocated once by the caller.
     """
     rng_seed_nb(rng, seed, game)
     board[:] = init_board
@@ -76,7 +99,8 @@ def play_game_nb(init_board, rays, rules, weights, seed, game, first, policies, 
             meta[M_WINNER] = -1
             break
         p = meta[M_TO_MOVE]
-        mv = choose_move_nb(policies[p], board, meta, rays, rules, weights, moves, n, rng, sb, sm)
+        mv = choose_nb(policies, p, board, meta, rays, rules, weights, mc, moves, n, rng, sb, sm,
+                       ti, tf, path, sb2, sm2, smoves)
         s = mv // 32
         t = mv % 32
         v = board[s]
@@ -105,9 +129,12 @@ def play_game_nb(init_board, rays, rules, weights, seed, game, first, policies, 
 
 
 @njit(cache=True, parallel=True)
-def batch_nb(init_board, rays, rules, weights, seed, start, firsts, policies, snapshot_ply,
-             records, deaths):
-    """Play len(firsts) games; block b adds its deaths into deaths[b] (race-free)."""
+def batch_nb(init_board, rays, rules, weights, mc, seed, start, firsts, policies, snapshot_ply,
+             tree_cap, records, deaths):
+    """Play len(firsts) games; block b adds its deaths into deaths[b] (race-free).
+
+    ``tree_cap``: MCTS tree capacity (largest budget in ``policies`` + 2).
+    """
     n = firsts.shape[0]
     nblocks = deaths.shape[0]
     for b in prange(nblocks):
@@ -118,22 +145,37 @@ def batch_nb(init_board, rays, rules, weights, seed, start, firsts, policies, sn
         moves = np.zeros(MAX_MOVES, dtype=np.int32)
         rng = np.zeros(1, dtype=np.uint64)
         log = np.zeros(0, dtype=np.int32)
+        ti = np.zeros((tree_cap, TI_N), dtype=np.int32)
+        tf = np.zeros((tree_cap, TF_N), dtype=np.float64)
+        path = np.zeros(tree_cap, dtype=np.int64)
+        sb2 = np.zeros(32, dtype=np.int8)
+        sm2 = np.zeros(NMETA, dtype=np.int32)
+        smoves = np.zeros(MAX_MOVES, dtype=np.int32)
         lo = b * n // nblocks
         hi = (b + 1) * n // nblocks
         for i in range(lo, hi):
-            play_game_nb(init_board, rays, rules, weights, seed, start + i, firsts[i], policies,
-                         snapshot_ply, records[i], deaths[b], log, board, meta, moves, sb, sm, rng)
+            play_game_nb(init_board, rays, rules, weights, mc, seed, start + i, firsts[i], policies,
+                         snapshot_ply, records[i], deaths[b], log, board, meta, moves, sb, sm, rng,
+                         ti, tf, path, sb2, sm2, smoves)
+
+
+def policy_vector_of(policies) -> np.ndarray:
+    """The full policy vector; a bare pair of ids means no budget and no epsilon."""
+    pv = np.zeros(POLICY_VECTOR, dtype=np.int64)
+    pv[:len(policies)] = np.asarray(policies, dtype=np.int64)
+    return pv
 
 
 def run_chunk(params, seed, start, firsts, policies, snapshot_ply):
-    init_board, rays, rules, weights = params
+    init_board, rays, rules, weights, mc = params
     n = len(firsts)
+    pv = policy_vector_of(policies)
     records = np.zeros((n, NFIELDS), dtype=np.int32)
     deaths = np.zeros((max(1, min(n, 64)), 32), dtype=np.int64)
     if n:
-        batch_nb(init_board, rays, rules, weights, np.int64(seed), np.int64(start),
-                 np.asarray(firsts, dtype=np.int8), np.asarray(policies, dtype=np.int64),
-                 np.int64(snapshot_ply), records, deaths)
+        batch_nb(init_board, rays, rules, weights, mc, np.int64(seed), np.int64(start),
+                 np.asarray(firsts, dtype=np.int8), pv, np.int64(snapshot_ply),
+                 np.int64(max_budget(pv) + 2), records, deaths)
     return records, deaths.sum(axis=0)
 
 
@@ -160,7 +202,7 @@ def perft_nb(board, meta, rays, rules, depth, moves, boards, metas):
 
 def perft(params, depth):
     from simkit.games.martian_chess.state import new_meta
-    init_board, rays, rules, _ = params
+    init_board, rays, rules = params[:3]
     counts = []
     for d in range(1, depth + 1):
         moves = np.zeros((d + 1, MAX_MOVES), dtype=np.int32)
@@ -173,12 +215,16 @@ def perft(params, depth):
 
 def play_one(params, seed, game, first, policies, snapshot_ply=-1):
     """One game as the batch kernel plays it: (record row, move log)."""
-    init_board, rays, rules, weights = params
+    init_board, rays, rules, weights, mc = params
+    pv = policy_vector_of(policies)
+    cap = max_budget(pv) + 2
     rec = np.zeros(NFIELDS, dtype=np.int32)
     deaths = np.zeros(32, dtype=np.int64)
     log = -np.ones(int(rules[4]) + 1, dtype=np.int32)
-    play_game_nb(init_board, rays, rules, weights, np.int64(seed), np.int64(game), np.int64(first),
-                 np.asarray(policies, dtype=np.int64), np.int64(snapshot_ply), rec, deaths, log,
+    play_game_nb(init_board, rays, rules, weights, mc, np.int64(seed), np.int64(game), np.int64(first),
+                 pv, np.int64(snapshot_ply), rec, deaths, log,
                  np.zeros(32, np.int8), np.zeros(NMETA, np.int32), np.zeros(MAX_MOVES, np.int32),
-                 np.zeros(32, np.int8), np.zeros(NMETA, np.int32), np.zeros(1, np.uint64))
+                 np.zeros(32, np.int8), np.zeros(NMETA, np.int32), np.zeros(1, np.uint64),
+                 np.zeros((cap, TI_N), np.int32), np.zeros((cap, TF_N), np.float64), np.zeros(cap, np.int64),
+                 np.zeros(32, np.int8), np.zeros(NMETA, np.int32), np.zeros(MAX_MOVES, np.int32))
     return rec, log[log >= 0]

@@ -5,8 +5,8 @@ from simkit.engine.rng import argmax_step_nb, rng_below_nb
 from simkit.games.martian_chess.moves import apply_move_nb, attacked_max_nb
 from simkit.games.martian_chess.state import M_END, M_PIPS, M_SCORE, M_TO_MOVE, M_WINNER
 
-POLICIES = ("random", "greedy")
-RANDOM, GREEDY = 0, 1
+POLICIES = ("random", "greedy", "mcts")
+RANDOM, GREEDY, MCTS = 0, 1, 2   # mcts: games/martian_chess/mcts.py, dispatched in play.choose_nb
 # greedy weights (scenario keys greedy_score, greedy_material, greedy_hanging)
 W_SCORE, W_MATERIAL, W_HANGING = 0, 1, 2
 WIN = 1.0e9

@@ -35,7 +35,7 @@ def move_text(board, mv) -> str:
 
 
 def play(params, seed, game, first, policies) -> str:
-    init_board, rays, rules, _ = params
+    init_board, rays, rules = params[:3]
     rec, log = play_one(params, seed, game, first, policies)
     board = init_board.copy()
     meta = new_meta(first, board)

@@ -2,6 +2,7 @@
 import numpy as np
 
 from simkit.errors import ScenarioError
+from simkit.policies import mcts_options, mcts_params
 from simkit.scenario.schema import Option, handicap_options
 from simkit.games.martian_chess.state import (
     CLOCK_MODES, NRULES, R_CLOCK_MODE, R_CLOCK_PLIES, R_DEADLOCK_PLIES, R_FIELD_PROMOTION,
@@ -19,7 +20,7 @@ OPTIONS = (
            min=-100, max=100),
     Option("greedy_hanging", "float", 1.0, "greedy weight: penalty per pip of the best piece left capturable",
            min=-100, max=100),
-) + handicap_options(UNITS)
+) + mcts_options(c=1.0, rollout="random", cutoff=20, scale=1.0) + handicap_options(UNITS)
 
 
 def validate(rules: dict) -> None:
@@ -40,4 +41,4 @@ def prepare(rules: dict):
     r[R_MAX_PLIES] = rules["max_plies"]
     weights = np.array([rules["greedy_score"], rules["greedy_material"], rules["greedy_hanging"]],
                        dtype=np.float64)
-    return initial_board(rules["remove_0"], rules["remove_1"]), build_rays(), r, weights
+    return initial_board(rules["remove_0"], rules["remove_1"]), build_rays(), r, weights, mcts_params(rules)
