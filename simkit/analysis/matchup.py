@@ -64,13 +64,46 @@ class MatchupResult:
                 "score": "expected score of the row policy (win 1, draw 1/2), both seat orders averaged",
                 "matrix": {p: {q: self.cells[(p, q)]["score"] for q in self.policies if q != p}
                            for p in self.policies},
-                "cells": [{"policy": p, "opponent": q, **c} for (p, q), c in self.cells.items()]}
+                "cells": [{"policy": p, "opponent": q, **{k: v for k, v in c.items() if k != "records"}}
+                          for (p, q), c in self.cells.items()]}
+
+
+def pair_score(scenario, config, p: str, q: str, *, threads=None) -> dict:
+    """p's expected score against q: game i is played with p as side 0 and again with q as
+    side 0 (same seed and index), and p's score in pair i is the mean of its two scores.
+
+    Returns {"score", "ci", "p_value", "as_side0", "as_side1", "games", "draw_rate", "records"}:
+    the mean with its paired interval, the p-value of "equally strong" (score 1/2), p's score in
+    each seat, the pairs played, the share of drawn games, and the two runs' records.
+    """
+    from dataclasses import replace
+    from simkit.engine.runner import simulate
+    s0, recs = {}, {}
+    for a, b in ((p, q), (q, p)):
+        rec = simulate(scenario, replace(config, policies=(a, b)), threads=threads, progress=False,
+                       keep=True).records()
+        recs[(a, b)] = rec
+        s0[(a, b)] = game_values(rec)["side0_score"]
+    score_p = (s0[(p, q)] + (1.0 - s0[(q, p)])) / 2
+    pm = paired_mean(float(score_p.sum()), float((score_p * score_p).sum()), len(score_p))
+    c = score_p - 0.5
+    pv = paired_mean(float(c.sum()), float((c * c).sum()), len(c))["p_value"]
+    draws = float(np.mean(np.concatenate([r[:, 1] < 0 for r in recs.values()]))) if len(score_p) else float("nan")
+    return {"score": pm["diff"], "ci": list(pm["ci"]), "p_value": pv, "as_side0": float(s0[(p, q)].mean()),
+            "as_side1": float(1.0 - s0[(q, p)].mean()), "games": len(score_p), "draw_rate": draws,
+            "records": recs}
+
+
+def flip_cell(c: dict) -> dict:
+    """q's view of p's cell: score 1 - s, interval mirrored, seats swapped."""
+    return {"score": 1.0 - c["score"], "ci": [1.0 - c["ci"][1], 1.0 - c["ci"][0]], "p_value": c["p_value"],
+            "as_side0": 1.0 - c["as_side1"], "as_side1": 1.0 - c["as_side0"], "games": c["games"],
+            "draw_rate": c["draw_rate"], "records": c["records"]}
 
 
 def matchup(scenario, policies, config, *, threads=None, out_dir=None, log=None) -> MatchupResult:
-    from dataclasses import replace
     from simkit.backends.store import atomic_write_bytes, atomic_write_json
-    from simkit.engine.runner import environment, simulate
+    from simkit.engine.runner import environment
     from simkit.errors import UsageError
 
     pols = check_policies(scenario.spec, policies)
@@ -85,22 +118,10 @@ def matchup(scenario, policies, config, *, threads=None, out_dir=None, log=None)
             "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
     cells = {}
     for p, q in itertools.combinations(pols, 2):
-        s0 = {}
-        for a, b in ((p, q), (q, p)):
-            rec = simulate(scenario, replace(config, policies=(a, b)), threads=threads, progress=False,
-                           keep=True).records()
-            s0[(a, b)] = game_values(rec)["side0_score"]
-        score_p = (s0[(p, q)] + (1.0 - s0[(q, p)])) / 2     # p's score in each pair of games
-        pm = paired_mean(float(score_p.sum()), float((score_p * score_p).sum()), len(score_p))
-        # p-value of "p and q are equally strong" (mean score 1/2)
-        c = score_p - 0.5
-        pv = paired_mean(float(c.sum()), float((c * c).sum()), len(c))["p_value"]
-        as0, as1 = float(s0[(p, q)].mean()), float(1.0 - s0[(q, p)].mean())
-        cells[(p, q)] = {"score": pm["diff"], "ci": pm["ci"], "p_value": pv, "as_side0": as0, "as_side1": as1}
-        cells[(q, p)] = {"score": 1.0 - pm["diff"], "ci": [1.0 - pm["ci"][1], 1.0 - pm["ci"][0]], "p_value": pv,
-                         "as_side0": 1.0 - as1, "as_side1": 1.0 - as0}
+        cells[(p, q)] = pair_score(scenario, config, p, q, threads=threads)
+        cells[(q, p)] = flip_cell(cells[(p, q)])
         if log:
-            log(f"{p} vs {q}: {p} scores {pm['diff']:.4f}")
+            log(f"{p} vs {q}: {p} scores {cells[(p, q)]['score']:.4f}")
     order = {(p, q): None for p in pols for q in pols if p != q}
     result = MatchupResult(pols, {k: cells[k] for k in order}, config.games, out)
     if out is not None:

@@ -94,8 +94,11 @@ def _default_out(scenario) -> Path:
 @click.option("--progress/--no-progress", default=None, help="Progress bar on stderr (default: on a terminal).")
 @precision_option
 @backend_options
+@click.option("--skill", default=None, metavar="P1,P2,...",
+              help="Repeat the run at each skill level (both sides play it; same seeds) and say, per metric, "
+                   "whether the result is stable, converging or reversing over skill.")
 def run(target, sets, games, seed, policy, policy0, policy1, first, threads, chunk_size, snapshot_ply,
-        out, resume, no_save, as_json, progress, precision, backend, workers, scheduler):
+        out, resume, no_save, as_json, progress, precision, backend, workers, scheduler, skill):
     """Play a balance run of TARGET (a game name or a scenario file).
 
     \b
@@ -105,6 +108,7 @@ def run(target, sets, games, seed, policy, policy0, policy1, first, threads, chu
       simkit run martian_chess --set clock=off --set max_plies=200 --json
       simkit run martian_chess --games 1000000 --precision 0.005
       simkit run martian_chess --games 1000000 --backend dask --workers 2
+      simkit run warfare --games 400 --skill greedy,mcts:100,mcts:400
     """
     from simkit.analysis.metrics import check_precision
     from simkit.engine.runner import RunConfig, simulate
@@ -116,6 +120,8 @@ def run(target, sets, games, seed, policy, policy0, policy1, first, threads, chu
     if resume and not out:
         raise UsageError("--resume needs --out DIR (the run to finish)")
     out_dir = None if no_save else Path(out) if out else _default_out(scenario)
+    if skill:
+        return _run_skill(scenario, config, skill, threads, out_dir, as_json, resume, precision, backend)
     from simkit.backends.dask import make_backend
     from simkit.engine.runner import validate_config
     validate_config(scenario.spec, config)      # option errors before any cluster starts
@@ -131,6 +137,20 @@ def run(target, sets, games, seed, policy, policy0, policy1, first, threads, chu
         click.echo(f"interrupted: {result.games_done:,} of {games:,} games finished and kept"
                    + (f" in {out_dir}; finish with --resume --out {out_dir}" if out_dir else ""), err=True)
         sys.exit(130)
+
+
+def _run_skill(scenario, config, skill, threads, out_dir, as_json, resume, precision, backend):
+    from simkit.analysis.skill import skill_run
+    from simkit.cli.skill_commands import print_skill
+    if resume or precision is not None or backend:
+        raise UsageError("--skill runs locally to completion: drop --resume, --precision and --backend")
+    res = skill_run(scenario, skill.split(","), config, threads=threads, out_dir=out_dir)
+    if as_json:
+        return _echo_json(res.summary())
+    print_skill(res, f"{scenario.spec.title}: {scenario.name} over skill ({config.games:,} games per level, "
+                     f"seed {config.seed}, first player {config.first})")
+    if out_dir:
+        click.echo(f"skill directory: {out_dir} (skill.json; one run directory per level)")
 
 
 def _print_run(result, s, out_dir):
@@ -150,6 +170,9 @@ def _print_run(result, s, out_dir):
         c.print(frame_table(sides, "per game, by side"))
     for stat, matrix in matrix_tables(result.tally).items():
         c.print(frame_table(matrix, f"{stat.replace('_', ' ')} per game: row unit against column unit"))
+    from simkit.analysis.degenerate import tally_flags
+    for f in tally_flags(result.tally, result.config.policies):
+        c.print(f"[yellow]degenerate play:[/yellow] {f['message']}")
     if s.get("precision") is not None:
         c.print(f"--precision {s['precision']}: " + (f"reached after {s['games']:,} games" if s["stopped_at_precision"]
                 else f"not reached within {s['games']:,} games"))

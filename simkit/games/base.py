@@ -55,6 +55,9 @@ class GameSpec:
     aggregate_index: Callable[[Any], list[str]] | None = None  # labels of aggregate cells
     length_unit: str = "plies"                      # 'plies' or 'turns'
     warm: Callable[[], None] | None = None           # compile/load every kernel (precompile)
+    # record columns that count interactions (captures, kills, shots); a game where all are 0
+    # had no interaction at all, which the degenerate-play flags report
+    interaction_fields: tuple[str, ...] = ()
     extra: dict = field(default_factory=dict)
 
     def __post_init__(self):

@@ -26,6 +26,7 @@ SPEC = GameSpec(
     record_fields=_play.RECORD_FIELDS,
     end_reasons=END_REASONS,
     policies=POLICIES,
+    interaction_fields=("captures_0", "captures_1"),
     play=play,
     perft=_play.perft,
     aggregate_label="captures per cell",

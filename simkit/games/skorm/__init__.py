@@ -38,6 +38,7 @@ SPEC = GameSpec(
     end_reasons=END_REASONS,
     policies=POLICIES,
     play=play,
+    interaction_fields=tuple(f"kills_{s}_{u}" for s in (0, 1) for u in UNITS),
     validate=validate,
     perft=perft,
     aggregate_label="deaths",

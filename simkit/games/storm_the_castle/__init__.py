@@ -39,6 +39,7 @@ SPEC = GameSpec(
     record_fields=_r.fields_for(_DEFAULT_PARAMS),
     end_reasons=END_REASONS,
     policies=POLICIES,
+    interaction_fields=tuple(f"kills_{s}_{u}" for s in (0, 1) for u in _DEFAULT_PARAMS.names),
     play=_play,
     validate=_r.validate,
     perft=None,

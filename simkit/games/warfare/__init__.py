@@ -29,6 +29,7 @@ SPEC = GameSpec(
     end_reasons=END_REASONS,
     policies=POLICIES,
     play=play,
+    interaction_fields=tuple(f"kills_{s}_{u}" for s in (0, 1) for u in UNITS),
     perft=None,
     perft_note=("dice decide every contested attack, so the game tree has chance nodes; "
                 "perft of the deterministic move tree is not provided"),

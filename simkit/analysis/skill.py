@@ -1,0 +1,140 @@
+"""Does a conclusion survive stronger play? The same measurement at several skill levels.
+
+``skill_run`` plays the scenario once per level (both sides at that level) with the
+same seed and game indices (common random numbers), and for each metric reports the
+estimate at every level and a verdict on the trend over the levels:
+
+- **reversing**: the metric is significantly above its neutral value at one level and
+  significantly below it at another (signed metrics: first-player advantage, side-0
+  advantage);
+- **converging**: a significant trend that moves the metric toward its neutral value;
+- **trending**: a significant trend away from it (or, for unsigned metrics such as
+  draw rate and game length, any significant trend);
+- **stable**: no significant trend.
+
+The trend is the weighted least-squares slope of the estimate over the level's rank
+(0, 1, 2, ...), weights 1/se^2 with se from each level's 95% interval; its interval
+treats the levels as independent. Common random numbers correlate them positively,
+which makes that interval wider than the truth: the verdict errs toward "stable".
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+Z95 = 1.959963984540054
+# metric -> (summary key, neutral value or None for unsigned metrics)
+SKILL_METRICS = {
+    "first_player_advantage": ("first_player_advantage", 0.0),
+    "side0_advantage": (None, 0.0),
+    "draw_rate": ("draw_rate", None),
+    "mean_length": ("mean_plies", None),
+}
+
+
+def trend(estimates) -> dict:
+    """Weighted least-squares slope over ranks 0..k-1 of ``[(est, lo, hi), ...]``."""
+    pts = [(i, e, (hi - lo) / (2 * Z95)) for i, (e, lo, hi) in enumerate(estimates)
+           if not any(math.isnan(v) for v in (e, lo, hi))]
+    if len(pts) < 2:
+        return {"slope": math.nan, "ci": [math.nan, math.nan]}
+    # a zero-width level interval would get infinite weight: floor se at a tiny positive value
+    w = [1.0 / max(se, 1e-9) ** 2 for _, _, se in pts]
+    sw = sum(w)
+    xbar = sum(wi * x for wi, (x, _, _) in zip(w, pts)) / sw
+    ybar = sum(wi * y for wi, (_, y, _) in zip(w, pts)) / sw
+    sxx = sum(wi * (x - xbar) ** 2 for wi, (x, _, _) in zip(w, pts))
+    slope = sum(wi * (x - xbar) * (y - ybar) for wi, (x, y, _) in zip(w, pts)) / sxx
+    half = Z95 * math.sqrt(1.0 / sxx)
+    return {"slope": slope, "ci": [slope - half, slope + half]}
+
+
+def verdict(estimates, neutral) -> str:
+    t = trend(estimates)
+    lo, hi = t["ci"]
+    if neutral is not None:
+        above = any(l > neutral for _, l, _ in estimates)
+        below = any(h < neutral for _, _, h in estimates)
+        if above and below:
+            return "reversing"
+    if math.isnan(lo) or (lo <= 0 <= hi):
+        return "stable"
+    if neutral is None:
+        return "trending"
+    first, last = estimates[0][0], estimates[-1][0]
+    return "converging" if abs(last - neutral) < abs(first - neutral) else "trending"
+
+
+@dataclass
+class SkillResult:
+    levels: list
+    runs: list            # per level: the run's summary dict
+    metrics: dict         # metric -> {"estimates": [(e, lo, hi), ...], "trend": {...}, "verdict": str}
+
+    def summary(self) -> dict:
+        return {"kind": "skill", "levels": self.levels,
+                "metrics": {m: {"estimates": [list(e) for e in v["estimates"]], "trend": v["trend"],
+                                "verdict": v["verdict"]} for m, v in self.metrics.items()},
+                "runs": self.runs}
+
+
+def _side0_advantage(s: dict) -> tuple[float, float, float]:
+    """Side 0's expected score minus 1/2, with a normal interval from the two win rates."""
+    n = s["games"]
+    w0, w1 = s["side0_win_rate"], s["side1_win_rate"]
+    d = 1.0 - w0 - w1
+    est = w0 + d / 2 - 0.5
+    # per-game score x in {0, 1/2, 1}: var = E[x^2] - E[x]^2
+    var = w0 + d / 4 - (est + 0.5) ** 2
+    half = Z95 * math.sqrt(max(var, 0.25 / n) / n) if n else math.inf   # never zero-width
+    return (est, est - half, est + half)
+
+
+def metric_estimates(s: dict) -> dict:
+    out = {}
+    for m, (key, _) in SKILL_METRICS.items():
+        if key is None:
+            out[m] = _side0_advantage(s)
+        else:
+            lo, hi = s.get(f"{key}_ci") or (math.nan, math.nan)
+            out[m] = (float(s[key]), float(lo), float(hi))
+    return out
+
+
+def skill_run(scenario, levels, config, *, threads=None, out_dir=None, log=None) -> SkillResult:
+    """Play ``scenario`` at each level of ``levels`` (policy names, both sides) on the same seeds."""
+    from pathlib import Path
+    from simkit.analysis.degenerate import play_flags, reversal
+    from simkit.analysis.matchup import check_policies
+    from simkit.engine.runner import simulate
+    levels = check_policies(scenario.spec, levels)
+    runs, per = [], []
+    for i, lvl in enumerate(levels):
+        cfg = replace(config, policies=(lvl, lvl))
+        sub = None if out_dir is None else Path(out_dir) / f"{i}-{lvl.replace(':', '_')}"
+        res = simulate(scenario, cfg, threads=threads, out_dir=sub, progress=False, keep=True)
+        s = res.summary()
+        s["degenerate"] = [f["message"] for f in play_flags(scenario.spec, res.records(), cfg.policies)]
+        runs.append(s)
+        per.append(metric_estimates(s))
+        if log:
+            log(f"{lvl}: first-player advantage {s['first_player_advantage']:+.4f}")
+    metrics = {}
+    for m, (_, neutral) in SKILL_METRICS.items():
+        est = [p[m] for p in per]
+        metrics[m] = {"estimates": est, "trend": trend(est), "verdict": verdict(est, neutral)}
+        if neutral is not None:
+            flag = reversal(m, {lvl: e for lvl, e in zip(levels, est)})
+            if flag:
+                metrics[m]["flag"] = flag["message"]
+    result = SkillResult(levels, runs, metrics)
+    if out_dir is not None:
+        import time
+        from simkit.backends.store import atomic_write_json
+        from simkit.engine.runner import environment
+        atomic_write_json(Path(out_dir) / "skill.json", result.summary())
+        atomic_write_json(Path(out_dir) / "manifest.json", {
+            "kind": "skill", "status": "complete", "scenario": scenario.to_dict(), "levels": levels,
+            "config": config.to_dict(), "versions": environment(),
+            "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
+    return result

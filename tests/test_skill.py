@@ -1,0 +1,114 @@
+"""Skill robustness (trend verdicts), degenerate-play flags, the ladder and policy names."""
+import json
+import math
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from simkit.analysis.degenerate import count_flags, reversal, stronger
+from simkit.analysis.ladder import LadderResult, rungs_of
+from simkit.analysis.skill import trend, verdict
+from simkit.cli import cli
+from simkit.errors import UsageError
+from simkit.games import get_game
+from simkit.policies import EPS_SCALE, POL_BUDGET, POL_EPS, POL_ID, parse_policy, policy_vector
+
+
+def est(e, half=0.01):
+    return (e, e - half, e + half)
+
+
+def test_trend_recovers_a_known_slope_and_its_interval():
+    t = trend([est(0.10), est(0.08), est(0.06), est(0.04)])
+    assert t["slope"] == pytest.approx(-0.02)
+    # se = 0.01 / 1.96 per level; slope se = se / sqrt(sum (x - xbar)^2) = se / sqrt(5)
+    half = 1.959963984540054 * (0.01 / 1.959963984540054) / math.sqrt(5)
+    assert t["ci"][1] - t["slope"] == pytest.approx(half)
+
+
+def test_verdicts():
+    assert verdict([est(0.10), est(0.05), est(0.01)], 0.0) == "converging"
+    assert verdict([est(0.01), est(0.05), est(0.10)], 0.0) == "trending"
+    assert verdict([est(0.05, 0.04), est(-0.05, 0.04)], 0.0) == "reversing"
+    assert verdict([est(0.03, 0.05), est(0.031, 0.05), est(0.029, 0.05)], 0.0) == "stable"
+    # unsigned metrics (draw rate) never "converge" to a neutral value
+    assert verdict([est(0.7), est(0.5), est(0.3)], None) == "trending"
+
+
+def test_reversal_flag_names_both_policies():
+    f = reversal("first_player_advantage", {"greedy": est(0.05), "mcts:400": est(-0.04), "mcts:100": est(0.0)})
+    assert f is not None and "greedy" in f["message"] and "mcts:400" in f["message"]
+    assert reversal("first_player_advantage", {"greedy": est(0.05), "mcts:400": est(0.0)}) is None
+
+
+def test_degenerate_flags_from_counts():
+    spec = get_game("storm_the_castle")
+    ends = np.zeros(len(spec.end_reasons), dtype=np.int64)
+    ends[spec.end_reasons.index("move_limit")] = 30
+    ends[spec.end_reasons.index("keep_taken")] = 70
+    flags = {f["flag"]: f for f in count_flags(spec, 100, ends, 30, 60, ("greedy", "greedy"))}
+    assert set(flags) == {"capped", "no_interaction"}
+    assert flags["capped"]["share"] == pytest.approx(0.3) and "greedy vs greedy" in flags["capped"]["message"]
+    assert "mcts:400" in flags["capped"]["message"]
+    ends[:] = 0
+    ends[spec.end_reasons.index("keep_taken")] = 100
+    assert count_flags(spec, 100, ends, 0, 10, ("greedy", "greedy")) == []
+    all_draws = count_flags(spec, 100, ends, 100, 0, ("random", "random"))
+    assert [f["flag"] for f in all_draws] == ["all_draws"]
+
+
+def test_stronger_suggests_more_search():
+    assert stronger(("greedy", "random")) == "mcts:400"
+    assert stronger(("mcts:400", "greedy")) == "mcts:1600"
+    assert stronger(("eps:0.1:mcts:800", "greedy")) == "mcts:3200"
+
+
+def test_ladder_rungs_and_depth():
+    spec = get_game("martian_chess")
+    r = rungs_of(spec, 50, 400)
+    assert r[:2] == ["random", "greedy"]
+    if "mcts" in spec.policies:
+        assert r[2:] == ["mcts:50", "mcts:100", "mcts:200", "mcts:400"]
+    steps = [{"rung": "b", "ci": [0.6, 0.7]}, {"rung": "c", "ci": [0.45, 0.6]}, {"rung": "d", "ci": [0.6, 0.7]}]
+    res = LadderResult("g", "s", ["a", "b", "c", "d"], steps, 10, 0)
+    assert res.depth == 1 and res.summary()["first_rung_without_gain"] == "c"
+
+
+def test_policy_names_parse_to_the_kernel_vector():
+    spec = get_game("martian_chess")
+    v = policy_vector(spec, ["random", "eps:0.25:greedy"])
+    assert v[POL_ID] == spec.policy_id("random") and v[POL_ID + 1] == spec.policy_id("greedy")
+    assert v[POL_EPS] == 0 and v[POL_EPS + 1] == EPS_SCALE // 4 and v[POL_BUDGET + 1] == 0
+    for bad in ("mcts:0", "mcts:x", "eps:2:greedy", "eps:0.1", "eps:0.1:eps:0.1:greedy", "nonsense"):
+        with pytest.raises(UsageError):
+            parse_policy(spec, bad)
+    if "mcts" in spec.policies:
+        c = parse_policy(spec, "eps:0.1:mcts:400")
+        assert (c.base, c.budget, c.eps) == ("mcts", 400, 0.1)
+
+
+def test_ladder_command_greedy_beats_random(tmp_path):
+    out = tmp_path / "lad"
+    r = CliRunner().invoke(cli, ["ladder", "martian_chess", "--rungs", "random,greedy", "--games", "60",
+                                 "--out", str(out), "--threads", "1"])
+    assert r.exit_code == 0, r.output
+    data = json.loads((out / "ladder.json").read_text())
+    step = data["steps"][0]
+    assert step["rung"] == "greedy" and step["below"] == "random" and step["games"] == 60
+    assert step["score"] > 0.5 and step["ci"][0] < step["score"] < step["ci"][1]
+    assert (out / "ladder.csv").exists() and json.loads((out / "manifest.json").read_text())["kind"] == "ladder"
+
+
+def test_run_skill_reports_each_level(tmp_path):
+    out = tmp_path / "sk"
+    r = CliRunner().invoke(cli, ["run", "martian_chess", "--games", "200", "--skill", "random,greedy",
+                                 "--out", str(out), "--threads", "1"])
+    assert r.exit_code == 0, r.output
+    data = json.loads((out / "skill.json").read_text())
+    assert data["levels"] == ["random", "greedy"]
+    draws = data["metrics"]["draw_rate"]
+    # greedy vs greedy Martian Chess draws far more than random play (the degenerate 0-0 clock games)
+    assert draws["estimates"][1][0] > draws["estimates"][0][0] and draws["verdict"] == "trending"
+    assert (out / "0-random" / "games.parquet").exists() and (out / "1-greedy" / "games.parquet").exists()
+    assert "no capture or kill" in r.output
