@@ -14,37 +14,40 @@ import numpy as np
 from simkit.engine.runner import environment, play_chunk, set_threads
 
 
-def _measure(spec, params, policy_id, n, seed):
+def _measure(spec, params, pvec, n, seed):
     """(wall seconds, CPU seconds, plies) of one batch of n games.
 
     CPU seconds count every thread of this process, so plies per CPU-second is
     the per-thread speed even when other processes share the cores.
     """
     t, c = time.perf_counter(), time.process_time()
-    _, records, _ = play_chunk(spec.name, params, seed, 0, n, "alternate", (policy_id, policy_id), 20)
+    _, records, _ = play_chunk(spec.name, params, seed, 0, n, "alternate", pvec, 20)
     return time.perf_counter() - t, time.process_time() - c, int(records[:, 2].astype(np.int64).sum())
 
 
-def run_bench(games=None, *, seconds=1.0, repeats=3, log=None):
+def run_bench(games=None, *, seconds=1.0, repeats=3, log=None, mcts_budget=400):
+    """Every policy of every game plays itself; MCTS at ``mcts_budget`` iterations per decision."""
     from simkit.games import GAMES, get_game
+    from simkit.policies import MCTS, policy_vector
     from simkit.scenario import load_scenario
     top = numba.config.NUMBA_NUM_THREADS
     results = []
     for name in games or list(GAMES):
         spec = get_game(name)
         params = load_scenario(name).params()
-        for policy in spec.policies:
-            pid = spec.policy_id(policy)
+        for base in spec.policies:
+            policy = f"{MCTS}:{mcts_budget}" if base == MCTS else base
+            pid = tuple(int(x) for x in policy_vector(spec, (policy, policy)))
             for threads in sorted({1, top}):
                 set_threads(threads)
-                _measure(spec, params, pid, 64, 1)  # compile or load the kernels first
-                n = 64
+                _measure(spec, params, pid, 2 * threads, 1)  # compile or load the kernels first
+                n = 2 * threads if base == MCTS else 64
                 while True:
                     dt, _, _ = _measure(spec, params, pid, n, 2)
                     if dt >= seconds / 4 or n >= 10_000_000:
                         break
                     n *= 4
-                n = max(64, int(n * seconds / max(dt, 1e-6)))
+                n = max(2 * threads if base == MCTS else 64, int(n * seconds / max(dt, 1e-6)))
                 rates = [_measure(spec, params, pid, n, 3 + k) for k in range(repeats)]
                 pps = statistics.median(p / dt for dt, _, p in rates)
                 gps = statistics.median(n / dt for dt, _, _ in rates)
@@ -54,7 +57,7 @@ def run_bench(games=None, *, seconds=1.0, repeats=3, log=None):
                        "length_unit": spec.length_unit}
                 results.append(row)
                 if log:
-                    log(f"{name:18s} {policy:8s} threads={threads}: {pps:,.0f} {spec.length_unit}/s, "
+                    log(f"{name:18s} {policy:14s} threads={threads}: {pps:,.0f} {spec.length_unit}/s, "
                         f"{gps:,.0f} games/s, {cpu:,.0f} {spec.length_unit} per CPU-second")
     set_threads(None)
     return {"environment": environment(), "seconds": seconds, "repeats": repeats, "results": results}

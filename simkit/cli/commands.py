@@ -312,7 +312,9 @@ def dice_warfare(attacker_mod, defender_mod, as_json):
 @click.option("--dask", "with_dask", is_flag=True,
               help="Also time one run on a Dask LocalCluster of 2 one-thread workers against the local backend "
                    "with 1 thread (the speed-up; needs simkit[dask]).")
-def bench(games, seconds, repeats, output, as_json, with_dask):
+@click.option("--mcts-budget", type=click.IntRange(1, 1_000_000), default=400, show_default=True,
+              help="MCTS iterations per decision for the mcts rows.")
+def bench(games, seconds, repeats, output, as_json, with_dask, mcts_budget):
     """Plies/s and games/s per game and policy, for 1 thread and all threads (medians).
 
     Turns for turn-based games. plies/CPU-s divides by the CPU time this process
@@ -323,10 +325,11 @@ def bench(games, seconds, repeats, output, as_json, with_dask):
       simkit bench
       simkit bench martian_chess --repeats 5 --output bench.json
       simkit bench martian_chess --dask
+      simkit bench warfare --mcts-budget 100
     """
     from simkit.bench import run_bench, run_dask_bench
     log = None if as_json else lambda m: click.echo(m, err=True)
-    results = run_bench(list(games) or None, seconds=seconds, repeats=repeats, log=log)
+    results = run_bench(list(games) or None, seconds=seconds, repeats=repeats, log=log, mcts_budget=mcts_budget)
     if with_dask:
         results["dask"] = run_dask_bench(games[0] if games else "martian_chess", seconds=max(4.0, 4 * seconds),
                                          repeats=repeats, log=log)
