@@ -23,6 +23,7 @@ def warm() -> None:
     from simkit.games.skorm.rules import default_rules
     params = prepare(default_rules())
     run_chunk(params, 0, 0, np.zeros(2, np.int8), (1, 0), 0)
+    run_chunk(params, 0, 0, np.zeros(1, np.int8), (3, 1, 2, 0, 0, 0), 0)   # mcts:2 vs greedy
     play(params, 0, 0, 0, (0, 1))
     perft(params, 1)
 
@@ -37,8 +38,8 @@ SPEC = GameSpec(
     record_fields=RECORD_FIELDS,
     end_reasons=END_REASONS,
     policies=POLICIES,
-    play=play,
     interaction_fields=tuple(f"kills_{s}_{u}" for s in (0, 1) for u in UNITS),
+    play=play,
     validate=validate,
     perft=perft,
     aggregate_label="deaths",

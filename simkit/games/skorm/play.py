@@ -5,15 +5,15 @@ import numpy as np
 from numba import njit, prange
 
 from simkit.engine.rng import rng_below_nb, rng_seed_nb
-from simkit.games.skorm.moves import (
-    act_from, act_type, apply_action_nb, end_ply_nb, face_threats_nb, gen_actions_nb,
-)
-from simkit.games.skorm.policies import POL_GREEDY_NOSHOOT, POL_RANDOM, greedy_choose_nb
-from simkit.games.skorm.rules import I_FACING, I_N, I_P, I_RANGE, P_I, P_RAY, UNITS
+from simkit.games.skorm.mcts import mcts_choose_nb, new_search_nb
+from simkit.games.skorm.moves import apply_action_nb, end_ply_nb, gen_actions_nb
+from simkit.games.skorm.policies import POL_GREEDY_NOSHOOT, POL_MCTS, POL_RANDOM, act_nb, greedy_choose_nb
+from simkit.games.skorm.rules import I_N, I_P, I_RANGE, P_I, P_RAY, UNITS
 from simkit.games.skorm.state import (
     END_REASONS, LOG_W_EXTRA, NSC, NSTAT, PASS, SC_CNT, SC_DONE, SC_PLY, SC_REASON, SC_TOMOVE, SC_WINNER,
     ST_BLOCK, ST_KCAP, ST_KSHOT, ST_LOSS, ST_PASS, log_row_nb, setup_game_nb,
 )
+from simkit.policies import EPS_SCALE, POL_BUDGET, POL_EPS, POL_ID, POLICY_VECTOR, max_budget
 
 SIDES = (0, 1)
 
@@ -50,32 +50,32 @@ def max_actions_nb(params):
 
 
 @njit(cache=True)
-def play_ply_nb(params, rng, pol, cell, face, plist, sc, acts, blocks, counts, stats, agg):
-    """One ply of the side to move under policy ``pol``; returns the action (PASS = -1)."""
-    ip = params[P_I]
+def play_ply_nb(params, rng, policies, cell, face, plist, sc, acts, blocks, counts, stats, agg, ws):
+    """One ply of the side to move under its entry of the policy vector
+    (simkit.policies); returns the action (PASS = -1). ``ws``: the MCTS arrays.
+
+    ``eps:P:INNER``: with probability P the ply is the random policy's (uniform
+    action, its landing facing, no rotations), else INNER's. The draw is made only
+    when P > 0 and there is an action, so records without eps keep their stream.
+    """
     s = sc[SC_TOMOVE]
     blocks[0] = 0
     n = gen_actions_nb(params, cell, face, plist, sc, s, acts, blocks)
     stats[ST_BLOCK + 1 - s] += blocks[0]
-    facing = ip[I_FACING]
-    greedy = pol != POL_RANDOM  # greedy and greedy_noshoot
+    pol = policies[POL_ID + s]
+    eps = policies[POL_EPS + s]
+    if eps > 0 and n > 0 and rng_below_nb(rng, EPS_SCALE) < eps:
+        pol = POL_RANDOM
     code = PASS
     if n > 0:
-        if greedy:
+        if pol == POL_RANDOM:
+            code = acts[rng_below_nb(rng, n)]
+        elif pol == POL_MCTS:
+            code = mcts_choose_nb(params, rng, policies[POL_BUDGET + s], cell, face, plist, sc, acts, n, ws)
+        else:  # greedy and greedy_noshoot
             code = acts[greedy_choose_nb(params, cell, face, plist, sc, acts, n, rng, counts,
                                          pol == POL_GREEDY_NOSHOOT)]
-        else:
-            code = acts[rng_below_nb(rng, n)]
-        landface = -1
-        a = act_from(code)
-        if act_type(code) == 0 and cell[a] == 1 + 4 * s and (not greedy or facing == 1):
-            landface = rng_below_nb(rng, 6)
-        apply_action_nb(params, cell, face, plist, sc, code, landface, stats, agg)
-    else:
-        stats[ST_PASS + s] += 1
-    if greedy and facing == 2:
-        face_threats_nb(params, cell, face, plist, sc, s, counts)
-    end_ply_nb(params, sc, n == 0)
+    act_nb(params, rng, code, pol != POL_RANDOM, cell, face, plist, sc, counts, stats, agg)
     return code
 
 
@@ -86,8 +86,8 @@ def _material_nb(sc, rec, off):
 
 
 @njit(cache=True)
-def play_game_nb(params, seed, game, first, pol0, pol1, snapshot_ply, cell, face, plist, sc, acts,
-                 blocks, counts, stats, rng, rec, agg, log):
+def play_game_nb(params, seed, game, first, policies, snapshot_ply, cell, face, plist, sc, acts,
+                 blocks, counts, stats, rng, rec, agg, log, ws):
     """Play one whole game (placement included); fill ``rec``; return log rows used."""
     rng_seed_nb(rng, seed, game)
     li = setup_game_nb(params, rng, first, cell, face, plist, sc, log)
@@ -98,8 +98,7 @@ def play_game_nb(params, seed, game, first, pol0, pol1, snapshot_ply, cell, face
             _material_nb(sc, rec, F_SNAP)
             snapped = True
         s = sc[SC_TOMOVE]
-        pol = pol0 if s == 0 else pol1
-        code = play_ply_nb(params, rng, pol, cell, face, plist, sc, acts, blocks, counts, stats, agg)
+        code = play_ply_nb(params, rng, policies, cell, face, plist, sc, acts, blocks, counts, stats, agg, ws)
         if log.shape[0] > 0:
             li = log_row_nb(log, li, 1 if code >= 0 else 2, code, s, cell, face)
     if not snapped:
@@ -121,7 +120,7 @@ def play_game_nb(params, seed, game, first, pol0, pol1, snapshot_ply, cell, face
 
 
 @njit(parallel=True, cache=True)
-def run_batch_nb(params, seed, start, firsts, pol0, pol1, snapshot_ply, records, agg):
+def run_batch_nb(params, seed, start, firsts, policies, tree_cap, snapshot_ply, records, agg):
     ip = params[P_I]
     N = ip[I_N]
     P = ip[I_P]
@@ -141,20 +140,29 @@ def run_batch_nb(params, seed, start, firsts, pol0, pol1, snapshot_ply, records,
         stats = np.zeros(NSTAT, np.int64)
         rng = np.zeros(1, np.uint64)
         log = np.zeros((0, LOG_W_EXTRA + 2 * N), np.int64)
+        ws = new_search_nb(params, tree_cap, maxa)
         for i in range(lo, hi):
-            play_game_nb(params, seed, start + i, np.int64(firsts[i]), pol0, pol1, snapshot_ply, cell, face,
-                         plist, sc, acts, blocks, counts, stats, rng, records[i], agg[b], log)
+            play_game_nb(params, seed, start + i, np.int64(firsts[i]), policies, snapshot_ply, cell, face,
+                         plist, sc, acts, blocks, counts, stats, rng, records[i], agg[b], log, ws)
+
+
+def policy_array(policies) -> np.ndarray:
+    """The policy vector (simkit.policies) as the kernels take it; a bare pair of ids is padded."""
+    pv = np.zeros(POLICY_VECTOR, np.int64)
+    pv[:len(policies)] = np.asarray(policies, np.int64)
+    return pv
 
 
 def run_chunk(params, seed, start, firsts, policies, snapshot_ply):
     n = len(firsts)
+    pv = policy_array(policies)
     N = int(params[P_I][I_N])
     records = np.zeros((n, NFIELDS), np.int32)
     nblocks = max(1, min(n, 64))
     agg = np.zeros((nblocks, N), np.int64)
     if n:
-        run_batch_nb(params, np.int64(seed), np.int64(start), np.asarray(firsts, np.int8),
-                     np.int64(policies[0]), np.int64(policies[1]), np.int64(snapshot_ply), records, agg)
+        run_batch_nb(params, np.int64(seed), np.int64(start), np.asarray(firsts, np.int8), pv,
+                     np.int64(max_budget(pv) + 2), np.int64(snapshot_ply), records, agg)
     return records, agg.sum(axis=0)
 
 
@@ -235,6 +243,7 @@ class Game:
         rng_seed_nb(self.rng, np.int64(seed), np.int64(game))
         log = np.zeros((0, LOG_W_EXTRA + 2 * N), np.int64)
         setup_game_nb(params, self.rng, np.int64(first), self.cell, self.face, self.plist, self.sc, log)
+        self.ws = None
 
     @property
     def done(self):
@@ -261,11 +270,20 @@ class Game:
                            self.acts, self.blocks)
         return self.acts[:n].copy()
 
-    def play(self, policy):
-        """One ply under policy id ``policy``; returns the action code (PASS = -1)."""
+    def play(self, policy, budget=0, eps=0.0):
+        """One ply of the side to move under policy id ``policy`` (MCTS: ``budget``
+        iterations; ``eps``: the degrader's probability); returns the action code (PASS = -1)."""
         assert not self.done
-        return int(play_ply_nb(self.params, self.rng, np.int64(policy), self.cell, self.face, self.plist,
-                               self.sc, self.acts, self.blocks, self.counts, self.stats, self.agg))
+        s = self.to_move
+        pv = np.zeros(POLICY_VECTOR, np.int64)
+        pv[POL_ID + s] = policy
+        pv[POL_BUDGET + s] = budget
+        pv[POL_EPS + s] = int(round(eps * EPS_SCALE))
+        cap = int(budget) + 2
+        if self.ws is None or self.ws[0].shape[0] < cap:
+            self.ws = new_search_nb(self.params, np.int64(cap), np.int64(self.acts.shape[0]))
+        return int(play_ply_nb(self.params, self.rng, pv, self.cell, self.face, self.plist,
+                               self.sc, self.acts, self.blocks, self.counts, self.stats, self.agg, self.ws))
 
     def apply(self, code, landface=-1):
         """Apply a given action (or PASS) and run the end checks; no facing policy."""

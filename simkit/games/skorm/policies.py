@@ -27,23 +27,53 @@
   does not shoot even when a shot would kill the enemy Warlord. Skorm has no
   voluntary pass (RULES.md: a side passes only when it has no action), so when
   every legal action is a shot it takes the shot greedy rates best.
+- ``mcts``: Monte-Carlo tree search over the actions (simkit/games/skorm/mcts.py);
+  its Shieldmen face as greedy's do (the ``facing`` option).
+
+Every policy then plays its action through ``act_nb``: ``random`` in the random
+style (a moving Shieldman lands facing a uniform direction, no rotations), the
+others in greedy's style (the ``facing`` option).
 """
 import numpy as np
 from numba import njit
 
-from simkit.engine.rng import argmax_step_nb
+from simkit.engine.rng import argmax_step_nb, rng_below_nb
 from simkit.games.skorm.moves import (
-    act_from, act_to, act_type, bit_nb, static_attack_bits_nb, threat_dirs_nb, two_step_bits_nb,
+    act_from, act_to, act_type, apply_action_nb, bit_nb, end_ply_nb, face_threats_nb, static_attack_bits_nb,
+    threat_dirs_nb, two_step_bits_nb,
 )
 from simkit.games.skorm.rules import (
     F_W_GOLD, F_W_HANG, F_W_WARLORD, I_FACING, I_GOLD, I_GOLD_IMM, I_GOLD_ON, I_STEPS_H, I_STEPS_W,
     F_W_ADV, P_ADJB, P_DIST, P_DISTG, P_F, P_I, P_NB,
 )
-from simkit.games.skorm.state import SC_PN0, SC_TOMOVE, SC_WL0
+from simkit.games.skorm.state import SC_PN0, SC_TOMOVE, SC_WL0, ST_PASS
 
-POLICIES = ("random", "greedy", "greedy_noshoot")
-POL_RANDOM, POL_GREEDY, POL_GREEDY_NOSHOOT = 0, 1, 2
+POLICIES = ("random", "greedy", "greedy_noshoot", "mcts")
+POL_RANDOM, POL_GREEDY, POL_GREEDY_NOSHOOT, POL_MCTS = 0, 1, 2, 3
 WIN_SCORE = 1e18
+
+
+@njit(cache=True)
+def act_nb(params, rng, code, greedy_style, cell, face, plist, sc, counts, stats, agg):
+    """Play the chosen action ``code`` (PASS: the side has none) of the side to
+    move, turn its Shieldmen and close the ply (SK-8).
+
+    ``greedy_style`` False is the random policy's way (a moving Shieldman lands
+    facing a uniform direction, no rotations); True follows the ``facing`` option.
+    """
+    s = sc[SC_TOMOVE]
+    facing = params[P_I][I_FACING]
+    if code >= 0:
+        landface = -1
+        a = act_from(code)
+        if act_type(code) == 0 and cell[a] == 1 + 4 * s and (not greedy_style or facing == 1):
+            landface = rng_below_nb(rng, 6)
+        apply_action_nb(params, cell, face, plist, sc, code, landface, stats, agg)
+    else:
+        stats[ST_PASS + s] += 1
+    if greedy_style and facing == 2:
+        face_threats_nb(params, cell, face, plist, sc, s, counts)
+    end_ply_nb(params, sc, code < 0)
 
 
 @njit(cache=True)

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from simkit.games.skorm.play import play_game_nb, RECORD_FIELDS, NFIELDS, max_actions
+from simkit.games.skorm.mcts import new_search_nb
+from simkit.games.skorm.play import play_game_nb, policy_array, RECORD_FIELDS, NFIELDS, max_actions
 from simkit.games.skorm.rules import I_GOLD, I_N, I_P, P_CQ, P_CR, P_I, UNITS
 from simkit.games.skorm.state import END_REASONS, LOG_W_EXTRA, NSC, NSTAT
 from simkit.games.skorm.policies import POLICIES
+from simkit.policies import POL_BUDGET, POL_EPS, POL_ID, EPS_SCALE, MCTS, max_budget
 
 LETTERS = "SAHW"
 FACING_NAMES = ("E", "NE", "NW", "W", "SW", "SE")
@@ -74,20 +76,34 @@ def run_logged(params, seed, game, first, policies, snapshot_ply=0):
     rows = 2 * P + 2 + int(ip[I_MAX_PLIES]) + 2
     log = np.zeros((rows, LOG_W_EXTRA + 2 * N), np.int64)
     rec = np.zeros(NFIELDS, np.int32)
-    li = play_game_nb(params, np.int64(seed), np.int64(game), np.int64(first), np.int64(policies[0]),
-                      np.int64(policies[1]), np.int64(snapshot_ply), np.zeros(N, np.int8),
+    pv = policy_array(policies)
+    maxa = max_actions(params)
+    ws = new_search_nb(params, np.int64(max_budget(pv) + 2), np.int64(maxa))
+    li = play_game_nb(params, np.int64(seed), np.int64(game), np.int64(first), pv,
+                      np.int64(snapshot_ply), np.zeros(N, np.int8),
                       np.zeros(N, np.int8), np.zeros((2, P), np.int64), np.zeros(NSC, np.int64),
-                      np.zeros(max_actions(params), np.int64), np.zeros(1, np.int64),
+                      np.zeros(maxa, np.int64), np.zeros(1, np.int64),
                       np.zeros(6 + P, np.int64), np.zeros(NSTAT, np.int64), np.zeros(1, np.uint64),
-                      rec, np.zeros(N, np.int64), log)
+                      rec, np.zeros(N, np.int64), log, ws)
     return log[:li], rec
+
+
+def policy_label(pv, p) -> str:
+    """Side ``p``'s policy as a designer writes it (mcts:N, eps:P:INNER)."""
+    name = POLICIES[int(pv[POL_ID + p])]
+    if name == MCTS:
+        name = f"{MCTS}:{int(pv[POL_BUDGET + p])}"
+    if pv[POL_EPS + p] > 0:
+        name = f"eps:{pv[POL_EPS + p] / EPS_SCALE:g}:{name}"
+    return name
 
 
 def play(params, seed, game, first, policies) -> str:
     """The text trace of one game, exactly as the batch kernel plays it."""
     N = int(params[P_I][I_N])
     log, rec = run_logged(params, seed, game, first, policies)
-    pol = [POLICIES[int(p)] for p in policies]
+    pv = policy_array(policies)
+    pol = [policy_label(pv, p) for p in (0, 1)]
     out = [f"Skorm: seed {seed} game {game}; side 0 = {pol[0]}, side 1 = {pol[1]}; side {first} moves first",
            "side 0 upper case (top), side 1 lower case; S shieldman + facing digit, A archer, H horseman, "
            "W warlord, * gold tile", LEGEND, ""]

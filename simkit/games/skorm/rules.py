@@ -20,13 +20,15 @@ Geometry is built once per board here (RULES.md §1, axial coordinates):
 - ``DISTG[c]``: hex distance to the Gold Tile ``(0, 0)``; ``DIST[a, b]``: hex
   distance between any two cells;
 - ``ADJB[c]`` / ``SHOTB[c]``: 2x64-bit masks of the neighbours of ``c`` and of
-  the cells an Archer on ``c`` can shoot (``archer_range`` along the six lines).
+  the cells an Archer on ``c`` can shoot (``archer_range`` along the six lines);
+- ``MCTS``: the MCTS knobs (simkit.policies ``MC_*`` indices).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from simkit.errors import ScenarioError
+from simkit.policies import mcts_options, mcts_params
 from simkit.scenario.schema import Option, handicap_options, table_of_counts, table_of_values
 
 UNITS = ("shieldman", "archer", "horseman", "warlord")
@@ -47,6 +49,10 @@ REFERENCE = {
     "shieldman": [(-2, -1), (-1, -1), (0, -1), (1, -2), (2, -3)],
 }
 REFERENCE_FACING = 5
+
+
+# MCTS defaults (docs/games/skorm.md "Search agent (MCTS)": tuned with `simkit matchup`)
+MCTS_C, MCTS_ROLLOUT, MCTS_CUTOFF, MCTS_SCALE = 0.7, "random", 6, 2.0
 
 
 def _check_army(name, value):
@@ -94,10 +100,11 @@ OPTIONS = (
     Option("w_advance", "float", 0.5,
            "greedy: bonus per hex a piece other than the Warlord moves toward the enemy Warlord (aggression)",
            min=0),
-) + handicap_options(UNITS)
+) + handicap_options(UNITS) + mcts_options(c=MCTS_C, rollout=MCTS_ROLLOUT, cutoff=MCTS_CUTOFF, scale=MCTS_SCALE)
 
 # ---------------------------------------------------------------- params layout
-P_I, P_F, P_NB, P_RAY, P_DEST, P_APPR, P_DISTG, P_ADJB, P_SHOTB, P_FORM, P_ZONE, P_ARMY, P_CQ, P_CR, P_DIST = range(15)
+P_I, P_F, P_NB, P_RAY, P_DEST, P_APPR, P_DISTG, P_ADJB, P_SHOTB, P_FORM, P_ZONE, P_ARMY, P_CQ, P_CR, P_DIST, \
+    P_MCTS = range(16)
 
 # integer params (P_I)
 I_N, I_R, I_RANGE, I_STEPS_H, I_STEPS_W, I_GOLD_ON, I_GOLD_IMM, I_MAX_PLIES, I_PLACEMENT, I_FACING, \
@@ -304,7 +311,7 @@ def prepare(rules: dict):
     F[F_W_WARLORD], F[F_W_GOLD], F[F_W_HANG] = rules["w_warlord_safety"], rules["w_gold_distance"], rules["w_hanging"]
     F[F_W_ADV] = rules["w_advance"]
     dist = np.array([[hex_dist(a, b) for b in cells] for a in cells], np.int64)
-    return (ip, F, nb, ray, dest, appr, distg, adjb, shotb, form, zone, army, cq, cr, dist)
+    return (ip, F, nb, ray, dest, appr, distg, adjb, shotb, form, zone, army, cq, cr, dist, mcts_params(rules))
 
 
 def default_rules(**overrides) -> dict:

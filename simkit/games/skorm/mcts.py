@@ -1,0 +1,149 @@
+"""Skorm Monte-Carlo tree search (the ``mcts:N`` policy, issue 14).
+
+The tree is the shared one (simkit/engine/mcts.py); this module owns Skorm's
+side of an iteration: copy the position into scratch, descend the tree by UCT
+(one tree level per ply), play a rollout of at most ``mcts_cutoff`` plies
+(random or greedy actions) and score the result: a finished game by its winner,
+an unfinished one by ``lead_nb`` (side 0's lead) squashed with ``mcts_scale``.
+
+What the search decides: a turn's one action, keyed in the tree by its action
+code ``(type << 16) | (from << 8) | to`` (< 2**17, so it fits the tree's int32).
+Start-of-turn rotations and a moving Shieldman's landing facing are not tree
+decisions: they follow the ``facing`` option exactly as greedy's do, for both
+sides inside the search too (``act_nb`` with greedy's style). A forced pass is
+no decision either and adds no tree level (``TI_PLAYER`` says whose node is whose).
+
+Skorm has no dice: with the default ``facing = "threat"`` an action sequence
+always reaches the same position, and open loop is plain UCT; with ``facing =
+"random"`` the landing facings are drawn afresh every iteration from the game's
+own stream (open loop), as are the random rollouts and greedy's tie-breaks.
+"""
+import numpy as np
+from numba import njit
+
+from simkit.engine.mcts import (
+    ROOT, TF_N, TI_N, backprop_nb, best_action_nb, reward_from_eval_nb, reward_from_winner_nb, select_nb,
+    tree_reset_nb,
+)
+from simkit.engine.rng import rng_below_nb
+from simkit.games.skorm.moves import attack_bits_nb, bit_nb, gen_actions_nb
+from simkit.games.skorm.policies import act_nb, greedy_choose_nb
+from simkit.games.skorm.rules import F_W_GOLD, I_GOLD_ON, I_N, I_P, P_DISTG, P_F, P_I, P_MCTS
+from simkit.games.skorm.state import (
+    NSC, NSTAT, PASS, SC_CNT, SC_DONE, SC_PENDING, SC_TOMOVE, SC_WINNER, SC_WL0,
+)
+from simkit.policies import MC_C, MC_CUTOFF, MC_ROLLOUT, MC_SCALE
+
+ROLLOUT_GREEDY = 1  # index of "greedy" in simkit.policies.ROLLOUTS
+DECIDED = 1.0e6     # a lead that squashes to a certain win for any sane mcts_scale
+
+
+@njit(cache=True)
+def new_search_nb(params, cap, maxa):
+    """The search's preallocated arrays (one set per parallel block): the tree
+    (capacity ``cap`` >= largest budget + 2), the descent path, and the scratch
+    position, action list and counters an iteration plays on."""
+    ip = params[P_I]
+    N = ip[I_N]
+    P = ip[I_P]
+    return (np.zeros((cap, TI_N), np.int32), np.zeros((cap, TF_N), np.float64), np.zeros(cap, np.int64),
+            np.zeros(N, np.int8), np.zeros(N, np.int8), np.zeros((2, P), np.int64), np.zeros(NSC, np.int64),
+            np.zeros(maxa, np.int64), np.zeros(1, np.int64), np.zeros(6 + P, np.int64),
+            np.zeros(NSTAT, np.int64), np.zeros(N, np.int64))
+
+
+@njit(cache=True)
+def lead_nb(params, cell, plist, sc):
+    """Side 0's lead in an unfinished position, in greedy's units.
+
+    Material (greedy's unit values) and ``w_gold_distance`` per hex of Warlord
+    distance to the Gold Tile, as greedy's evaluation counts them; and the two
+    facts a one-ply look settles exactly, since a Warlord is no Shieldman and the
+    attack map is exact for it: the side to move wins if it can take the enemy
+    Warlord, and otherwise loses if the enemy Warlord is waiting on the Gold Tile
+    (SK-7: nothing else stops that win).
+    """
+    F = params[P_F]
+    distg = params[P_DISTG]
+    s = sc[SC_TOMOVE]
+    o = 1 - s
+    sign = 1.0 if s == 0 else -1.0
+    w0, w1 = attack_bits_nb(params, cell, plist, sc, s, -1)
+    if bit_nb(w0, w1, sc[SC_WL0 + o]) != 0:
+        return sign * DECIDED
+    if params[P_I][I_GOLD_ON] == 1 and sc[SC_PENDING] == o:
+        return -sign * DECIDED
+    lead = 0.0
+    for k in range(3):
+        lead += F[k] * (sc[SC_CNT + k] - sc[SC_CNT + 4 + k])
+    lead += F[F_W_GOLD] * (distg[sc[SC_WL0 + 1]] - distg[sc[SC_WL0]])
+    return lead
+
+
+@njit(cache=True)
+def rollout_ply_nb(params, rng, greedy, cell, face, plist, sc, acts, blocks, counts, stats, agg):
+    """One rollout ply of the side to move: a uniform action (random style) or greedy's."""
+    blocks[0] = 0
+    n = gen_actions_nb(params, cell, face, plist, sc, sc[SC_TOMOVE], acts, blocks)
+    code = PASS
+    if n > 0:
+        if greedy:
+            code = acts[greedy_choose_nb(params, cell, face, plist, sc, acts, n, rng, counts)]
+        else:
+            code = acts[rng_below_nb(rng, n)]
+    act_nb(params, rng, code, greedy, cell, face, plist, sc, counts, stats, agg)
+
+
+@njit(cache=True)
+def mcts_choose_nb(params, rng, budget, cell, face, plist, sc, acts, n, ws):
+    """The action ``budget`` MCTS iterations prefer among the side to move's ``n``
+    legal ``acts``; the real position is left untouched. ``ws``: new_search_nb's arrays."""
+    if n == 1:
+        return acts[0]  # nothing to decide; saves the search
+    ti, tf, path, cS, fS, pS, sS, aS, bS, kS, stS, agS = ws
+    mp = params[P_MCTS]
+    c = mp[MC_C]
+    greedy = int(mp[MC_ROLLOUT]) == ROLLOUT_GREEDY
+    cutoff = int(mp[MC_CUTOFF])
+    scale = mp[MC_SCALE]
+    tree_reset_nb(ti, tf)
+    for _ in range(max(budget, 1)):
+        cS[:] = cell
+        fS[:] = face
+        pS[:, :] = plist
+        sS[:] = sc
+        node = ROOT
+        depth = 0
+        # selection and expansion: one new node per iteration
+        while sS[SC_DONE] == 0:
+            if depth == 0:
+                k_acts = acts
+                m = n
+            else:
+                k_acts = aS
+                bS[0] = 0
+                m = gen_actions_nb(params, cS, fS, pS, sS, sS[SC_TOMOVE], aS, bS)
+                if m == 0:
+                    act_nb(params, rng, PASS, True, cS, fS, pS, sS, kS, stS, agS)
+                    continue
+            k, child, fresh = select_nb(ti, tf, node, k_acts, m, sS[SC_TOMOVE], c, rng)
+            act_nb(params, rng, k_acts[k], True, cS, fS, pS, sS, kS, stS, agS)
+            if child < 0:
+                break
+            path[depth] = child
+            depth += 1
+            node = child
+            if fresh:
+                break
+        # rollout up to the cut-off
+        plies = 0
+        while sS[SC_DONE] == 0 and plies < cutoff:
+            rollout_ply_nb(params, rng, greedy, cS, fS, pS, sS, aS, bS, kS, stS, agS)
+            plies += 1
+        if sS[SC_DONE] != 0:
+            r = reward_from_winner_nb(sS[SC_WINNER])
+        else:
+            r = reward_from_eval_nb(lead_nb(params, cS, pS, sS), scale)
+        backprop_nb(ti, tf, path, depth, r)
+    code = best_action_nb(ti, tf, rng)
+    return acts[0] if code < 0 else code
