@@ -112,3 +112,22 @@ def test_run_skill_reports_each_level(tmp_path):
     assert draws["estimates"][1][0] > draws["estimates"][0][0] and draws["verdict"] == "trending"
     assert (out / "0-random" / "games.parquet").exists() and (out / "1-greedy" / "games.parquet").exists()
     assert "no capture or kill" in r.output
+
+
+def test_report_renders_ladder_skill_and_matchup_directories(tmp_path):
+    run = CliRunner()
+    dirs = []
+    for args in (["ladder", "martian_chess", "--rungs", "random,greedy", "--games", "30"],
+                 ["run", "martian_chess", "--games", "60", "--skill", "random,greedy"],
+                 ["matchup", "martian_chess", "--policies", "random,greedy", "--games", "30"]):
+        d = tmp_path / args[0]
+        r = run.invoke(cli, args + ["--out", str(d), "--threads", "1"])
+        assert r.exit_code == 0, r.output
+        dirs.append(str(d))
+    r = run.invoke(cli, ["report", *dirs, "-o", str(tmp_path / "rep")])
+    assert r.exit_code == 0, r.output
+    html = (tmp_path / "rep" / "index.html").read_text()
+    assert "Skill ladder: martian_chess" in html and "Over skill: martian_chess" in html and "Matchup:" in html
+    for png in ("s1_ladder.png", "s2_skill_0.png", "s3_matchup.png"):
+        assert (tmp_path / "rep" / png).stat().st_size > 1000
+        assert png in html

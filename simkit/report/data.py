@@ -271,6 +271,10 @@ def load(path) -> RunData | CompareData | SweepData | ValuesData:
         raise UsageError(f"{path} is not a directory (give run, compare, sweep or values directories)")
     manifest = _json(path / "manifest.json")
     kind = manifest.get("kind")
+    from simkit.report import skill_sections
+    found = skill_sections.load(path, kind)
+    if found is not None:
+        return found
     if kind == "compare" or (kind is None and (path / "compare.json").exists()):
         sub = [load_run(path / k) if (path / k / "summary.json").exists() else None for k in ("a", "b")]
         return CompareData(path, manifest, _json(path / "compare.json"), sub[0], sub[1])

@@ -235,3 +235,7 @@ def values_section(v, w: Writer, anchor: str) -> Section:
 
 
 BUILDERS = {"run": run_section, "compare": compare_section, "sweep": sweep_section, "values": values_section}
+
+from simkit.report import skill_sections  # noqa: E402
+
+BUILDERS.update(skill_sections.BUILDERS)

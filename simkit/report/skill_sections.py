@@ -1,0 +1,219 @@
+"""Report sections for the skill commands: ladder, run --skill and matchup directories.
+
+Each loader reads a directory's JSON (the files the commands write); each builder
+draws its figures with pure ``(data, ax)`` plot functions defined here and returns
+a ``sections.Section``. Labels carry the game, scenario, policies, seed and games.
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from simkit.report.findings import Finding
+from simkit.report.plots import BAD, _err
+
+
+def _json(p: Path) -> dict:
+    try:
+        return json.loads(p.read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def _scenario_label(manifest: dict) -> str:
+    sc = manifest.get("scenario") or {}
+    name = sc.get("name", "?") if isinstance(sc, dict) else str(sc)
+    over = sc.get("overrides") if isinstance(sc, dict) else None
+    if over:
+        name += " (" + ", ".join(f"{k}={v}" for k, v in over.items()) + ")"
+    return name
+
+
+@dataclass
+class LadderData:
+    path: Path
+    manifest: dict
+    data: dict
+    kind: str = "ladder"
+
+
+@dataclass
+class SkillData:
+    path: Path
+    manifest: dict
+    data: dict
+    kind: str = "skill"
+
+
+@dataclass
+class MatchupData:
+    path: Path
+    manifest: dict
+    data: dict
+    kind: str = "matchup"
+
+
+LOADERS = {"ladder": ("ladder.json", LadderData), "skill": ("skill.json", SkillData),
+           "matchup": ("matchup.json", MatchupData)}
+
+
+def load(path: Path, kind: str | None):
+    """The directory's data if it is a ladder, skill or matchup directory, else None."""
+    for k, (fname, cls) in LOADERS.items():
+        if kind == k or (kind is None and (path / fname).exists()):
+            if not (path / fname).exists():
+                from simkit.errors import UsageError
+                raise UsageError(f"{path}: a {k} directory without {fname} (did the command finish?)")
+            return cls(path, _json(path / "manifest.json"), _json(path / fname))
+    return None
+
+
+# ---- plots ----------------------------------------------------------------------------------
+
+def ladder_plot(steps, ax):
+    """Each rung's score against the rung below, with its 95% interval; 1/2 = no gain."""
+    x = np.arange(len(steps))
+    v = [s["score"] for s in steps]
+    lo = [s["ci"][0] for s in steps]
+    hi = [s["ci"][1] for s in steps]
+    colors = ["#2e8b57" if s["ci"][0] > 0.5 else BAD for s in steps]
+    ax.errorbar(x, v, yerr=_err(v, lo, hi), fmt="none", ecolor="#444", capsize=4)
+    ax.scatter(x, v, c=colors, zorder=3, s=40)
+    ax.axhline(0.5, color="#888", lw=1, ls="--")
+    ax.set_xticks(x, [f"{s['rung']}\nvs {s['below']}" for s in steps], fontsize=9)
+    ax.set_ylabel("score vs rung below")
+    ax.set_ylim(min(0.35, min(lo) - 0.05), 1.02)
+    ax.grid(axis="y", alpha=0.3)
+    return ax
+
+
+def skill_lines(data, ax):
+    """One metric over the skill levels, estimate and 95% interval at each level."""
+    levels, metric, entry = data
+    est = entry["estimates"]
+    x = np.arange(len(levels))
+    v = [e[0] for e in est]
+    ax.errorbar(x, v, yerr=_err(v, [e[1] for e in est], [e[2] for e in est]), marker="o", capsize=4,
+                color="#3b6fb6")
+    if "advantage" in metric:
+        ax.axhline(0.0, color="#888", lw=1, ls="--")
+    ax.set_xticks(x, levels, fontsize=9)
+    ax.set_ylabel(metric.replace("_", " "))
+    ax.set_title(f"{metric.replace('_', ' ')}: {entry['verdict']}", fontsize=10)
+    ax.grid(axis="y", alpha=0.3)
+    return ax
+
+
+def matchup_heatmap(data, ax):
+    pols, m = data
+    im = ax.imshow(m, cmap="RdBu", vmin=0, vmax=1)
+    ax.set_xticks(range(len(pols)), pols, fontsize=9, rotation=20)
+    ax.set_yticks(range(len(pols)), pols, fontsize=9)
+    for i in range(len(pols)):
+        for j in range(len(pols)):
+            if not math.isnan(m[i, j]):
+                ax.text(j, i, f"{m[i, j]:.2f}", ha="center", va="center", fontsize=10,
+                        color="white" if abs(m[i, j] - 0.5) > 0.3 else "black")
+    ax.set_xlabel("opponent")
+    ax.set_ylabel("policy (its score)")
+    ax.figure.colorbar(im, ax=ax, fraction=0.04)
+    return ax
+
+
+# ---- sections -------------------------------------------------------------------------------
+
+def _facts(d, extra):
+    m = d.manifest
+    cfg = m.get("config") or {}
+    facts = [("game", str(d.data.get("game") or (m.get("scenario") or {}).get("game", "?"))),
+             ("scenario", _scenario_label(m))]
+    facts += extra
+    facts += [("seed", str(cfg.get("seed", "?"))), ("first player", str(cfg.get("first", "?"))),
+              ("directory", str(d.path))]
+    return facts
+
+
+def ladder_section(d: LadderData, w, anchor: str):
+    from simkit.report.sections import Section
+    s = d.data
+    steps = s.get("steps") or []
+    sec = Section(anchor, f"Skill ladder: {s.get('game', '?')} {_scenario_label(d.manifest)}",
+                  subtitle=" < ".join(s.get("rungs") or []))
+    sec.facts = _facts(d, [("rungs", ", ".join(s.get("rungs") or [])),
+                           ("games per seat order", f"{int(s.get('games_per_seating') or 0):,}"),
+                           ("skill depth", str(s.get("skill_depth")))])
+    if steps:
+        w.figure(sec, "ladder", ladder_plot, steps, "Each rung's expected score against the rung below "
+                 "(both seat orders, same seeds, 95% paired interval); green: a significant gain.",
+                 size=(7.5, 3.4))
+        w.table(sec, "ladder", pd.DataFrame([{"rung": x["rung"], "below": x["below"], "score": x["score"],
+                                              "ci_lo": x["ci"][0], "ci_hi": x["ci"][1],
+                                              "draw_rate": x["draw_rate"]} for x in steps]), "Ladder")
+    stop = s.get("first_rung_without_gain")
+    sec.findings = [Finding(f"Skill depth {s.get('skill_depth')}: " + (
+        f"{stop} is the first rung that does not beat the one below significantly." if stop
+        else "every rung beats the one below significantly; raise --ceiling to find the top."), "ladder")]
+    for x in steps:
+        for f in x.get("flags") or []:
+            sec.findings.append(Finding(f, "ladder", True))
+    return sec
+
+
+def skill_section(d: SkillData, w, anchor: str):
+    from simkit.report.sections import Section
+    s = d.data
+    levels = s.get("levels") or []
+    cfg = d.manifest.get("config") or {}
+    sec = Section(anchor, f"Over skill: {(d.manifest.get('scenario') or {}).get('game', '?')} "
+                          f"{_scenario_label(d.manifest)}", subtitle=" < ".join(levels))
+    sec.facts = _facts(d, [("levels", ", ".join(levels)), ("games per level", f"{int(cfg.get('games') or 0):,}")])
+    rows = []
+    for k, (m, entry) in enumerate((s.get("metrics") or {}).items()):
+        w.figure(sec, f"skill_{k}", skill_lines, (levels, m, entry),
+                 f"{m.replace('_', ' ')} at each skill level (both sides), 95% intervals; verdict "
+                 f"'{entry['verdict']}' from the trend over levels.", size=(7.5, 2.8))
+        for lvl, e in zip(levels, entry["estimates"]):
+            rows.append({"metric": m, "level": lvl, "estimate": e[0], "ci_lo": e[1], "ci_hi": e[2],
+                         "verdict": entry["verdict"]})
+        sec.findings.append(Finding(f"{m.replace('_', ' ')} is {entry['verdict']} over skill "
+                                    f"({', '.join(f'{lvl} {e[0]:+.4f}' for lvl, e in zip(levels, entry['estimates']))}).",
+                                    f"skill_{k}", entry["verdict"] == "reversing"))
+    if rows:
+        w.table(sec, "skill", pd.DataFrame(rows), "Metrics by skill level")
+    for lvl, run in zip(levels, s.get("runs") or []):
+        for f in run.get("degenerate") or []:
+            sec.findings.append(Finding(f, None, True))
+    return sec
+
+
+def matchup_section(d: MatchupData, w, anchor: str):
+    from simkit.report.sections import Section
+    s = d.data
+    pols = s.get("policies") or []
+    sec = Section(anchor, f"Matchup: {(d.manifest.get('scenario') or {}).get('game', '?')} "
+                          f"{_scenario_label(d.manifest)}", subtitle=", ".join(pols))
+    sec.facts = _facts(d, [("policies", ", ".join(pols)),
+                           ("games per seat order", f"{int(s.get('games_per_seating') or 0):,}")])
+    idx = {p: i for i, p in enumerate(pols)}
+    m = np.full((len(pols), len(pols)), math.nan)
+    for c in s.get("cells") or []:
+        m[idx[c["policy"]], idx[c["opponent"]]] = c["score"]
+    if pols:
+        w.figure(sec, "matchup", matchup_heatmap, (pols, m), "Row policy's expected score against the column "
+                 "policy (win 1, draw 1/2), both seat orders averaged.", size=(6.5, 4.8))
+        w.table(sec, "matchup", pd.DataFrame([{k: v for k, v in c.items() if k != "ci"}
+                                              | {"ci_lo": c["ci"][0], "ci_hi": c["ci"][1]}
+                                              for c in s.get("cells") or []]), "Matchup cells")
+    for c in s.get("cells") or []:
+        if c["ci"][0] > 0.5:
+            sec.findings.append(Finding(f"{c['policy']} beats {c['opponent']}: score {c['score']:.3f} "
+                                        f"(95% CI {c['ci'][0]:.3f}–{c['ci'][1]:.3f}).", "matchup"))
+    return sec
+
+
+BUILDERS = {"ladder": ladder_section, "skill": skill_section, "matchup": matchup_section}
