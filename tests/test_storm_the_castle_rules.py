@@ -364,3 +364,42 @@ def test_summoning_sickness_option():
         t.g.apply((ACT_DISPATCH, kn, t.sp("TL0")))
         t.g.g[G_PHASE] = PH_ACTIONS
         assert (opts(t, ACT_MOVE, kn) == []) == sick
+
+
+# --- ST-7: a move stops at the enemy Keep; no path passes through it -----------
+def test_st7_cavalry_stops_in_enemy_keep_and_cannot_pass_through():
+    t = Table()
+    cav = t.put(0, "cavalry", "TL1")                          # move 2, next to the enemy keep
+    reach = {t.p.spnames[b] for k, a, b in opts(t, ACT_MOVE, cav)}
+    assert "K1" in reach
+    # TR1 and BR1 are two steps away only through K1: a path may not pass through the enemy keep
+    assert "TR1" not in reach and "BR1" not in reach
+    assert {"BL1", "OL1", "HL1", "L1"} <= reach               # other two-step paths stay open
+    t.put(1, "knight", "TR1")
+    assert opts(t, ACT_ATTACK, cav) == []                     # nor does a melee reach through it
+    t.g.apply((ACT_MOVE, cav, t.sp("K1")))
+    assert t.g.g[G_OVER] == 1 and t.g.g[G_WINNER] == 0 and t.g.g[G_REASON] == R_KEEP
+    assert t.stack("K1") == [cav]
+
+
+def test_st7_own_keep_is_passed_through():
+    t = Table()
+    cav = t.put(0, "cavalry", "TL0")
+    reach = {t.p.spnames[b] for k, a, b in opts(t, ACT_MOVE, cav)}
+    assert {"K0", "TR0", "BR0"} <= reach                      # only the enemy keep stops a path
+
+
+# --- ST-6: a resurrected unit cannot act in the turn it returns -----------------
+@pytest.mark.parametrize("sick", [False, True])
+def test_st6_resurrected_unit_cannot_act_this_turn(sick):
+    t = Table(summoning_sickness=sick)
+    cl = t.put(0, "cleric", "L1")
+    kn = t.to_grave(0, "knight")
+    t.put(1, "shield_bearer", "L2")                           # a target next to the cleric's space
+    res, _ = t.g.apply((ACT_CLERIC, cl, -1), 7)
+    assert res == OUT_SPECIAL_OK and t.stack("L1") == [kn, cl]
+    assert opts(t, a=kn) == []                                # no move, no attack, whatever ST-2 says
+    assert t.g.cards[kn, C_ACTED] == 1
+    t.g.begin_turn()                                          # its owner's next turn: it acts again
+    t.g.g[G_PHASE] = PH_ACTIONS
+    assert opts(t, ACT_MOVE, kn) != [] and opts(t, ACT_ATTACK, kn) != []

@@ -12,17 +12,19 @@ from simkit.engine.dice import (STORM_CRIT_FAIL, STORM_CRIT_SUCCESS, STORM_SUCCE
                                 storm_resolve_nb)
 from simkit.engine.rng import rng_below_nb
 from simkit.games.storm_the_castle.rules import (AB_ASSASSIN, AB_CATAPULT, AB_CLERIC, AB_SMITH, AB_SORC,
-                                                 K_ITEM, K_REG, O_CLEARS, O_POINTS, O_SICK,
+                                                 K_ITEM, K_REG, O_CLEARS, O_POINTS, O_SICK, SPACE_KINDS,
                                                  S_ATT, S_CRIT, S_DISP, S_KILL, S_LOSS, S_RES, S_REC,
                                                  S_SUCC, T_AB, T_ATT, T_BONUS, T_COST, T_DEF, T_KIND,
                                                  T_MOVE, T_RANGE, T_RANK, T_ROLL, X_CASTLE, X_DEF,
-                                                 X_LEVEL)
+                                                 X_KIND, X_LEVEL, X_SIDE)
 from simkit.games.storm_the_castle.state import (ACT_ATTACK, ACT_CLERIC, ACT_DISPATCH, ACT_END,
                                                  ACT_MOVE, ACT_SMITH, ACT_SORC, C_ACTED, C_BUFF,
                                                  C_ITEM, C_OWNER, C_POS, C_TYPE, C_ZONE, G_ATTACKS,
                                                  G_OVER, G_POINTS, G_REASON, G_WINNER, L_DECK,
                                                  L_GRAVE, L_HAND, MAXA, R_KEEP, Z_BOARD, Z_DECK,
                                                  Z_EQUIP, Z_GRAVE, Z_HAND, Z_NONE)
+
+SK_KEEP = SPACE_KINDS.index("keep")   # spi[x, X_KIND] of a keep
 
 # outcome codes returned by apply (for the log): dice.STORM_* or these
 OUT_NONE = -1      # no roll involved (move, dispatch, sorcerer)
@@ -307,8 +309,11 @@ def gen_actions_nb(s, cards, sp, zones, zn, g, ctab, spi, adj, dist, seen, bq, b
                             bd[w] = 1 << 20          # enemy: a target, never passed through
                             if melee:
                                 n = _add_targets(cards, sp, ctab, buf, n, c, w)
-                        elif can_enter_nb(cards, sp, ctab, w, c, s):
-                            n = _add(buf, n, ACT_MOVE, c, w)
+                        else:
+                            if spi[w, X_KIND] == SK_KEEP and spi[w, X_SIDE] != s:
+                                bd[w] = 1 << 20      # ST-7: a path stops in the enemy keep (and wins)
+                            if can_enter_nb(cards, sp, ctab, w, c, s):
+                                n = _add(buf, n, ACT_MOVE, c, w)
                 for k in range(tail):
                     bd[bq[k]] = -1
             # ranged attacks
@@ -386,7 +391,7 @@ def apply_nb(kind, a, b, roll, cards, sp, zones, zn, g, ctab, spi, keep, iopt, r
         zn[s, L_GRAVE] -= 1
         zones[s, L_GRAVE, zn[s, L_GRAVE]] = -1
         stack_put_nb(cards, sp, ctab, cards[a, C_POS], u)
-        cards[u, C_ACTED] = iopt[O_SICK]
+        cards[u, C_ACTED] = 1     # ST-6: it returns spent, whatever summoning_sickness (ST-2) says
         stat_nb(rec, fidx, s, cards[u, C_TYPE], S_RES, 1)
         return OUT_SPECIAL_OK * 16 + roll
     if kind == ACT_SMITH:
