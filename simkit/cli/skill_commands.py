@@ -97,3 +97,83 @@ def print_skill(result, title: str):
     for lvl, s in zip(result.levels, result.runs):
         for f in s.get("degenerate", []):
             c.print(f"[yellow]degenerate play ({lvl}):[/yellow] {f}")
+
+
+@cli.command()
+@click.argument("target")
+@scenario_options
+@click.option("--knob", "knobs", multiple=True, metavar="KEY=RANGE",
+              help="A rule option to search: KEY=A..B (integers), KEY=A..B:STEP (floats) or KEY=V1,V2,... "
+                   "(repeatable).")
+@click.option("--objective", "objectives", multiple=True, metavar="METRIC=T",
+              help="METRIC=T, METRIC<=T, METRIC>=T or METRIC=A..B, optionally @WEIGHT (repeatable); metrics: "
+                   "first_player_advantage, draw_rate, mean_length, decisiveness, side0_win_rate, ...")
+@click.option("--lexicographic", is_flag=True, help="Compare objectives in the order given, not by weighted sum.")
+@click.option("--tolerance", type=float, default=0.01, show_default=True,
+              help="How close counts as meeting METRIC=T (TOST); also the loss scale of rates.")
+@click.option("--games", "-n", type=int, default=2000, show_default=True,
+              help="Games per setting in the first round (doubled each round).")
+@click.option("--verify-games", type=int, default=None, help="Games per finalist in the verification (default 8x --games).")
+@click.option("--finalists", type=click.IntRange(1, 10), default=3, show_default=True)
+@click.option("--policy", default=None, help="Policy of both sides (default greedy).")
+@click.option("--policy0", default=None, help="Policy of side 0.")
+@click.option("--policy1", default=None, help="Policy of side 1.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--first", type=click.Choice(FIRST_MODES), default="alternate", show_default=True)
+@click.option("--threads", type=int, default=None, help="Numba threads (default: all cores).")
+@click.option("--out", type=click.Path(file_okay=False), default=None,
+              help="Directory for tune.json/tune.csv (default: runs/tune-<game>-<time>).")
+@click.option("--no-save", is_flag=True, help="Write no directory.")
+@click.option("--json", "as_json", is_flag=True, help="Print tune.json.")
+def tune(target, sets, knobs, objectives, lexicographic, tolerance, games, verify_games, finalists, policy,
+         policy0, policy1, seed, first, threads, out, no_save, as_json):
+    """Search rule knobs of TARGET for the setting that meets the objectives.
+
+    Successive halving on common random numbers, then a verification of the
+    finalists on fresh games; prints the recommended setting with every
+    objective's estimate, 95% interval and whether it is met.
+
+    \b
+    Examples:
+      simkit tune storm_the_castle --knob dispatch_points=2..6 --objective first_player_advantage=0
+      simkit tune martian_chess --knob deadlock_plies=8..20 --objective first_player_advantage=0 \\
+          --objective draw_rate<=0.3 --policy random
+    """
+    from simkit.analysis.tune import metric_ci, tune as run_tune
+    from simkit.cli.options import policies_of
+    from simkit.engine.runner import RunConfig
+    from simkit.scenario import load_scenario
+    sc = load_scenario(target, list(sets))
+    config = RunConfig(games=games, seed=seed, policies=policies_of(policy, policy0, policy1), first=first)
+    out_dir = _out_dir("tune", f"{sc.game}-{sc.name}", out, no_save)
+    log = None if as_json else (lambda m: click.echo(m, err=True))
+    res = run_tune(target, list(knobs), list(objectives), config, base_sets=list(sets), verify_games=verify_games,
+                   tolerance=tolerance, finalists=finalists, lexicographic=lexicographic, threads=threads,
+                   out_dir=out_dir, log=log)
+    s = res.summary()
+    if as_json:
+        return _echo_json(s)
+    from rich.table import Table
+    from simkit.cli.show import console
+    c = console()
+    t = Table(title=f"{sc.spec.title} tune: verified finalists ({res.verified[0]['games']:,} fresh games each, "
+                    f"{' vs '.join(config.policies)}, seed {seed + 1})", header_style="bold")
+    for k in res.keys:
+        t.add_column(k)
+    for o in res.objectives:
+        t.add_column(o.text, justify="right")
+    t.add_column("loss", justify="right")
+    for v in res.verified:
+        cells = []
+        for o in res.objectives:
+            e, lo, hi = metric_ci(v["summary"], o.metric)
+            cells.append(f"{e:+.4f} [{lo:+.4f}, {hi:+.4f}] {o.met(e, lo, hi, tolerance)}")
+        loss = v["loss"] if not isinstance(v["loss"], tuple) else sum(v["loss"])
+        t.add_row(*[str(x) for x in v["point"]], *cells, f"{loss:.3g}")
+    c.print(t)
+    rec = s["recommended"]
+    c.print(f"recommended: {', '.join(f'{k}={v}' for k, v in rec['setting'].items())} — "
+            + ("meets every objective" if rec["meets_all"] else "does not meet every objective: "
+               + "; ".join(f"{x['objective']} {x['result']}" for x in rec["objectives"] if x["result"] != "met")))
+    if out_dir:
+        c.print(f"tune directory: {out_dir} (tune.json, tune.csv: every evaluated setting)")

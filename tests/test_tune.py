@@ -1,0 +1,72 @@
+"""simkit tune: the search finds a known optimum of a noisy objective; objectives parse and judge."""
+import json
+import math
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from simkit.analysis.tune import Objective, parse_objective, search
+from simkit.cli import cli
+from simkit.errors import UsageError
+
+
+def synthetic(truth_at=7, slope=0.02):
+    """A game-like objective: FPA falls linearly with the knob, crossing 0 at ``truth_at``, estimated from
+    ``games`` games with binomial-like noise; common random numbers: the noise depends on (games, seed) only."""
+    def evaluate(pt, games, seed):
+        k = pt[0]
+        z = np.random.default_rng([seed, games]).standard_normal()   # the same luck for every candidate
+        se = 0.5 / math.sqrt(games)
+        fpa = slope * (truth_at - k) + z * se
+        return {"first_player_advantage": fpa, "first_player_advantage_ci": [fpa - 1.96 * se, fpa + 1.96 * se],
+                "draw_rate": 0.1, "draw_rate_ci": [0.09, 0.11]}
+    return evaluate
+
+
+@pytest.mark.parametrize("truth", [0, 7, 13, 20])
+def test_search_finds_the_known_root(truth):
+    objs = [parse_objective("first_player_advantage=0")]
+    res = search([(k,) for k in range(0, 21)], synthetic(truth), objs, games=500, verify_games=20000, seed=3,
+                 tolerance=0.01)
+    assert res.best["point"] == (truth,)
+    est, lo, hi = (res.best["summary"]["first_player_advantage"], *res.best["summary"]["first_player_advantage_ci"])
+    assert objs[0].met(est, lo, hi, 0.01) == "met"
+    # halving: 21 -> 11 -> 6 -> 3 settings, games doubling each round
+    rounds = sorted({(e["round"], e["games"]) for e in res.evaluated})
+    assert rounds == [(0, 500), (1, 1000), (2, 2000), (3, 4000)]
+
+
+def test_objective_judgements():
+    o = parse_objective("first_player_advantage=0")
+    assert o.met(0.001, -0.004, 0.006, 0.01) == "met"
+    assert o.met(0.03, 0.025, 0.035, 0.01) == "missed"
+    assert o.met(0.005, -0.02, 0.03, 0.01) == "not shown"
+    d = parse_objective("draw_rate<=0.1@2")
+    assert (d.op, d.lo, d.weight) == ("<=", 0.1, 2.0)
+    assert d.violation(0.15) == pytest.approx(0.05) and d.violation(0.05) == 0
+    r = parse_objective("mean_length=40..60")
+    assert r == Objective("mean_length", "range", 40.0, 60.0)
+    assert r.met(50, 45, 55, 0.01) == "met" and r.met(70, 65, 75, 0.01) == "missed"
+    for bad in ("nonsense=1", "draw_rate~1", "draw_rate=abc", "mean_length=60..40", "draw_rate<=0.1@0"):
+        with pytest.raises(UsageError):
+            parse_objective(bad)
+
+
+def test_tune_command_writes_every_point(tmp_path):
+    out = tmp_path / "t"
+    r = CliRunner().invoke(cli, ["tune", "martian_chess", "--knob", "deadlock_plies=8..11", "--objective",
+                                 "first_player_advantage=0", "--policy", "random", "--games", "200",
+                                 "--verify-games", "400", "--finalists", "2", "--out", str(out), "--threads", "1"])
+    assert r.exit_code == 0, r.output
+    s = json.loads((out / "tune.json").read_text())
+    assert s["knobs"] == ["deadlock_plies"] and s["recommended"]["setting"]["deadlock_plies"] in (8, 9, 10, 11)
+    rows = (out / "tune.csv").read_text().splitlines()
+    assert len(rows) == 1 + 4 + 2 + 2      # header, round 0 (4), round 1 (2), verification (2)
+    assert "recommended: deadlock_plies=" in r.output
+
+
+def test_tune_refuses_bad_knobs():
+    r = CliRunner().invoke(cli, ["tune", "martian_chess", "--knob", "nosuchkey=1..3", "--objective",
+                                 "first_player_advantage=0"])
+    assert r.exit_code == 2 and "unknown key" in r.output
