@@ -64,6 +64,11 @@ def test_tune_command_writes_every_point(tmp_path):
     rows = (out / "tune.csv").read_text().splitlines()
     assert len(rows) == 1 + 4 + 2 + 2      # header, round 0 (4), round 1 (2), verification (2)
     assert "recommended: deadlock_plies=" in r.output
+    r = CliRunner().invoke(cli, ["report", str(out), "-o", str(tmp_path / "rep")])
+    assert r.exit_code == 0, r.output
+    html = (tmp_path / "rep" / "index.html").read_text()
+    assert "Tune: martian_chess" in html and "tune_0.png" in html and "Recommended deadlock_plies=" in html
+    assert (tmp_path / "rep" / "tune_0.png").stat().st_size > 1000
 
 
 def test_tune_refuses_bad_knobs():

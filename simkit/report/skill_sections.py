@@ -58,8 +58,16 @@ class MatchupData:
     kind: str = "matchup"
 
 
+@dataclass
+class TuneData:
+    path: Path
+    manifest: dict
+    data: dict
+    kind: str = "tune"
+
+
 LOADERS = {"ladder": ("ladder.json", LadderData), "skill": ("skill.json", SkillData),
-           "matchup": ("matchup.json", MatchupData)}
+           "matchup": ("matchup.json", MatchupData), "tune": ("tune.json", TuneData)}
 
 
 def load(path: Path, kind: str | None):
@@ -216,4 +224,60 @@ def matchup_section(d: MatchupData, w, anchor: str):
     return sec
 
 
-BUILDERS = {"ladder": ladder_section, "skill": skill_section, "matchup": matchup_section}
+def tune_plot(data, ax):
+    """One objective's metric over the knob: every evaluated setting (largest sample per setting),
+    with its 95% interval; the target drawn as a line or band, the recommendation marked."""
+    frame, knob, metric, target, best = data
+    f = frame.sort_values("games").groupby(knob, as_index=False).last().sort_values(knob)
+    x = f[knob].to_numpy(dtype=float)
+    v = f[metric].to_numpy(dtype=float)
+    ax.errorbar(x, v, yerr=_err(v, f[f"{metric}_ci_lo"], f[f"{metric}_ci_hi"]), fmt="o", capsize=3,
+                color="#3b6fb6", label="estimate (largest sample per setting)")
+    lo, hi = target
+    if lo == hi:
+        ax.axhline(lo, color="#888", ls="--", lw=1, label="target")
+    else:
+        ax.axhspan(lo, hi, color="#2e8b57", alpha=0.12, label="target range")
+    if best is not None:
+        ax.axvline(float(best), color="#2e8b57", lw=1.5, label=f"recommended {knob}={best}")
+    ax.set_xlabel(knob)
+    ax.set_ylabel(metric.replace("_", " "))
+    ax.legend(fontsize=8, loc="best")
+    ax.grid(alpha=0.3)
+    return ax
+
+
+def tune_section(d: TuneData, w, anchor: str):
+    from simkit.analysis.tune import parse_objective
+    from simkit.report.sections import Section
+    s = d.data
+    cfg = d.manifest.get("config") or {}
+    knobs = s.get("knobs") or []
+    sec = Section(anchor, f"Tune: {(d.manifest.get('scenario') or {}).get('game', '?')} "
+                          f"{_scenario_label(d.manifest)}", subtitle=", ".join(s.get("objectives") or []))
+    sec.facts = _facts(d, [("knobs", ", ".join(d.manifest.get("knobs") or knobs)),
+                           ("objectives", ", ".join(s.get("objectives") or [])),
+                           ("policies", " vs ".join(cfg.get("policies") or [])),
+                           ("games per setting, first round", f"{int(cfg.get('games') or 0):,}")])
+    rec = s.get("recommended") or {}
+    csv = d.path / "tune.csv"
+    if csv.exists():
+        frame = pd.read_csv(csv)
+        w.table(sec, "tune", frame, "Every evaluated setting (search rounds and verification)")
+        if len(knobs) == 1 and pd.api.types.is_numeric_dtype(frame[knobs[0]]):
+            for k, text in enumerate(s.get("objectives") or []):
+                o = parse_objective(text)
+                w.figure(sec, f"tune_{k}", tune_plot,
+                         (frame, knobs[0], o.metric, (o.lo, o.hi) if o.op in ("=", "range") else (o.lo, o.lo),
+                          (rec.get("setting") or {}).get(knobs[0])),
+                         f"{o.metric.replace('_', ' ')} over {knobs[0]} (95% intervals); objective {text}.")
+    if rec:
+        setting = ", ".join(f"{k}={v}" for k, v in (rec.get("setting") or {}).items())
+        parts = "; ".join(f"{x['objective']}: {x['estimate']:+.4f} (95% CI {x['ci'][0]:+.4f} to {x['ci'][1]:+.4f}) "
+                          f"{x['result']}" for x in rec.get("objectives") or [])
+        sec.findings.append(Finding(f"Recommended {setting} on {int(rec.get('games') or 0):,} fresh games: {parts}.",
+                                    "tune_0" if len(knobs) == 1 else None, not rec.get("meets_all")))
+    return sec
+
+
+BUILDERS = {"ladder": ladder_section, "skill": skill_section, "matchup": matchup_section, "tune": tune_section}
