@@ -2,17 +2,21 @@
 import numpy as np
 from numba import njit, prange
 
-from simkit.engine.rng import rng_seed_nb
+from simkit.engine.mcts import TF_N, TI_N
+from simkit.engine.rng import rng_below_nb, rng_seed_nb
+from simkit.games.storm_the_castle.mcts import mcts_choose_nb, new_workspace_nb
 from simkit.games.storm_the_castle.moves import (apply_nb, begin_turn_nb, gen_actions_nb, gen_dispatch_nb,
                                                  init_game_nb)
-from simkit.games.storm_the_castle.policies import P_GREEDY, assign_roles_nb, choose_nb
-from simkit.games.storm_the_castle.rules import (O_HAND, O_MAXTURNS, O_NC, O_NS, O_T, S_FINAL, S_SNAP,
+from simkit.games.storm_the_castle.policies import P_GREEDY, P_MCTS, assign_roles_nb, choose_nb
+from simkit.games.storm_the_castle.rules import (O_BUF, O_F, O_HAND, O_MAXTURNS, O_NC, O_NS, O_T, S_FINAL, S_SNAP,
                                                  Params)
 from simkit.games.storm_the_castle.state import (ACT_END, C_ITEM, C_OWNER, C_TYPE, EV_DRAW, EV_END,
-                                                 EV_TURN, G_IDLE, G_OVER, G_PHASE, G_REASON,
+                                                 EV_TURN, G_OVER, G_PHASE, G_REASON,
                                                  G_SIDE, G_SNAPPED, G_TURN, G_WINNER, L_DECK, L_GRAVE,
-                                                 L_HAND, LOG_COLS, MAXA, NCF, NG, PH_ACTIONS, PH_DISPATCH,
-                                                 R_LIMIT, R_STALEMATE)
+                                                 L_HAND, LOG_COLS, NCF, NG, PH_ACTIONS, PH_DISPATCH,
+                                                 R_LIMIT)
+from simkit.games.storm_the_castle.turn import close_turn_nb
+from simkit.policies import EPS_SCALE, POL_BUDGET, POL_EPS, POL_ID, POLICY_VECTOR, max_budget
 
 
 @njit(cache=True, inline="always")
@@ -47,11 +51,31 @@ def material_nb(cards, sp, fidx, rec, stat):
 
 
 @njit(cache=True)
-def play_turn_nb(pols, ctab, cval, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx,
-                 cards, sp, zones, zn, g, seen, bq, bd, buf, role, rng, rec, agg, log, nl):
-    """Play the turn of side g[G_SIDE] with policy pols[side]; returns the new log length."""
+def decide_nb(pols, phase, s, n, buf, cards, sp, zones, zn, g, ctab, cval, spi, adj, dist, keep, iopt, fopt,
+              ptable, prio, fidx, mp, role, rng, ti, tf, ws):
+    """Side ``s``'s choice among buf[:n] under the policy vector ``pols`` (simkit.policies).
+
+    A lone option ('end') is taken without a draw. The eps degrader draws only when its
+    epsilon is > 0, so records of policies without eps keep their dice."""
+    if n == 1:
+        return 0
+    eps = pols[POL_EPS + s]
+    if eps > 0 and rng_below_nb(rng, EPS_SCALE) < eps:
+        return rng_below_nb(rng, n)              # a uniformly random legal option, as random plays
+    pol = pols[POL_ID + s]
+    if pol == P_MCTS:
+        return mcts_choose_nb(s, pols[POL_BUDGET + s], mp, n, buf, cards, sp, zones, zn, g, ctab, cval, spi, adj,
+                              dist, keep, iopt, fopt, ptable, prio, fidx, rng, ti, tf, ws)
+    return choose_nb(pol, phase, s, n, buf, cards, sp, ctab, cval, spi, dist, keep, fopt, ptable, prio, role, rng)
+
+
+@njit(cache=True)
+def play_turn_nb(pols, ctab, cval, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, mp,
+                 cards, sp, zones, zn, g, seen, bq, bd, buf, role, rng, rec, agg, log, nl, ti, tf, ws):
+    """Play the turn of side g[G_SIDE] with its policy in ``pols`` (the policy vector);
+    returns the new log length. ``ti, tf, ws``: the search tree and scratch (mcts.py)."""
     s = g[G_SIDE]
-    pol = pols[s]
+    pol = pols[POL_ID + s]
     tag = g[G_TURN] * 2 + s
     nl = _log(log, nl, EV_TURN, g[G_TURN], s, tag, 0, 0)
     drawn = begin_turn_nb(cards, zones, zn, g, iopt, s)
@@ -63,8 +87,8 @@ def play_turn_nb(pols, ctab, cval, spi, adj, dist, keep, iopt, fopt, ptable, pri
         n = gen_dispatch_nb(s, cards, sp, zones, zn, g, ctab, spi, seen, buf)
         if n > 1:
             could = True
-        k = choose_nb(pol, PH_DISPATCH, s, n, buf, cards, sp, ctab, cval, spi, dist, keep, fopt, ptable,
-                      prio, role, rng)
+        k = decide_nb(pols, PH_DISPATCH, s, n, buf, cards, sp, zones, zn, g, ctab, cval, spi, adj, dist, keep,
+                      iopt, fopt, ptable, prio, fidx, mp, role, rng, ti, tf, ws)
         if k == 0:
             break
         out = apply_nb(buf[k, 0], buf[k, 1], buf[k, 2], -1, cards, sp, zones, zn, g, ctab, spi, keep, iopt,
@@ -77,31 +101,21 @@ def play_turn_nb(pols, ctab, cval, spi, adj, dist, keep, iopt, fopt, ptable, pri
         n = gen_actions_nb(s, cards, sp, zones, zn, g, ctab, spi, adj, dist, seen, bq, bd, buf)
         if n > 1:
             could = True
-        k = choose_nb(pol, PH_ACTIONS, s, n, buf, cards, sp, ctab, cval, spi, dist, keep, fopt, ptable,
-                      prio, role, rng)
+        k = decide_nb(pols, PH_ACTIONS, s, n, buf, cards, sp, zones, zn, g, ctab, cval, spi, adj, dist, keep,
+                      iopt, fopt, ptable, prio, fidx, mp, role, rng, ti, tf, ws)
         if k == 0:
             break
         out = apply_nb(buf[k, 0], buf[k, 1], buf[k, 2], -1, cards, sp, zones, zn, g, ctab, spi, keep, iopt,
                        rec, fidx, agg, rng)
         nl = _log(log, nl, buf[k, 0], buf[k, 1], buf[k, 2], tag, out % 16, out // 16)
-    g[G_TURN] += 1
-    if g[G_OVER] == 0:
-        if could:
-            g[G_IDLE] = 0
-        else:
-            g[G_IDLE] += 1
-            if g[G_IDLE] >= 2:
-                g[G_OVER] = 1
-                g[G_WINNER] = -1
-                g[G_REASON] = R_STALEMATE
-        g[G_SIDE] = 1 - s
+    close_turn_nb(g, could)
     return nl
 
 
 @njit(cache=True)
-def play_game_nb(ctab, cval, copies, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, eidx,
+def play_game_nb(ctab, cval, copies, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, eidx, mp,
                  seed, game, first, pols, snapshot,
-                 cards, sp, zones, zn, g, seen, bq, bd, buf, role, rng, rec, agg, log):
+                 cards, sp, zones, zn, g, seen, bq, bd, buf, role, rng, rec, agg, log, ti, tf, ws):
     """Play one whole game into ``rec``; returns the log length."""
     rng_seed_nb(rng, seed, game)
     init_game_nb(cards, sp, zones, zn, g, copies, iopt[O_NC], iopt[O_HAND], rng)
@@ -118,8 +132,8 @@ def play_game_nb(ctab, cval, copies, spi, adj, dist, keep, iopt, fopt, ptable, p
             g[G_WINNER] = -1
             g[G_REASON] = R_LIMIT
             break
-        nl = play_turn_nb(pols, ctab, cval, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx,
-                          cards, sp, zones, zn, g, seen, bq, bd, buf, role, rng, rec, agg, log, nl)
+        nl = play_turn_nb(pols, ctab, cval, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, mp,
+                          cards, sp, zones, zn, g, seen, bq, bd, buf, role, rng, rec, agg, log, nl, ti, tf, ws)
         if g[G_OVER] != 0:
             break
     if g[G_SNAPPED] == 0:
@@ -138,8 +152,9 @@ def play_game_nb(ctab, cval, copies, spi, adj, dist, keep, iopt, fopt, ptable, p
 
 
 @njit(parallel=True, cache=True)
-def run_batch_nb(ctab, cval, copies, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, eidx,
-                 seed, start, firsts, pols, snapshot, records, agg):
+def run_batch_nb(ctab, cval, copies, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, eidx, mp,
+                 seed, start, firsts, pols, snapshot, cap, records, agg):
+    """``cap``: search-tree nodes (largest MCTS budget + 2), allocated once per block."""
     n = firsts.shape[0]
     nblocks = min(n, agg.shape[0])
     nc = iopt[O_NC]
@@ -156,31 +171,55 @@ def run_batch_nb(ctab, cval, copies, spi, adj, dist, keep, iopt, fopt, ptable, p
         seen = np.zeros(nt, np.int32)
         bq = np.zeros(ns + 1, np.int32)
         bd = -np.ones(ns, np.int32)
-        buf = np.zeros((MAXA, 3), np.int32)
+        buf = np.zeros((iopt[O_BUF], 3), np.int32)
         role = np.zeros(2 * nc, np.int32)
         rng = np.zeros(1, np.uint64)
         log = np.zeros((0, LOG_COLS), np.int32)
+        ti = np.zeros((cap, TI_N), np.int32)
+        tf = np.zeros((cap, TF_N), np.float64)
+        ws = new_workspace_nb(nc, ns, nt, iopt[O_F], cap)
         aggb = agg[blk]
         for i in range(lo, hi):
-            play_game_nb(ctab, cval, copies, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, eidx,
+            play_game_nb(ctab, cval, copies, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, eidx, mp,
                          seed, start + i, np.int64(firsts[i]), pols, snapshot,
-                         cards, sp, zones, zn, g, seen, bq, bd, buf, role, rng, records[i], aggb, log)
+                         cards, sp, zones, zn, g, seen, bq, bd, buf, role, rng, records[i], aggb, log, ti, tf, ws)
 
 
 def kernel_args(p: Params):
     return (p.ctab, p.cval, p.copies, p.spi, p.adj, p.dist, p.keep, p.iopt, p.fopt, p.ptable, p.prio,
-            p.fidx, p.eidx)
+            p.fidx, p.eidx, p.mparams)
+
+
+def policy_array(policies) -> np.ndarray:
+    """The full policy vector (a bare pair of ids: no budget, no eps)."""
+    pv = np.zeros(POLICY_VECTOR, np.int64)
+    pol = np.asarray(policies, np.int64)
+    pv[:len(pol)] = pol
+    return pv
+
+
+def tree_capacity(pv) -> int:
+    return max_budget(pv) + 2
+
+
+def search_scratch(p: Params, pv):
+    """Search tree and workspace for a step-API game or a trace (the batch kernel makes its own)."""
+    cap = tree_capacity(pv)
+    return (np.zeros((cap, TI_N), np.int32), np.zeros((cap, TF_N), np.float64),
+            new_workspace_nb(np.int64(p.iopt[O_NC]), np.int64(p.iopt[O_NS]), np.int64(p.iopt[O_T]),
+                             np.int64(p.iopt[O_F]), np.int64(cap)))
 
 
 def run_chunk(params, seed, start, firsts, policies, snapshot_ply):
     p = Params(*params) if not isinstance(params, Params) else params
     n = len(firsts)
-    nf = int(p.iopt[9])
+    nf = int(p.iopt[O_F])
     records = np.zeros((n, nf), np.int32)
     agg = np.zeros((max(1, min(n, 64)), int(p.iopt[O_NS])), np.int64)
+    pv = policy_array(policies)
     if n:
         run_batch_nb(*kernel_args(p), np.int64(seed), np.int64(start), np.asarray(firsts, np.int8),
-                     np.asarray(policies, np.int64), np.int64(snapshot_ply), records, agg)
+                     pv, np.int64(snapshot_ply), np.int64(tree_capacity(pv)), records, agg)
     return records, agg.sum(axis=0)
 
 
@@ -198,10 +237,10 @@ class Game:
         self.seen = np.zeros(nt, np.int32)
         self.bq = np.zeros(ns + 1, np.int32)
         self.bd = -np.ones(ns, np.int32)
-        self.buf = np.zeros((MAXA, 3), np.int32)
+        self.buf = np.zeros((int(p.iopt[O_BUF]), 3), np.int32)
         self.role = np.zeros(2 * nc, np.int32)
         self.rng = np.zeros(1, np.uint64)
-        self.rec = np.zeros(int(p.iopt[9]), np.int32)
+        self.rec = np.zeros(int(p.iopt[O_F]), np.int32)
         self.agg = np.zeros(ns, np.int64)
         self.log = np.zeros((0, LOG_COLS), np.int32)
         self.nc = nc
@@ -213,11 +252,25 @@ class Game:
 
     # -- whole turns -----------------------------------------------------
     def play_turn(self, pols=(0, 0)):
+        """One whole turn; ``pols`` is a policy vector (or a bare pair of policy ids)."""
         p = self.p
-        play_turn_nb(np.asarray(pols, np.int64), p.ctab, p.cval, p.spi, p.adj, p.dist, p.keep, p.iopt,
-                     p.fopt, p.ptable, p.prio, p.fidx, self.cards, self.sp, self.zones, self.zn, self.g,
+        pv = policy_array(pols)
+        ti, tf, ws = search_scratch(p, pv)
+        play_turn_nb(pv, p.ctab, p.cval, p.spi, p.adj, p.dist, p.keep, p.iopt,
+                     p.fopt, p.ptable, p.prio, p.fidx, p.mparams, self.cards, self.sp, self.zones, self.zn, self.g,
                      self.seen, self.bq, self.bd, self.buf, self.role, self.rng, self.rec, self.agg,
-                     self.log, np.int64(0))
+                     self.log, np.int64(0), ti, tf, ws)
+
+    def mcts_choice(self, budget, side=None):
+        """The option index (into options()) the search picks here for ``side`` (default: to move)."""
+        p = self.p
+        s = int(self.g[G_SIDE]) if side is None else side
+        n = len(self.options())
+        pv = policy_array([0, 0, budget, budget])
+        ti, tf, ws = search_scratch(p, pv)
+        return int(mcts_choose_nb(np.int64(s), np.int64(budget), p.mparams, np.int64(n), self.buf, self.cards,
+                                  self.sp, self.zones, self.zn, self.g, p.ctab, p.cval, p.spi, p.adj, p.dist,
+                                  p.keep, p.iopt, p.fopt, p.ptable, p.prio, p.fidx, self.rng, ti, tf, ws))
 
     @property
     def over(self):

@@ -8,7 +8,7 @@ import numpy as np
 
 from simkit.engine.dice import STORM_CRIT_FAIL, STORM_CRIT_SUCCESS, STORM_FAIL, STORM_SUCCESS
 from simkit.games.storm_the_castle.moves import OUT_AUTO, OUT_SPECIAL_OK, modifier_nb
-from simkit.games.storm_the_castle.play import Game, kernel_args, play_game_nb
+from simkit.games.storm_the_castle.play import Game, kernel_args, play_game_nb, policy_array, search_scratch
 from simkit.games.storm_the_castle.rules import Params
 from simkit.games.storm_the_castle.state import (ACT_ATTACK, ACT_CLERIC, ACT_DISPATCH, ACT_MOVE, ACT_SMITH,
                                                  ACT_SORC, C_ITEM, C_POS, C_TYPE, END_REASONS,
@@ -55,21 +55,35 @@ def board_text(game: Game) -> str:
     return "\n".join(lines)
 
 
+def policy_label(policies, s) -> str:
+    """Side ``s``'s policy as a user writes it (mcts:N, eps:P:INNER) from the policy vector."""
+    from simkit.games.storm_the_castle.policies import POLICIES
+    from simkit.policies import EPS_SCALE, MCTS, POL_BUDGET, POL_EPS, POL_ID
+    pv = policy_array(policies)
+    name = POLICIES[pv[POL_ID + s]]
+    if name == MCTS:
+        name = f"{MCTS}:{pv[POL_BUDGET + s]}"
+    if pv[POL_EPS + s] > 0:
+        name = f"eps:{pv[POL_EPS + s] / EPS_SCALE:g}:{name}"
+    return name
+
+
 def run_logged(params, seed, game, first, policies, max_log=200000):
     p = Params(*params) if not isinstance(params, Params) else params
     g = Game(p, seed, game, first)
     log = np.zeros((max_log, LOG_COLS), np.int32)
+    pv = policy_array(policies)
+    ti, tf, ws = search_scratch(p, pv)
     nl = play_game_nb(*kernel_args(p), np.int64(seed), np.int64(game), np.int64(first),
-                      np.asarray(policies, np.int64), np.int64(-1), g.cards, g.sp, g.zones, g.zn, g.g, g.seen,
-                      g.bq, g.bd, g.buf, g.role, g.rng, g.rec, g.agg, log)
+                      pv, np.int64(-1), g.cards, g.sp, g.zones, g.zn, g.g, g.seen,
+                      g.bq, g.bd, g.buf, g.role, g.rng, g.rec, g.agg, log, ti, tf, ws)
     return p, g, log[:nl]
 
 
 def play_text(params, seed, game, first, policies) -> str:
     p, played, log = run_logged(params, seed, game, first, policies)
-    from simkit.games.storm_the_castle.policies import POLICIES
     out = [f"Storm the Castle — seed {seed}, game {game}, first player {first}, "
-           f"policies {POLICIES[policies[0]]} (side 0) vs {POLICIES[policies[1]]} (side 1)"]
+           f"policies {policy_label(policies, 0)} (side 0) vs {policy_label(policies, 1)} (side 1)"]
     g = Game(p, seed, game, first)
     out.append("setup: each side shuffles its deck and draws; board:")
     out.append(board_text(g))

@@ -13,6 +13,7 @@ import numpy as np
 
 from simkit.engine.dice import storm_success_array
 from simkit.errors import ScenarioError
+from simkit.policies import mcts_options, mcts_params
 from simkit.scenario.schema import Option, _suggest
 
 # ---------------------------------------------------------------------------
@@ -226,6 +227,9 @@ def check_removals(name, value):
     return dict(value)
 
 
+# MCTS knobs (docs/games/storm_the_castle.md, "Search agent"): tuned so mcts:400 beats greedy
+MCTS_DEFAULTS = {"c": 0.7, "rollout": "greedy", "cutoff": 2, "scale": 4.0}
+
 OPTIONS = (
     Option("dispatch_points", "int", 4, "dispatch points per turn", min=0, max=99),
     Option("summoning_sickness", "bool", False, "ST-2: units put on the board this turn cannot act"),
@@ -246,7 +250,8 @@ OPTIONS = (
     Option(f"remove_{s}", "table", {}, f"cards removed from side {s}'s deck (card name -> count)",
            check=check_removals)
     for s in (0, 1)
-)
+) + mcts_options(c=MCTS_DEFAULTS["c"], rollout=MCTS_DEFAULTS["rollout"], cutoff=MCTS_DEFAULTS["cutoff"],
+                 scale=MCTS_DEFAULTS["scale"])
 
 
 def _load_default():
@@ -305,6 +310,7 @@ class Params(NamedTuple):
     eidx: np.ndarray      # int64 [2, 3]         record columns of deck_left/hand_left/grave
     names: tuple          # card type names
     spnames: tuple        # space names
+    mparams: np.ndarray   # float64 [MC_N]       MCTS knobs (simkit.policies.mcts_params)
 
 
 def default_value(c):
@@ -405,7 +411,7 @@ def prepare(rules) -> Params:
         for t in range(T):
             prio[t] = cval[t] / max(ctab[t, T_COST], 0.25)
     return Params(ctab, cval, copies, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, eidx,
-                  names, spnames)
+                  names, spnames, mcts_params(rules))
 
 
 def fields_for(params: Params) -> tuple[str, ...]:
