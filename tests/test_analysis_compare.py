@@ -17,9 +17,61 @@ def test_a_scenario_compared_with_itself_differs_by_exactly_zero():
     sc = load_scenario("martian_chess")
     res = compare(sc, load_scenario("martian_chess"), CFG, keep=True)
     for m, d in res.differences.items():
-        assert d["diff"] == 0.0 and d["ci"] == [0.0, 0.0] and d["p_value"] == 1.0, m
-    assert "identical" in res.verdict
+        # no discordant pairs: the estimate is 0, the interval is not [0, 0] (no certainty from no evidence)
+        assert d["diff"] == 0.0 and d["ci"][0] < 0 < d["ci"][1] and d["p_value"] == 1.0, m
+        assert d["ci"][1] <= 4.0 / 3000 * (1 if m != "mean_plies" else res.paired.max_length), m
+    assert "identical rules" in res.verdict and res.summary()["same_rules"] is True
     assert np.array_equal(res.a.records(), res.b.records())
+
+
+def test_identical_games_from_different_rules_are_not_called_identical():
+    # a cap of 300 or 400 plies: different rules, but no random game of 600 gets near either cap
+    res = compare(load_scenario("martian_chess", ["max_plies=300"]), load_scenario("martian_chess", ["max_plies=400"]),
+                  RunConfig(games=600, seed=5, policies=("random", "random")))
+    assert not res.same_rules and res.paired.discordant == 0
+    v = res.verdict
+    assert "identical" not in v
+    assert v.startswith("no discordant pairs in 600: |difference| <= 3/n = 0.0050")
+    d = res.differences["first_player_advantage"]
+    assert d["ci"][1] - d["ci"][0] > 0
+
+
+def test_clock_leader_verdict_leads_with_the_draw_rate():
+    res = compare(load_scenario("martian_chess"), load_scenario("martian_chess", ["clock=leader"]),
+                  RunConfig(games=4000, seed=0, policies=("random", "random")))
+    d = res.differences
+    assert d["draw_rate"]["verdict"] == "matters" and d["draw_rate"]["diff"] < -0.15
+    assert res.verdict.startswith("B differs from A in draw rate -0.2")
+    # every metric that matters is named, largest (relative to its threshold) first
+    named = [m for m in ("draw_rate", "side0_win_rate", "first_player_win_rate", "mean_plies")
+             if d[m]["verdict"] == "matters"]
+    pos = [res.verdict.index(res_label) for res_label in
+           ("draw rate", "side-0 win rate", "first-player win rate", "mean plies")[:len(named)]]
+    assert pos == sorted(pos)
+    assert "primary: side 0 expected score" in res.verdict and "Holm" in res.verdict
+    # Holm: adjusted p-values are never below the raw ones
+    assert all(e["p_holm"] >= e["p_value"] for e in d.values())
+
+
+def test_clock_off_verdict_names_the_game_length():
+    res = compare(load_scenario("martian_chess"), load_scenario("scenarios/martian_chess/clock_off.toml"),
+                  RunConfig(games=1000, seed=0, policies=("random", "random")))
+    assert res.differences["mean_plies"]["verdict"] == "matters"
+    assert res.verdict.startswith("B differs from A in mean plies +")
+
+
+def test_tolerance_gives_an_equivalence_verdict():
+    res = compare(load_scenario("martian_chess"), load_scenario("martian_chess", ["clock=leader"]),
+                  RunConfig(games=4000, seed=0, policies=("random", "random")), tolerance=0.05)
+    eq = res.summary()["equivalence"]
+    fpa = eq["difference"]["first_player_advantage"]
+    lo, hi = fpa["ci90"]
+    assert fpa["result"] == ("within" if -0.05 < lo and hi < 0.05 else "not_shown")
+    fa = eq["fairness"]["a"]
+    assert fa["verdict"].startswith(("fair within", "not shown fair", "unfair by more"))
+    # the 90% interval sits inside the 95% one
+    d95 = res.differences["first_player_advantage"]["ci"]
+    assert d95[0] < lo and hi < d95[1]
 
 
 def test_paired_difference_is_the_difference_of_the_two_summaries():
@@ -34,7 +86,7 @@ def test_paired_difference_is_the_difference_of_the_two_summaries():
     assert s["differences"]["side0_win_rate"]["p_value"] < 1e-6
     assert s["verdict"].startswith("B differs from A")
     t = res.table
-    assert list(t.columns) == ["a", "b", "diff", "ci_lo", "ci_hi", "p_value"]
+    assert list(t.columns) == ["a", "b", "diff", "ci_lo", "ci_hi", "p_value", "p_holm", "verdict"]
 
 
 def test_precision_stops_within_the_half_width_and_before_the_ceiling():
@@ -44,6 +96,7 @@ def test_precision_stops_within_the_half_width_and_before_the_ceiling():
     d = res.differences["first_player_advantage"]
     assert res.stopped_at_precision and res.paired.n < 200_000
     assert (d["ci"][1] - d["ci"][0]) / 2 <= 0.01
+    assert res.paired.n >= 1000 and res.paired.chunks >= 2          # the minimum sample
     # one chunk fewer would not have been enough (it stops at the first chunk that reaches it)
     prev = compare(a, b, RunConfig(games=res.paired.n - 1000, seed=1, policies=("random", "random"),
                                    chunk_size=1000))
@@ -81,8 +134,26 @@ def test_compare_cli_errors(runner):
     from simkit.cli import cli
     r = runner.invoke(cli, ["compare", "martian_chess", "--set-b", "clok=off", "-n", "10", "--no-save"])
     assert r.exit_code == 2 and "clock" in r.output
-    r = runner.invoke(cli, ["compare", "martian_chess", "--precision", "0", "-n", "10", "--no-save"])
+    r = runner.invoke(cli, ["compare", "martian_chess", "--set-b", "clock=off", "--precision", "0", "-n", "10",
+                            "--no-save"])
     assert r.exit_code == 2 and "--precision" in r.output
+    r = runner.invoke(cli, ["compare", "martian_chess", "--set-b", "clock=off", "--tolerance", "0", "-n", "10",
+                            "--no-save"])
+    assert r.exit_code == 2 and "--tolerance" in r.output
+
+
+@pytest.mark.parametrize("args,msg", [
+    (["martian_chess", "skorm"], "two variants of one game"),
+    (["martian_chess"], "identical rules"),
+    (["martian_chess", "--set-a", "clock=off", "--set-b", "clock=off"], "identical rules"),
+    (["martian_chess", "--set-b", "clock=deadlock"], "identical rules"),   # the default, spelled out
+])
+def test_compare_refuses_meaningless_comparisons(runner, args, msg):
+    from simkit.cli import cli
+    r = runner.invoke(cli, ["compare", *args, "-n", "10", "--no-save"])
+    assert r.exit_code == 2, r.output
+    lines = [ln for ln in r.output.strip().splitlines() if ln.strip()]
+    assert len(lines) == 1 and msg in lines[0] and "Traceback" not in r.output
 
 
 def test_run_precision_reports_games_and_stop(runner):

@@ -3,8 +3,10 @@
 A and B are played with the same seed, the same game indices (so the same first
 players and, while the positions agree, the same dice) and the same policies, chunk
 by chunk in lockstep. Every difference is **B - A**, the mean of per-game paired
-differences with a t interval and p-value (docs/metrics.md, "Comparing two
-variants"). Comparing a scenario with itself gives exactly 0.
+differences (docs/metrics.md, "Comparing two variants"): score intervals on the
+known support of the differences (Tango's interval for 0/1 outcomes), a t interval
+for game length. The verdict names every metric whose change is significant after
+Holm's correction and at least its practical threshold, largest first.
 """
 from __future__ import annotations
 
@@ -16,23 +18,39 @@ from pathlib import Path
 
 import numpy as np
 
-from simkit.analysis.metrics import PAIRED_METRICS, check_precision, game_values
-from simkit.analysis.stats import half_width, newcombe, paired_mean
+from simkit.analysis.metrics import (PAIRED_METRICS, check_precision, check_tolerance, enough_to_stop,
+                                     game_values, practical_threshold)
+from simkit.analysis.stats import (RULE_OF_THREE, holm, half_width, mcnemar_exact_p, newcombe, paired_mean,
+                                   score_interval, score_p, tost)
 
 ALPHA = 0.05
-# the differences the verdict is about
-VERDICT_METRICS = ("first_player_advantage", "side0_win_rate")
+# the primary metrics: the --precision stop waits for both, --tolerance tests both
+PRIMARY = ("side0_expected_score", "first_player_advantage")
+# support of each discrete paired difference (a score difference moves in halves; an indicator's in ones)
+SCORE_DIFFS = (-1.0, -0.5, 0.0, 0.5, 1.0)
+INDICATOR_DIFFS = (-1.0, 0.0, 1.0)
+SUPPORT = {"side0_expected_score": SCORE_DIFFS, "first_player_advantage": SCORE_DIFFS,
+           "side0_win_rate": INDICATOR_DIFFS, "first_player_win_rate": INDICATOR_DIFFS,
+           "draw_rate": INDICATOR_DIFFS}
 # rates that also get Newcombe's interval for independent samples (what pairing is compared with)
 RATE_COUNTS = {"side0_win_rate": "side0_win", "first_player_win_rate": "first_win", "draw_rate": "draw"}
+LABELS = {"side0_expected_score": "side 0 expected score", "first_player_advantage": "first-player advantage",
+          "side0_win_rate": "side-0 win rate", "first_player_win_rate": "first-player win rate",
+          "draw_rate": "draw rate", "mean_plies": "mean length"}
 
 
 class PairedTally:
-    """Streaming sums of per-game differences B - A (and counts for the unpaired intervals)."""
+    """Streaming counts of per-game differences B - A (and counts for the unpaired intervals)."""
 
     def __init__(self):
         self.n = 0
+        self.chunks = 0
+        self.discordant = 0            # pairs whose records differ in winner or length
+        self.counts = {m: np.zeros(len(sup), dtype=np.int64) for m, sup in SUPPORT.items()}
         self.sums = {m: 0.0 for m in PAIRED_METRICS}
         self.sq = {m: 0.0 for m in PAIRED_METRICS}
+        self.max_length = 0
+        self.mean_length_a = 0.0
         self.count_a = {k: 0.0 for k in RATE_COUNTS.values()}
         self.count_b = {k: 0.0 for k in RATE_COUNTS.values()}
         self._pending: dict = {"a": {}, "b": {}}
@@ -48,6 +66,11 @@ class PairedTally:
         else:
             self._pending[which][start] = records
 
+    @property
+    def settled(self) -> bool:
+        """Every chunk played so far has been paired."""
+        return not self._pending["a"] and not self._pending["b"]
+
     def _fold(self, ra: np.ndarray, rb: np.ndarray):
         assert len(ra) == len(rb)
         va, vb = game_values(ra), game_values(rb)
@@ -55,59 +78,140 @@ class PairedTally:
             d = vb[key] - va[key]
             self.sums[m] += float(d.sum())
             self.sq[m] += float((d * d).sum())
+            if m in SUPPORT:
+                sup = SUPPORT[m]
+                step = sup[1] - sup[0]
+                idx = np.rint((d - sup[0]) / step).astype(np.int64)
+                self.counts[m] += np.bincount(idx, minlength=len(sup))[: len(sup)]
         for key in RATE_COUNTS.values():
             self.count_a[key] += float(va[key].sum())
             self.count_b[key] += float(vb[key].sum())
+        if len(ra):
+            self.max_length = max(self.max_length, int(va["plies"].max()), int(vb["plies"].max()))
+            tot = self.mean_length_a * self.n + float(va["plies"].sum())
+            self.mean_length_a = tot / (self.n + len(ra))
+        self.discordant += int(((ra[:, 1] != rb[:, 1]) | (ra[:, 2] != rb[:, 2])).sum())
         self.n += len(ra)
+        self.chunks += 1
 
-    def difference(self, metric: str) -> dict:
-        return paired_mean(self.sums[metric], self.sq[metric], self.n, ALPHA)
+    def difference(self, metric: str, alpha: float = ALPHA) -> dict:
+        """B - A of one metric: estimate, interval, p-value (score test, or t for length)."""
+        if self.n == 0:
+            return {"diff": math.nan, "ci": [math.nan, math.nan], "p_value": math.nan, "n": 0}
+        if metric in SUPPORT:
+            sup, c = SUPPORT[metric], self.counts[metric]
+            diff, lo, hi = score_interval(sup, c, alpha)
+            out = {"diff": diff, "ci": [lo, hi], "p_value": score_p(sup, c, 0.0), "n": self.n,
+                   "method": "score interval on the paired differences"}
+            if len(sup) == 3:        # 0/1 outcome: c[2] pairs with B only, c[0] with A only
+                out["method"] = "Tango score interval; exact McNemar p_exact"
+                out["discordant"] = {"b_only": int(c[2]), "a_only": int(c[0])}
+                out["p_exact"] = mcnemar_exact_p(int(c[2]), int(c[0]))
+            return out
+        d = paired_mean(self.sums[metric], self.sq[metric], self.n, alpha, span=max(self.max_length, 1))
+        d["method"] = "paired t interval" + (" (rule of three: no discordant pairs)" if d.get("no_discordant")
+                                             else "")
+        return d
 
     def differences(self) -> dict:
         out = {}
         for m in PAIRED_METRICS:
             d = self.difference(m)
-            entry = {"diff": d["diff"], "ci": d["ci"], "p_value": d["p_value"], "se": d["se"], "paired": True}
+            entry = {"diff": d["diff"], "ci": d["ci"], "p_value": d["p_value"], "paired": True,
+                     "method": d.get("method", "")}
+            for k in ("discordant", "p_exact"):
+                if k in d:
+                    entry[k] = d[k]
             if m in RATE_COUNTS:
                 k = RATE_COUNTS[m]
                 _, lo, hi = newcombe(self.count_b[k], self.n, self.count_a[k], self.n, ALPHA)
                 entry["ci_independent"] = [lo, hi]
+            entry["threshold"] = practical_threshold(m, self.mean_length_a)
             out[m] = entry
+        adj = holm({m: e["p_value"] for m, e in out.items()})
+        for m, e in out.items():
+            e["p_holm"] = adj[m]
+            sig = e["p_holm"] is not None and not math.isnan(e["p_holm"]) and e["p_holm"] < ALPHA
+            e["verdict"] = ("not significant" if not sig else
+                            "matters" if abs(e["diff"]) >= e["threshold"] else "significant but negligible")
         return out
 
     def identical(self) -> bool:
-        return self.n > 0 and all(self.sums[m] == 0 and self.sq[m] == 0 for m in PAIRED_METRICS)
+        """No pair of games differed at all (not the same as identical rules)."""
+        return self.n > 0 and self.discordant == 0
+
+    def equivalence(self, tolerance: float) -> dict:
+        """TOST of each primary difference against ±tolerance (90% intervals)."""
+        words = {"within": f"B - A within ±{tolerance:g}: equivalent",
+                 "not_shown": f"not shown within ±{tolerance:g}",
+                 "beyond": f"B - A differs by more than {tolerance:g}"}
+        out = {}
+        for m in PRIMARY:
+            d = self.difference(m, alpha=0.10)
+            r = tost(d["ci"], tolerance)
+            out[m] = {"ci90": d["ci"], "result": r, "verdict": words[r]}
+        return out
 
 
 def precision_reached(paired: PairedTally, precision: float) -> bool:
-    return half_width(paired.difference("first_player_advantage")["ci"]) <= precision
+    """--precision: after the minimum sample, both primary differences are within ±precision."""
+    return enough_to_stop(paired.n, paired.chunks) and \
+        all(half_width(paired.difference(m)["ci"]) <= precision for m in PRIMARY)
 
 
-def verdict(diffs: dict, identical: bool, n: int) -> str:
-    """One line: is B different from A (FPA and side-0 win rate), at the 95% level."""
+def verdict(diffs: dict, identical: bool, n: int, same_rules: bool = False, length_unit: str = "plies") -> str:
+    """One line: which metrics changed by an amount that matters, largest (relative to its
+    threshold) first, then the primary metric."""
     if n == 0:
         return "no games played"
+    if same_rules:
+        return f"A and B resolve to identical rules: identical games ({n:,} pairs), no difference"
+    family = f"Holm-adjusted over {len(diffs)} metrics"
     if identical:
-        return f"A and B played identical games ({n:,} pairs): no difference"
+        return (f"no discordant pairs in {n:,}: |difference| <= 3/n = {RULE_OF_THREE / n:.4f} in every score and "
+                f"rate (one-sided 95%), length <= {RULE_OF_THREE / n:.4f} x the longest game; no difference shown")
+    labels = dict(LABELS, mean_plies=f"mean {length_unit}")
 
-    def part(m, label):
+    def fmt(m):
+        f = "{:+.2f}" if m == "mean_plies" else "{:+.4f}"
         d = diffs[m]
-        lo, hi = d["ci"]
-        return f"{label} {d['diff']:+.4f} [{lo:+.4f}, {hi:+.4f}], p={_p(d['p_value'])}"
+        return f"{labels[m]} {f.format(d['diff'])} [{f.format(d['ci'][0])}, {f.format(d['ci'][1])}]"
 
-    parts = [part("first_player_advantage", "FPA"), part("side0_win_rate", "side-0 win rate")]
-    sig = [m for m in VERDICT_METRICS if diffs[m]["p_value"] < ALPHA]
-    if sig:
-        names = " and ".join("first-player advantage" if m == "first_player_advantage" else "side-0 win rate"
-                             for m in sig)
-        return f"B differs from A in {names} (95%): " + "; ".join(parts)
-    return "no significant difference between A and B (95%): " + "; ".join(parts)
+    p0 = diffs["side0_expected_score"]
+    primary = f"primary: {fmt('side0_expected_score')} ({p0['verdict']})"
+
+    def rank(m):
+        return abs(diffs[m]["diff"]) / diffs[m]["threshold"]
+    matters = sorted((m for m, d in diffs.items() if d["verdict"] == "matters"), key=rank, reverse=True)
+    negligible = [m for m, d in diffs.items() if d["verdict"] == "significant but negligible"]
+    tail = (f"; significant but negligible: {', '.join(labels[m] for m in negligible)}" if negligible else "")
+    if matters:
+        body = "; ".join(fmt(m) for m in matters)
+        extra = "" if "side0_expected_score" in matters else f"; {primary}"
+        return f"B differs from A in {body} (95%, {family}, each beyond its practical threshold){extra}{tail}"
+    if negligible:
+        return f"no difference that matters (95%, {family}): {primary}{tail}"
+    return (f"no significant difference between A and B (95%, {family}): {primary}; "
+            + fmt("first_player_advantage"))
 
 
 def _p(p: float) -> str:
     if p is None or math.isnan(p):
         return "n/a"
     return "<0.0001" if p < 1e-4 else f"{p:.4f}"
+
+
+def same_rules(a, b) -> bool:
+    """A and B are the same game with identical resolved parameters (so identical games)."""
+    if a.game != b.game:
+        return False
+    return _same_params(a.params(), b.params())
+
+
+def _same_params(p, q) -> bool:
+    if isinstance(p, (tuple, list)):
+        return isinstance(q, (tuple, list)) and len(p) == len(q) and all(_same_params(x, y) for x, y in zip(p, q))
+    return bool(np.array_equal(np.asarray(p), np.asarray(q)))
 
 
 @dataclass
@@ -120,6 +224,8 @@ class CompareResult:
     interrupted: bool = False
     out_dir: Path | None = None
     labels: tuple[str, str] = ("A", "B")
+    same_rules: bool = False
+    tolerance: float | None = None
     _diffs: dict = field(default=None, repr=False)
 
     @property
@@ -130,14 +236,32 @@ class CompareResult:
 
     @property
     def verdict(self) -> str:
-        return verdict(self.differences, self.paired.identical(), self.paired.n)
+        return verdict(self.differences, self.paired.identical(), self.paired.n, self.same_rules,
+                       self.a.scenario.spec.length_unit)
+
+    def equivalence(self) -> dict | None:
+        """--tolerance: TOST of the primary differences and of each variant's fairness."""
+        if self.tolerance is None or self.paired.n == 0:
+            return None
+        from simkit.analysis.metrics import fpa_equivalence
+        return {"tolerance": self.tolerance, "difference": self.paired.equivalence(self.tolerance),
+                "fairness": {"a": fpa_equivalence(self.a.tally, self.tolerance),
+                             "b": fpa_equivalence(self.b.tally, self.tolerance)}}
 
     def summary(self) -> dict:
-        return {"kind": "compare", "a": self.a.summary(), "b": self.b.summary(), "labels": list(self.labels),
-                "games": self.paired.n, "games_requested": self.a.config.games,
-                "precision": self.precision, "stopped_at_precision": self.stopped_at_precision,
-                "interrupted": self.interrupted, "difference": "B - A", "alpha": ALPHA,
-                "differences": self.differences, "verdict": self.verdict}
+        out = {"kind": "compare", "a": self.a.summary(), "b": self.b.summary(), "labels": list(self.labels),
+               "games": self.paired.n, "games_requested": self.a.config.games,
+               "precision": self.precision, "stopped_at_precision": self.stopped_at_precision,
+               "interrupted": self.interrupted, "difference": "B - A", "alpha": ALPHA,
+               "multiple_comparisons": f"Holm over the {len(PAIRED_METRICS)} metrics (p_holm); intervals are "
+                                       f"per metric (95%)",
+               "primary": "side0_expected_score", "same_rules": self.same_rules,
+               "discordant_pairs": self.paired.discordant,
+               "differences": self.differences, "verdict": self.verdict}
+        eq = self.equivalence()
+        if eq is not None:
+            out["equivalence"] = eq
+        return out
 
     @property
     def table(self):
@@ -147,7 +271,8 @@ class CompareResult:
         rows = []
         for m, d in self.differences.items():
             rows.append({"metric": m, "a": sa[m], "b": sb[m], "diff": d["diff"], "ci_lo": d["ci"][0],
-                         "ci_hi": d["ci"][1], "p_value": d["p_value"]})
+                         "ci_hi": d["ci"][1], "p_value": d["p_value"], "p_holm": d["p_holm"],
+                         "verdict": d["verdict"]})
         return pd.DataFrame(rows).set_index("metric")
 
     @property
@@ -161,19 +286,24 @@ class CompareResult:
 
 
 def compare(scenario_a, scenario_b, config, *, threads=None, out_dir=None, precision=None, keep=False,
-            progress=None, labels=("A", "B"), backend=None) -> CompareResult:
+            progress=None, labels=("A", "B"), backend=None, tolerance=None) -> CompareResult:
     """Play A and B on common random numbers, chunk by chunk in lockstep.
 
     ``out_dir``: writes DIR/manifest.json (kind compare), DIR/a/ and DIR/b/ (run
     directories) and DIR/compare.json. ``backend``: where both runs' chunks play
     (shared; `simkit.backends.dask.make_backend`). ``precision``: stop once the 95% half-width of
-    the FPA difference is <= it (``config.games`` is the ceiling).
+    both primary differences is <= it, after the minimum sample (``config.games`` is the ceiling).
+    ``tolerance``: also test equivalence (TOST) within ±tolerance. Different games are refused.
     """
     from simkit.backends.store import atomic_write_json
     from simkit.engine.runner import RunSession, _progress, environment
     from simkit.errors import UsageError
 
     check_precision(precision)
+    check_tolerance(tolerance)
+    if scenario_a.game != scenario_b.game:
+        raise UsageError(f"compare needs two variants of one game, got {scenario_a.game} and {scenario_b.game}")
+    identical_rules = same_rules(scenario_a, scenario_b)
     out = Path(out_dir) if out_dir is not None else None
     if out is not None:
         if (out / "manifest.json").exists():
@@ -206,8 +336,7 @@ def compare(scenario_a, scenario_b, config, *, threads=None, out_dir=None, preci
                     paired.add(which, got[0], got[1])
                     if bar:
                         bar.update(len(got[1]))
-            if precision is not None and not paired._pending["a"] and not paired._pending["b"] \
-                    and precision_reached(paired, precision):
+            if precision is not None and paired.settled and precision_reached(paired, precision):
                 stopped = True
                 break
     except KeyboardInterrupt:
@@ -221,7 +350,8 @@ def compare(scenario_a, scenario_b, config, *, threads=None, out_dir=None, preci
             bar.close()
     ra = sa.finish(interrupted=interrupted, stopped=stopped)
     rb = sb.finish(interrupted=interrupted, stopped=stopped)
-    result = CompareResult(ra, rb, paired, precision, stopped, interrupted, out, tuple(labels))
+    result = CompareResult(ra, rb, paired, precision, stopped, interrupted, out, tuple(labels), identical_rules,
+                           tolerance)
     if out is not None:
         summary = result.summary()
         atomic_write_json(out / "compare.json", summary)

@@ -6,10 +6,52 @@ import math
 
 import numpy as np
 
-from simkit.analysis.stats import mean_interval, wilson
+from simkit.analysis.stats import mean_interval, score_interval, score_p, tost, wilson
 from simkit.analysis.tally import Tally
 
 CAP_REASONS = ("move_limit", "stalemate", "clock_cap")
+
+SCORES = (0.0, 0.5, 1.0)     # a game's score for one player: loss, draw, win
+
+# Practical significance: the smallest change a designer would act on. A significant effect
+# smaller than this is reported as "significant but negligible" (docs/metrics.md).
+PRACTICAL = {
+    "first_player_advantage": 0.02,   # expected-score points (2 points of win rate)
+    "side0_expected_score": 0.02,
+    "side0_win_rate": 0.02,
+    "side1_win_rate": 0.02,
+    "first_player_win_rate": 0.02,
+    "second_player_win_rate": 0.02,
+    "draw_rate": 0.02,
+    "decisiveness": 0.02,
+}
+PRACTICAL_LENGTH = 0.05               # game length: 5% of the reference mean length
+
+# --precision never stops before this many games and two chunks (docs/metrics.md)
+MIN_STOP_GAMES = 1000
+MIN_STOP_CHUNKS = 2
+
+
+def practical_threshold(metric: str, reference_length: float | None = None) -> float:
+    if metric == "mean_plies":
+        return PRACTICAL_LENGTH * max(reference_length or 0.0, 1.0)
+    return PRACTICAL.get(metric, 0.02)
+
+
+def significance(lo: float, hi: float, estimate: float, threshold: float, null: float = 0.0) -> str:
+    """'matters' (the 95% interval excludes the null and |estimate| >= threshold),
+    'negligible' (significant but smaller than the threshold) or 'not significant'."""
+    if lo is None or hi is None or math.isnan(lo) or math.isnan(hi):
+        return "not significant"
+    if lo <= null <= hi:
+        return "not significant"
+    return "matters" if abs(estimate - null) >= threshold else "negligible"
+
+
+def fpa_counts(tally: Tally) -> list[int]:
+    """Games the first player lost, drew and won (the counts behind the FPA's score interval)."""
+    o = tally.outcome
+    return [int(o[:, 1].sum()), int(o[:, 2].sum()), int(o[:, 0].sum())]
 
 
 def _quantile(hist: np.ndarray, q: float) -> float:
@@ -35,15 +77,16 @@ def summarize(tally: Tally) -> dict:
     def rate(k):
         return k / n if n else math.nan
 
-    # first-player advantage: mean of per-game score s (1 win, 1/2 draw, 0 loss) minus 1/2
-    s_sum = first_wins + 0.5 * draws
-    s_sq = first_wins + 0.25 * draws
-    fpa, lo, hi = mean_interval(s_sum, s_sq, n)
+    # first-player advantage: mean of per-game score s (1 win, 1/2 draw, 0 loss) minus 1/2,
+    # with the score interval on the support {0, 1/2, 1}
+    fpa, lo, hi = score_interval(SCORES, [second_wins, draws, first_wins])
+    fpa_p = score_p(SCORES, [second_wins, draws, first_wins], 0.5) if n else math.nan
+    s0, s0_lo, s0_hi = score_interval(SCORES, [side1, draws, side0])
     hist = tally.length_hist
     lengths = np.arange(len(hist))
     len_sum = float((hist * lengths).sum())
     len_sq = float((hist * lengths.astype(np.float64) ** 2).sum())
-    mean_len, len_lo, len_hi = mean_interval(len_sum, len_sq, n)
+    mean_len, len_lo, len_hi = mean_interval(len_sum, len_sq, n, span=float(len(hist) - 1))
     ends = {r: int(c) for r, c in zip(spec.end_reasons, tally.end_counts)}
     capped = sum(c for r, c in ends.items() if r in CAP_REASONS)
     out = {
@@ -61,6 +104,12 @@ def summarize(tally: Tally) -> dict:
         "side1_win_rate_ci": list(wilson(side1, n)),
         "first_player_advantage": fpa - 0.5,
         "first_player_advantage_ci": [lo - 0.5, hi - 0.5],
+        "first_player_advantage_p": fpa_p,
+        "first_player_advantage_significance": significance(lo - 0.5, hi - 0.5, fpa - 0.5,
+                                                            PRACTICAL["first_player_advantage"]),
+        "practical_threshold": PRACTICAL["first_player_advantage"],
+        "side0_expected_score": s0,
+        "side0_expected_score_ci": [s0_lo, s0_hi],
         "decided_first_win_share": first_wins / (first_wins + second_wins) if first_wins + second_wins else math.nan,
         "decisiveness": 1 - capped / n if n else math.nan,
         "decisiveness_ci": list(wilson(n - capped, n)),
@@ -77,14 +126,28 @@ def summarize(tally: Tally) -> dict:
 
 
 def fpa_half_width(tally: Tally) -> float:
-    """95% half-width of the first-player advantage of a tally (inf before 2 games)."""
-    o = tally.outcome
-    n = tally.games
-    if n < 2:
+    """95% half-width of the first-player advantage's score interval (inf before 2 games)."""
+    if tally.games < 2:
         return math.inf
-    first_wins, draws = float(o[:, 0].sum()), float(o[:, 2].sum())
-    _, lo, hi = mean_interval(first_wins + 0.5 * draws, first_wins + 0.25 * draws, n)
+    _, lo, hi = score_interval(SCORES, fpa_counts(tally))
     return (hi - lo) / 2
+
+
+def fpa_equivalence(tally: Tally, tolerance: float) -> dict:
+    """TOST of |FPA| < tolerance: the 90% score interval against ±tolerance."""
+    _, lo, hi = score_interval(SCORES, fpa_counts(tally), alpha=0.10)
+    verdict = tost((lo - 0.5, hi - 0.5), tolerance)
+    words = {"within": f"fair within ±{tolerance:g}", "not_shown": f"not shown fair within ±{tolerance:g}",
+             "beyond": f"unfair by more than {tolerance:g}"}
+    return {"tolerance": tolerance, "ci90": [lo - 0.5, hi - 0.5], "result": verdict, "verdict": words[verdict],
+            "test": "two one-sided 5% tests (TOST) of the first-player advantage: 90% score interval "
+                    "inside (-T, T) = fair; entirely beyond ±T = unfair"}
+
+
+def check_tolerance(tolerance: float | None):
+    from simkit.errors import UsageError
+    if tolerance is not None and not (0 < tolerance < 0.5):
+        raise UsageError(f"--tolerance must be between 0 and 0.5 (e.g. 0.02), got {tolerance}")
 
 
 def check_precision(precision: float | None):
@@ -93,13 +156,22 @@ def check_precision(precision: float | None):
         raise UsageError(f"--precision must be a half-width between 0 and 1 (e.g. 0.01), got {precision}")
 
 
+def enough_to_stop(games: int, chunks: int) -> bool:
+    """The minimum sample before any --precision stop: MIN_STOP_CHUNKS chunks and MIN_STOP_GAMES
+    games (so an early run of identical or lucky chunks cannot end the run)."""
+    return chunks >= MIN_STOP_CHUNKS and games >= MIN_STOP_GAMES
+
+
 def precision_stop(precision: float, then=None):
-    """A runner `stop` callback: true once the FPA 95% half-width is <= ``precision``
-    (or when ``then`` says stop)."""
+    """A runner `stop` callback: true once the FPA 95% half-width is <= ``precision`` after the
+    minimum sample of `enough_to_stop` (or when ``then`` says stop). It is called once per chunk."""
     check_precision(precision)
+    seen = {"chunks": 0}
 
     def stop(tally):
-        return fpa_half_width(tally) <= precision or (then is not None and bool(then(tally)))
+        seen["chunks"] += 1
+        reached = enough_to_stop(tally.games, seen["chunks"]) and fpa_half_width(tally) <= precision
+        return reached or (then is not None and bool(then(tally)))
     stop.precision = precision
     return stop
 
@@ -107,7 +179,8 @@ def precision_stop(precision: float, then=None):
 # ---- per-game values: what paired comparisons average -----------------------------------
 
 PAIRED_METRICS = {
-    # name: (summary key, per-game value from records)
+    # summary key: per-game value from records (game_values)
+    "side0_expected_score": "side0_score",
     "first_player_advantage": "first_score",
     "side0_win_rate": "side0_win",
     "first_player_win_rate": "first_win",
@@ -135,7 +208,7 @@ def game_values(records: np.ndarray) -> dict[str, np.ndarray]:
 # ---- one flat row of metrics (sweep tables, reports) ----------------------------------------
 
 ROW_METRICS = ("first_player_win_rate", "second_player_win_rate", "draw_rate", "side0_win_rate",
-               "side1_win_rate", "first_player_advantage", "decisiveness", "mean_plies")
+               "side1_win_rate", "side0_expected_score", "first_player_advantage", "decisiveness", "mean_plies")
 
 
 def flat_row(summary: dict) -> dict:

@@ -10,7 +10,8 @@ import click
 
 from simkit.cli import cli
 from simkit.backends.dask import make_backend
-from simkit.cli.options import backend_options, play_options, policies_of, precision_option, scenario_options
+from simkit.cli.options import (backend_options, play_options, policies_of, precision_option, scenario_options,
+                                tolerance_option)
 from simkit.engine.runner import validate_config
 from simkit.engine.rng import FIRST_MODES
 from simkit.errors import UsageError
@@ -81,20 +82,24 @@ def _save_opts(f):
 @click.option("--set-a", "sets_a", multiple=True, metavar="KEY=VALUE", help="Override for A only (repeatable).")
 @click.option("--set-b", "sets_b", multiple=True, metavar="KEY=VALUE", help="Override for B only (repeatable).")
 @precision_option
+@tolerance_option
 @backend_options
 @_save_opts
 def compare(targets, sets, games, seed, policy, policy0, policy1, first, threads, chunk_size, snapshot_ply,
-            sets_a, sets_b, precision, backend, workers, scheduler, out, no_save, as_json):
+            sets_a, sets_b, precision, tolerance, backend, workers, scheduler, out, no_save, as_json):
     """Compare two scenarios on common random numbers: same seeds, game indices and policies.
 
-    A and B are game names or scenario files; with one TARGET, --set-a/--set-b make
-    the two variants. --set applies to both. Differences are B - A, paired per game,
-    with 95% intervals and p-values.
+    A and B are game names or scenario files of one game; with one TARGET,
+    --set-a/--set-b make the two variants (they must differ). --set applies to both.
+    Differences are B - A, paired per game, with 95% intervals, p-values and Holm's
+    correction over the metrics; the verdict names every change that is significant
+    and at least its practical threshold, largest first.
 
     \b
     Examples:
       simkit compare martian_chess scenarios/martian_chess/clock_off.toml --games 50000
       simkit compare martian_chess --set-b clock=leader --policy random --precision 0.005
+      simkit compare martian_chess --set-b field_promotion=false --policy random --tolerance 0.02
       simkit compare skorm --set-b archer_range=3 --backend dask --workers 2
     """
     from simkit.analysis.compare import compare as run_compare
@@ -106,6 +111,15 @@ def compare(targets, sets, games, seed, policy, policy0, policy1, first, threads
     tb = targets[1] if len(targets) == 2 else targets[0]
     a = load_scenario(ta, list(sets) + list(sets_a))
     b = load_scenario(tb, list(sets) + list(sets_b))
+    from simkit.analysis.compare import same_rules
+    from simkit.analysis.metrics import check_precision, check_tolerance
+    check_precision(precision)
+    check_tolerance(tolerance)
+    if a.game != b.game:
+        raise UsageError(f"compare needs two variants of one game; got {a.game} and {b.game}")
+    if same_rules(a, b):
+        raise UsageError(f"A and B resolve to identical rules of {a.game} (nothing to compare): "
+                         f"change B with --set-b KEY=VALUE or give another scenario")
     config = RunConfig(games=games, seed=seed, policies=policies_of(policy, policy0, policy1), first=first,
                        chunk_size=chunk_size, snapshot_ply=snapshot_ply)
     la, lb = _label(a), _label(b)
@@ -113,7 +127,7 @@ def compare(targets, sets, games, seed, policy, policy0, policy1, first, threads
     validate_config(a.spec, config)      # option errors before any cluster starts
     with make_backend(backend, scheduler, workers, threads) as be:
         res = run_compare(a, b, config, threads=threads, out_dir=out_dir, precision=precision, labels=(la, lb),
-                          backend=be)
+                          backend=be, tolerance=tolerance)
     s = res.summary()
     if as_json:
         _echo_json(s)
@@ -131,22 +145,38 @@ def _print_compare(res, s, out_dir):
     sa, sb = s["a"], s["b"]
     t = Table(title=f"A = {_esc(s['labels'][0])}\nB = {_esc(s['labels'][1])}\n({' vs '.join(sa['policies'])}, "
                     f"{s['games']:,} games each, seed {sa['seed']})", header_style="bold")
-    for col in ("metric", "A", "B", "B - A  [95% CI]", "p"):
-        t.add_column(col, justify="left" if col == "metric" else "right")
-    names = {"first_player_advantage": "first-player adv.", "side0_win_rate": "side 0 wins",
-             "first_player_win_rate": "first player wins", "draw_rate": "draws",
+    for col in ("metric", "A", "B", "B - A  [95% CI]", "p", "p (Holm)", "practical"):
+        t.add_column(col, justify="left" if col in ("metric", "practical") else "right")
+    names = {"side0_expected_score": "side 0 expected score", "first_player_advantage": "first-player adv.",
+             "side0_win_rate": "side 0 wins", "first_player_win_rate": "first player wins", "draw_rate": "draws",
              "mean_plies": f"mean {sa['length_unit']}"}
+    style = {"matters": "bold red", "significant but negligible": "yellow", "not significant": ""}
     for m, d in s["differences"].items():
         fmt = "{:.2f}" if m == "mean_plies" else "{:.4f}"
         dfmt = "{:+.2f}" if m == "mean_plies" else "{:+.4f}"
+        v = d.get("verdict", "")
+        thr = f" (>= {d['threshold']:.2g})" if v == "matters" else f" (< {d['threshold']:.2g})" \
+            if v == "significant but negligible" else ""
         t.add_row(names.get(m, m), _num(sa[m], fmt), _num(sb[m], fmt),
                   f"{_num(d['diff'], dfmt)} [{_num(d['ci'][0], dfmt)},{_num(d['ci'][1], dfmt)}]",
-                  _p(d["p_value"]))
-    t.add_row("decisiveness", _num(sa["decisiveness"], "{:.4f}"), _num(sb["decisiveness"], "{:.4f}"), "", "")
+                  _p(d["p_value"]), _p(d.get("p_holm")), f"[{style.get(v, '')}]{v}{thr}[/]" if style.get(v) else v)
+    t.add_row("decisiveness", _num(sa["decisiveness"], "{:.4f}"), _num(sb["decisiveness"], "{:.4f}"), "", "", "", "")
     c.print(t)
+    c.print(f"p (Holm): adjusted over the {len(s['differences'])} metrics of this table; 'practical' compares |B - A| "
+            f"with the threshold a designer would act on (docs/metrics.md)")
     if s.get("precision") is not None:
         c.print(f"--precision {s['precision']}: " + ("reached" if s["stopped_at_precision"] else "not reached")
                 + f" after {s['games']:,} games each")
+    eq = s.get("equivalence")
+    if eq:
+        tol = eq["tolerance"]
+        for m, e in eq["difference"].items():
+            lo, hi = e["ci90"]
+            c.print(f"--tolerance {tol:g}: {names.get(m, m)} B - A 90% CI [{lo:+.4f}, {hi:+.4f}]: {e['verdict']}")
+        for k, e in eq["fairness"].items():
+            lo, hi = e["ci90"]
+            c.print(f"--tolerance {tol:g}: {k.upper()} first-player advantage 90% CI [{lo:+.4f}, {hi:+.4f}]: "
+                    f"{e['verdict']}")
     c.print(f"verdict: {_esc(s['verdict'])}")
     if out_dir:
         c.print(f"compare directory: {out_dir}")

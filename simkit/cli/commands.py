@@ -11,6 +11,7 @@ import click
 
 from simkit.cli import cli
 from simkit.cli.options import backend_options, play_options, policies_of, precision_option, scenario_options
+from simkit.cli.options import tolerance_option
 from simkit.errors import UsageError
 
 
@@ -93,12 +94,13 @@ def _default_out(scenario) -> Path:
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
 @click.option("--progress/--no-progress", default=None, help="Progress bar on stderr (default: on a terminal).")
 @precision_option
+@tolerance_option
 @backend_options
 @click.option("--skill", default=None, metavar="P1,P2,...",
               help="Repeat the run at each skill level (both sides play it; same seeds) and say, per metric, "
                    "whether the result is stable, converging or reversing over skill.")
 def run(target, sets, games, seed, policy, policy0, policy1, first, threads, chunk_size, snapshot_ply,
-        out, resume, no_save, as_json, progress, precision, backend, workers, scheduler, skill):
+        out, resume, no_save, as_json, progress, precision, tolerance, backend, workers, scheduler, skill):
     """Play a balance run of TARGET (a game name or a scenario file).
 
     \b
@@ -107,12 +109,14 @@ def run(target, sets, games, seed, policy, policy0, policy1, first, threads, chu
       simkit run scenarios/martian_chess/clock_leader.toml --policy0 greedy --policy1 random
       simkit run martian_chess --set clock=off --set max_plies=200 --json
       simkit run martian_chess --games 1000000 --precision 0.005
+      simkit run martian_chess --policy random --tolerance 0.02
       simkit run martian_chess --games 1000000 --backend dask --workers 2
       simkit run warfare --games 400 --skill greedy,mcts:100,mcts:400
     """
-    from simkit.analysis.metrics import check_precision
+    from simkit.analysis.metrics import check_precision, check_tolerance
     from simkit.engine.runner import RunConfig, simulate
     check_precision(precision)
+    check_tolerance(tolerance)
     from simkit.scenario import load_scenario
     scenario = load_scenario(target, list(sets))
     config = RunConfig(games=games, seed=seed, policies=policies_of(policy, policy0, policy1), first=first,
@@ -129,6 +133,9 @@ def run(target, sets, games, seed, policy, policy0, policy1, first, threads, chu
         result = simulate(scenario, config, threads=threads, out_dir=out_dir, resume=resume,
                           progress=progress, keep=False, precision=precision, backend=be)
     s = result.summary()
+    if tolerance is not None and result.games_done:
+        from simkit.analysis.metrics import fpa_equivalence
+        s["equivalence"] = fpa_equivalence(result.tally, tolerance)
     if as_json:
         _echo_json(s)
     else:
@@ -173,6 +180,16 @@ def _print_run(result, s, out_dir):
     from simkit.analysis.degenerate import tally_flags
     for f in tally_flags(result.tally, result.config.policies):
         c.print(f"[yellow]degenerate play:[/yellow] {f['message']}")
+    if s.get("first_player_advantage_significance") in ("matters", "negligible"):
+        lo, hi = s["first_player_advantage_ci"]
+        c.print(f"first-player advantage {s['first_player_advantage']:+.4f} [{lo:+.4f}, {hi:+.4f}]: "
+                + ("significant and at least" if s["first_player_advantage_significance"] == "matters"
+                   else "significant but negligible, below")
+                + f" the practical threshold {s['practical_threshold']:g}")
+    if s.get("equivalence"):
+        e = s["equivalence"]
+        c.print(f"--tolerance {e['tolerance']:g}: first-player advantage 90% CI [{e['ci90'][0]:+.4f}, "
+                f"{e['ci90'][1]:+.4f}]: {e['verdict']}")
     if s.get("precision") is not None:
         c.print(f"--precision {s['precision']}: " + (f"reached after {s['games']:,} games" if s["stopped_at_precision"]
                 else f"not reached within {s['games']:,} games"))

@@ -38,7 +38,14 @@ def policies_of(policy, policy0, policy1) -> tuple[str, str]:
 def precision_option(f):
     return click.option("--precision", type=float, default=None, metavar="P",
                         help="Stop early once the 95% half-width of the first-player advantage (for compare: "
-                             "of the difference) is <= P; --games is the ceiling.")(f)
+                             "of the side-0 score and FPA differences) is <= P, never before 2 chunks and "
+                             "1,000 games; --games is the ceiling.")(f)
+
+
+def tolerance_option(f):
+    return click.option("--tolerance", type=float, default=None, metavar="T",
+                        help="Equivalence test (TOST, 90% interval) of the first-player advantage (compare: also "
+                             "of B - A): 'fair within ±T', 'not shown fair within ±T' or 'unfair by more than T'.")(f)
 
 
 def backend_options(f):
