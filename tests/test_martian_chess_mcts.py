@@ -1,0 +1,157 @@
+"""Martian Chess mcts:N and eps:P:INNER policies (issue 14 items 1-2)."""
+import hashlib
+
+import numba
+import numpy as np
+import pytest
+
+from conftest import invoke
+from simkit.backends.local import LocalBackend
+from simkit.engine.mcts import new_tree
+from simkit.engine.runner import RunConfig, play_chunk, simulate
+from simkit.errors import UsageError
+from simkit.games import get_game
+from simkit.games.martian_chess import moves as mv
+from simkit.games.martian_chess import state as st
+from simkit.games.martian_chess.mcts import mcts_choose_nb
+from simkit.games.martian_chess.play import play_one
+from simkit.policies import policy_vector
+from simkit.scenario import load_scenario
+
+SPEC = get_game("martian_chess")
+C = st.cell_of
+
+
+def params(**rules):
+    base = {o.name: o.default for o in SPEC.options}
+    base.update(rules)
+    return SPEC.prepare(base)
+
+
+def pv(*names):
+    return tuple(int(x) for x in policy_vector(SPEC, list(names)))
+
+
+def test_random_and_greedy_records_unchanged_by_the_search_policy():
+    """Digests taken at commit 7d0e6fa, before mcts and eps existed in the kernel: adding
+    them must not move a single draw of the old policies."""
+    p = load_scenario("martian_chess").params()
+    want = {(0, 1): "c4b5a6676fa8a85f34f99e082faa992ef80f8bdf",
+            (1, 1): "c1b6e2537440eaca673a3b8cf997da7c65a5062d"}
+    for ids, digest in want.items():
+        _, rec, agg = play_chunk("martian_chess", p, 7, 0, 400, "alternate", ids, 20)
+        assert hashlib.sha1(rec.tobytes() + agg.tobytes()).hexdigest() == digest, ids
+
+
+def _search(p, board, meta, budget, seed):
+    init, rays, rules, weights, mc = p
+    moves = np.zeros(st.MAX_MOVES, dtype=np.int32)
+    mv.start_turn_nb(meta, rules)
+    n = mv.gen_moves_nb(board, meta, rays, rules, moves)
+    ti, tf = new_tree(budget)
+    rng = np.array([seed], dtype=np.uint64)
+    before = board.copy(), meta.copy()
+    m = mcts_choose_nb(board, meta, rays, rules, weights, mc, budget, moves, n, rng, ti, tf,
+                       np.zeros(budget + 2, np.int64), np.zeros(32, np.int8), np.zeros(st.NMETA, np.int32),
+                       np.zeros(st.MAX_MOVES, np.int32), np.zeros(32, np.int8), np.zeros(st.NMETA, np.int32))
+    assert (board == before[0]).all() and (meta == before[1]).all()   # the real position is untouched
+    return m, moves[:n]
+
+
+def test_mcts_finds_the_one_move_that_wins_at_once():
+    """Player 0 trails 0-2 with a lone queen on b2. Taking the queen on b6 (+3) empties
+    its zone, which ends the game 3-2 in its favour (MC territory end); crossing
+    anywhere else also ends it, but lost; the quiet moves leave the game open."""
+    p = params()
+    board, meta = np.zeros(32, np.int8), None
+    for name, pips in {"b2": 3, "b6": 3, "a8": 1, "c7": 1, "d8": 1}.items():
+        board[C(name)] = pips
+    meta = st.new_meta(0, board)
+    meta[st.M_SCORE + 1] = 2
+    _, moves = _search(p, board.copy(), meta.copy(), 1, 0)
+    wins = []
+    for m in moves:
+        b, x = board.copy(), meta.copy()
+        mv.apply_move_nb(b, x, p[2], m)
+        if x[st.M_END] >= 0 and x[st.M_WINNER] == 0:
+            wins.append(int(m))
+    assert wins == [C("b2") * 32 + C("b6")] and len(moves) >= 10   # the position is what the docstring says
+    for seed in range(5):
+        m, _ = _search(p, board.copy(), meta.copy(), 50, seed)
+        assert m == wins[0], (seed, st.name_of(m // 32), st.name_of(m % 32))
+
+
+class ThreadSpy(LocalBackend):
+    """Records numba's thread count at the moment each chunk plays."""
+
+    def __init__(self):
+        self.seen = []
+
+    def map_chunks(self, *args):
+        for item in super().map_chunks(*args):
+            self.seen.append(numba.get_num_threads())
+            yield item
+
+
+def _records(threads, chunk_size, policies):
+    spy = ThreadSpy()
+    cfg = RunConfig(games=6, seed=99, policies=policies, chunk_size=chunk_size, snapshot_ply=6)
+    res = simulate(load_scenario("martian_chess"), cfg, threads=threads, progress=False, backend=spy)
+    assert set(spy.seen) == {threads}, (threads, spy.seen)   # the chunks really ran on that many threads
+    return res.records()
+
+
+def test_mcts_records_identical_for_threads_and_chunk_sizes():
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("needs 2 numba threads to compare with 1")
+    pols = ("mcts:30", "eps:0.2:mcts:20")
+    base = _records(1, 6, pols)
+    assert (base[:, 3] >= 0).all() and len({tuple(r) for r in base}) > 1
+    for threads, chunk in ((2, 6), (2, 4), (1, 1)):
+        assert np.array_equal(_records(threads, chunk, pols), base), (threads, chunk)
+
+
+def _legal_log(p, first, log):
+    init, rays, rules = p[:3]
+    board, meta = init.copy(), st.new_meta(first, init)
+    out = np.zeros(st.MAX_MOVES, dtype=np.int32)
+    for m in log:
+        mv.start_turn_nb(meta, rules)
+        n = mv.gen_moves_nb(board, meta, rays, rules, out)
+        assert m in out[:n]
+        mv.apply_move_nb(board, meta, rules, m)
+    return meta[st.M_END] >= 0
+
+
+def test_eps_degrader():
+    p = load_scenario("martian_chess").params()
+    g = pv("greedy", "greedy")
+    assert pv("eps:0:greedy", "eps:0:greedy") == g
+    same = [play_one(p, 5, i, i % 2, pv("eps:0:greedy", "greedy")) for i in range(6)]
+    assert all(np.array_equal(a[0], play_one(p, 5, i, i % 2, g)[0]) for i, a in enumerate(same))
+    # eps 1: every move is the uniform one, so the inner policy never matters (nor draws)
+    for i in range(6):
+        rec, log = play_one(p, 5, i, i % 2, pv("eps:1:greedy", "eps:1:greedy"))
+        rec2, log2 = play_one(p, 5, i, i % 2, pv("eps:1:mcts:50", "eps:1:random"))
+        assert np.array_equal(rec, rec2) and np.array_equal(log, log2)
+        assert _legal_log(p, i % 2, log) and len(log) == rec[2]
+    greedy_logs = [play_one(p, 5, i, i % 2, g)[1] for i in range(6)]
+    eps_logs = [play_one(p, 5, i, i % 2, pv("eps:1:greedy", "eps:1:greedy"))[1] for i in range(6)]
+    assert sum(not np.array_equal(a, b) for a, b in zip(greedy_logs, eps_logs)) >= 5
+
+
+@pytest.mark.parametrize("bad", ["mcts", "mcts:0", "mcts:abc", "mcts:50:3", "mtcs:50", "eps:2:greedy",
+                                 "eps:0.1:mcts", "eps:x:greedy", "eps:0.1:eps:0.1:greedy"])
+def test_bad_policy_names(bad):
+    with pytest.raises(UsageError):
+        policy_vector(SPEC, [bad, "greedy"])
+
+
+def test_play_and_run_accept_mcts(runner):
+    r = invoke(runner, ["play", "martian_chess", "--policy0", "mcts:20", "--policy1", "eps:0.1:greedy"])
+    assert r.exit_code == 0 and ("wins" in r.output.splitlines()[-1] or "draw" in r.output.splitlines()[-1])
+    r = invoke(runner, ["run", "martian_chess", "--games", "4", "--policy0", "mcts:20", "--policy1", "greedy",
+                        "--no-save", "--threads", "1"])
+    assert r.exit_code == 0, r.output
+    r = invoke(runner, ["run", "martian_chess", "--games", "4", "--policy", "mcts:x", "--no-save"])
+    assert r.exit_code != 0 and "mcts:N" in r.output
