@@ -101,3 +101,16 @@ def test_sweep_precision_and_api():
     assert t["stopped_at_precision"].all() and (t["games"] < 40_000).all()
     assert ((t["first_player_advantage_ci_hi"] - t["first_player_advantage_ci_lo"]) / 2 <= 0.02).all()
     assert res.summary()["kind"] == "sweep"
+
+
+def test_holm_over_cells_and_practical_significance():
+    from simkit.analysis.sweep import holm_cells
+    rows = [{"first_player_advantage": 0.05, "first_player_advantage_p": 0.01},     # x3 = 0.03: matters
+            {"first_player_advantage": 0.005, "first_player_advantage_p": 0.001},   # x4 = 0.004: negligible
+            {"first_player_advantage": 0.04, "first_player_advantage_p": 0.03},     # x2 = 0.06: not after Holm
+            {"first_player_advantage": 0.0, "first_player_advantage_p": 0.9}]
+    holm_cells(rows)
+    assert [r["first_player_advantage_significance"] for r in rows] == \
+        ["matters", "negligible", "not significant", "not significant"]
+    assert rows[0]["first_player_advantage_p_holm"] == pytest.approx(0.03)
+    assert rows[2]["first_player_advantage_p_holm"] == pytest.approx(0.06)

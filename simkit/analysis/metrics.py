@@ -219,6 +219,7 @@ def flat_row(summary: dict) -> dict:
         row[m] = summary[m]
         ci = summary.get(f"{m}_ci", [math.nan, math.nan])
         row[f"{m}_ci_lo"], row[f"{m}_ci_hi"] = ci[0], ci[1]
+    row["first_player_advantage_p"] = summary.get("first_player_advantage_p", math.nan)
     row["median_plies"] = summary["plies_quantiles"]["0.5"]
     for r, share in summary["end_reason_shares"].items():
         row[f"end_{r}"] = share

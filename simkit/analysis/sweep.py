@@ -7,11 +7,30 @@ with `_ci_lo` / `_ci_hi` (docs/metrics.md).
 """
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from simkit.analysis.metrics import check_precision, flat_row
+from simkit.analysis.metrics import PRACTICAL, check_precision, flat_row
+from simkit.analysis.stats import holm
+
+ALPHA = 0.05
+
+
+def holm_cells(rows: list) -> None:
+    """Holm's correction over the cells' FPA tests (FPA = 0), in place: adds
+    `first_player_advantage_p_holm` and `first_player_advantage_significance` to every row
+    ('matters': adjusted p < 0.05 and |FPA| >= the practical threshold; 'negligible'; 'not significant')."""
+    adj = holm({i: r.get("first_player_advantage_p", math.nan) for i, r in enumerate(rows)})
+    thr = PRACTICAL["first_player_advantage"]
+    for i, r in enumerate(rows):
+        p = adj[i]
+        r["first_player_advantage_p_holm"] = p
+        sig = p == p and p < ALPHA
+        r["first_player_advantage_significance"] = ("not significant" if not sig else
+                                                    "matters" if abs(r["first_player_advantage"]) >= thr
+                                                    else "negligible")
 
 
 def _resolved(rules: dict, key: str):
@@ -40,6 +59,9 @@ class SweepResult:
     def summary(self) -> dict:
         return {"kind": "sweep", "keys": list(self.keys), "values": self.values, "cells": len(self.rows),
                 "precision": self.precision, "config": self.config.to_dict(), "interrupted": self.interrupted,
+                "multiple_comparisons": f"Holm over the {len(self.rows)} cells' first-player-advantage tests "
+                                        f"(first_player_advantage_p_holm); intervals are per cell (95%)",
+                "practical_threshold": PRACTICAL["first_player_advantage"],
                 "rows": self.rows}
 
 
@@ -97,6 +119,7 @@ def sweep(target, keys, grid, config, *, base_sets=None, threads=None, out_dir=N
         if res.interrupted:
             interrupted = True
             break
+    holm_cells(rows)
     result = SweepResult(list(keys), values, rows, summaries, config, precision, out, interrupted)
     if out is not None:
         import pyarrow as pa

@@ -240,15 +240,22 @@ def _print_sweep(res, base, out_dir):
                     f"seed {res.config.seed})", header_style="bold")
     for k in res.keys:
         t.add_column(k)
-    for col in ("games", "FPA", "±95%", "side 0 wins", "draws", "decisive", f"mean {base.spec.length_unit}"):
-        t.add_column(col, justify="right")
+    for col in ("games", "FPA", "±95%", "p (Holm)", "FPA practical", "side 0 wins", "draws", "decisive",
+                f"mean {base.spec.length_unit}"):
+        t.add_column(col, justify="left" if col == "FPA practical" else "right")
+    style = {"matters": "bold red", "negligible": "yellow"}
     for r in res.rows:
         hw = (r["first_player_advantage_ci_hi"] - r["first_player_advantage_ci_lo"]) / 2
+        v = r.get("first_player_advantage_significance", "")
         t.add_row(*[_esc(r[k]) for k in res.keys], f"{r['games']:,}",
-                  f"{r['first_player_advantage']:+.4f}", f"{hw:.4f}",
+                  f"{r['first_player_advantage']:+.4f}", f"{hw:.4f}", _p(r.get("first_player_advantage_p_holm")),
+                  f"[{style[v]}]{v}[/]" if v in style else v,
                   f"{100 * r['side0_win_rate']:.1f}%", f"{100 * r['draw_rate']:.1f}%",
                   f"{100 * r['decisiveness']:.1f}%", f"{r['mean_plies']:.1f}")
     c.print(t)
+    from simkit.analysis.metrics import PRACTICAL
+    c.print(f"p (Holm): the FPA = 0 tests adjusted over the {len(res.rows)} cells; 'matters' = significant after "
+            f"Holm and |FPA| >= {PRACTICAL['first_player_advantage']:g}, 'negligible' = significant but smaller")
     if out_dir:
         c.print(f"sweep directory: {out_dir} (sweep.parquet, sweep.csv)")
 

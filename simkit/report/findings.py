@@ -11,7 +11,10 @@ from dataclasses import dataclass
 
 from simkit.report.data import Decided
 
-from simkit.analysis.metrics import CAP_REASONS  # noqa: E402  (one definition of "capped")
+from simkit.analysis.metrics import CAP_REASONS, PRACTICAL  # noqa: E402  (one definition of "capped")
+
+# significant but smaller than this is "negligible": reported, not highlighted (docs/metrics.md)
+FPA_THRESHOLD = PRACTICAL["first_player_advantage"]
 
 
 @dataclass
@@ -38,18 +41,24 @@ def run_findings(run) -> list[Finding]:
     d = Decided.of(s)
     if d.decided:
         sig = d.lo > 0.5 or d.hi < 0.5
+        matters = sig and abs(d.share - 0.5) >= FPA_THRESHOLD
         who = "first" if d.share >= 0.5 else "second"
-        verdict = (f"a significant advantage for the {who} player" if sig
+        verdict = (f"a significant advantage for the {who} player" if matters
+                   else f"a significant but negligible edge for the {who} player (under {pct(FPA_THRESHOLD, 0)} "
+                        f"from even)" if sig
                    else "no significant first-move advantage")
         out.append(Finding(f"The first player wins {pct(d.share)} of decided games "
-                           f"({ci_pct(d.lo, d.hi)}, {d.decided:,} decided games): {verdict}.", "outcomes", sig))
+                           f"({ci_pct(d.lo, d.hi)}, {d.decided:,} decided games): {verdict}.", "outcomes", matters))
     fpa = s.get("first_player_advantage")
     lo, hi = s.get("first_player_advantage_ci") or [math.nan, math.nan]
     if fpa is not None and not math.isnan(fpa):
         sig = lo > 0 or hi < 0
+        matters = sig and abs(fpa) >= FPA_THRESHOLD
         out.append(Finding(f"First-player advantage (expected score − ½) is {fpa:+.4f} "
                            f"(95% CI {lo:+.4f} to {hi:+.4f}): "
-                           + ("significant." if sig else "not distinguishable from zero."), "fpa", sig))
+                           + (f"significant and at least the practical threshold {FPA_THRESHOLD:g}." if matters
+                              else f"significant but negligible (below the practical threshold {FPA_THRESHOLD:g})."
+                              if sig else "not distinguishable from zero."), "fpa", matters))
     s0, s1 = s.get("side0_win_rate"), s.get("side1_win_rate")
     if s0 is not None and s1 is not None and (s0 + s1) > 0:
         from simkit.analysis.stats import wilson
@@ -57,10 +66,13 @@ def run_findings(run) -> list[Finding]:
         share = k0 / (k0 + k1)
         slo, shi = wilson(k0, k0 + k1)
         sig = slo > 0.5 or shi < 0.5
+        matters = sig and abs(share - 0.5) >= FPA_THRESHOLD
         out.append(Finding(f"Side 0 wins {pct(s0)} and side 1 {pct(s1)} of all games; side 0 takes "
                            f"{pct(share)} of the decided games ({ci_pct(slo, shi)})"
-                           + (": the sides are not balanced." if sig else ": the sides are balanced."),
-                           "outcomes", sig))
+                           + (": the sides are not balanced." if matters
+                              else ": a significant but negligible imbalance." if sig
+                              else ": the sides are balanced."),
+                           "outcomes", matters))
     dr = s.get("draw_rate")
     dlo, dhi = s.get("draw_rate_ci") or [math.nan, math.nan]
     if dr is not None:
@@ -128,9 +140,11 @@ def compare_findings(cmp) -> list[Finding]:
         sig = r["ci_lo"] > 0 or r["ci_hi"] < 0
         p = "" if math.isnan(r["p_value"]) else f", p = {r['p_value']:.3g}"
         verdict = r["verdict"] or ("significant" if sig else "not significant")
+        # highlighted only when it matters: significant (after Holm) and at least the practical threshold
+        flag = verdict == "matters" if r["verdict"] else sig
         out.append(Finding(f"{r['metric'].replace('_', ' ')}: {lb} minus {la} = {r['difference']:+.4f} "
                            f"(95% CI {r['ci_lo']:+.4f} to {r['ci_hi']:+.4f}{p}) — {verdict}.",
-                           "differences_length" if _is_length(r) else "differences", sig))
+                           "differences_length" if _is_length(r) else "differences", flag))
     if not out:
         out.append(Finding("compare.json lists no differences.", None))
     return out
@@ -163,13 +177,19 @@ def sweep_findings(sw) -> list[Finding]:
                            f"to {_sweep_val(t, m, hi_i)} at {_sweep_at(sw, hi_i)}.", f"sweep_{m}"))
         if m == "first_player_advantage":
             fair = t[(t[m + "_ci_lo"] <= 0) & (t[m + "_ci_hi"] >= 0)]
+            small = t[((t[m + "_ci_lo"] > 0) | (t[m + "_ci_hi"] < 0)) & (t[m].abs() < FPA_THRESHOLD)]
             if len(fair):
                 out.append(Finding(f"{len(fair)} of {len(t)} settings show no significant first-player advantage: "
                                    + "; ".join(_sweep_at(sw, i) for i in fair.index[:6])
                                    + ("; ..." if len(fair) > 6 else "") + ".", f"sweep_{m}"))
-            else:
-                out.append(Finding("Every setting of the sweep has a significant first-player advantage.",
-                                   f"sweep_{m}", True))
+            if len(small):
+                out.append(Finding(f"{len(small)} of {len(t)} settings have a significant but negligible "
+                                   f"first-player advantage (|FPA| < {FPA_THRESHOLD:g}): "
+                                   + "; ".join(_sweep_at(sw, i) for i in small.index[:6])
+                                   + ("; ..." if len(small) > 6 else "") + ".", f"sweep_{m}"))
+            if not len(fair) and not len(small):
+                out.append(Finding("Every setting of the sweep has a first-player advantage that matters "
+                                   f"(significant and |FPA| >= {FPA_THRESHOLD:g}).", f"sweep_{m}", True))
     return out
 
 
