@@ -403,3 +403,35 @@ def test_st6_resurrected_unit_cannot_act_this_turn(sick):
     t.g.begin_turn()                                          # its owner's next turn: it acts again
     t.g.g[G_PHASE] = PH_ACTIONS
     assert opts(t, ACT_MOVE, kn) != [] and opts(t, ACT_ATTACK, kn) != []
+
+
+# --- the action buffer can hold every option -----------------------------------
+def _star_board(n):
+    """A hub joined to n spaces: K0, K1 and n-2 low spaces; every space within 2 of every other."""
+    spaces = {"HUB": {"side": -1, "kind": "low", "level": 0, "defense": 0},
+              "K0": {"side": 0, "kind": "keep", "level": 0, "defense": 0},
+              "K1": {"side": 1, "kind": "keep", "level": 0, "defense": 0}}
+    spaces.update({f"S{i}": {"side": -1, "kind": "low", "level": 0, "defense": 0} for i in range(n - 2)})
+    return {"spaces": spaces, "edges": [f"HUB-{x}" for x in spaces if x != "HUB"]}
+
+
+def test_action_buffer_holds_every_option_of_a_crowded_board():
+    """60 long-range Assassins facing 30 spaces of two support units each: 3,600 attack options
+    in one decision (the old fixed buffer of 2,048 rows silently dropped the rest)."""
+    deck = {"sniper": {"kind": "support", "cost": 1, "attack": 3, "move": 0, "range": 2, "copies": 60,
+                       "ability": "assassin"},
+            "dummy": {"kind": "support", "cost": 1, "copies": 60}}
+    t = Table(deck=deck, board=_star_board(63), dispatch_priority=[])
+    snipers = [t.put(0, "sniper", f"S{i // 2}") for i in range(60)]          # S0..S29, two each
+    dummies = {t.put(1, "dummy", f"S{30 + i // 2}") for i in range(60)}       # S30..S59, two each
+    o = t.g.options()
+    attacks = {(a, b) for k, a, b in o if k == ACT_ATTACK}
+    assert attacks == {(a, b) for a in snipers for b in dummies}             # each Assassin picks either card
+    assert len(o) == 1 + 60 * 60 and o[0] == (ACT_END, -1, -1)
+    assert t.p.iopt[R.O_BUF] >= len(o)
+
+
+def test_action_rows_bounds_the_default_scenario_below_the_old_buffer():
+    """The proven bound for the default deck and board is below the old 2,048 rows, so the
+    default game never lost an option (its records did not change with the buffer)."""
+    assert len(P.spnames) + 1 <= P.iopt[R.O_BUF] < 2048

@@ -21,7 +21,7 @@ from simkit.games.storm_the_castle.state import (ACT_ATTACK, ACT_CLERIC, ACT_DIS
                                                  ACT_MOVE, ACT_SMITH, ACT_SORC, C_ACTED, C_BUFF,
                                                  C_ITEM, C_OWNER, C_POS, C_TYPE, C_ZONE, G_ATTACKS,
                                                  G_OVER, G_POINTS, G_REASON, G_WINNER, L_DECK,
-                                                 L_GRAVE, L_HAND, MAXA, R_KEEP, Z_BOARD, Z_DECK,
+                                                 L_GRAVE, L_HAND, R_KEEP, Z_BOARD, Z_DECK,
                                                  Z_EQUIP, Z_GRAVE, Z_HAND, Z_NONE)
 
 SK_KEEP = SPACE_KINDS.index("keep")   # spi[x, X_KIND] of a keep
@@ -220,12 +220,14 @@ def grave_top_unit_nb(cards, zones, zn, ctab, s):
 # legal actions
 @njit(cache=True, inline="always")
 def _add(buf, n, kind, a, b):
-    if n < MAXA:
-        buf[n, 0] = kind
-        buf[n, 1] = a
-        buf[n, 2] = b
-        return n + 1
-    return n
+    # buffers have iopt[O_BUF] rows, a proven bound (rules.action_rows): a full buffer is a bug,
+    # and an error rather than silently dropped options
+    if n >= buf.shape[0]:
+        raise IndexError("storm_the_castle: action buffer full (size it with iopt[O_BUF])")
+    buf[n, 0] = kind
+    buf[n, 1] = a
+    buf[n, 2] = b
+    return n + 1
 
 
 @njit(cache=True)

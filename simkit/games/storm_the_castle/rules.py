@@ -32,8 +32,8 @@ NT_COLS = 10
 X_SIDE, X_KIND, X_LEVEL, X_DEF, X_CASTLE = range(5)   # X_CASTLE: owning side if castle space else -1
 NX_COLS = 5
 # integer options (iopt[i])
-O_POINTS, O_SICK, O_CLEARS, O_MAXTURNS, O_HAND, O_DEFENDERS, O_NC, O_T, O_NS, O_F = range(10)
-NI_OPTS = 10
+O_POINTS, O_SICK, O_CLEARS, O_MAXTURNS, O_HAND, O_DEFENDERS, O_NC, O_T, O_NS, O_F, O_BUF = range(11)
+NI_OPTS = 11     # O_BUF: rows of the action buffer, a proven bound on one decision's options (action_rows)
 # float options (fopt[i])
 F_THRESHOLD, F_KEEP_THRESHOLD = 0, 1
 NF_OPTS = 2
@@ -340,6 +340,43 @@ def record_fields(names, kinds):
     return tuple(fields), fidx, eidx
 
 
+def action_rows(ctab, copies, spi) -> int:
+    """An upper bound on the options of any one decision (moves.gen_dispatch_nb/gen_actions_nb),
+    so the action buffer (this many rows) can never overflow. Each term counts what one
+    generator loop can add at most:
+
+    - dispatch: 'end', then per card type in hand either one option per space (an item goes
+      onto at most one own regular per space) or one per own castle space (a unit);
+    - actions: 'end', then per own unit on the board (at most ``copies`` of each type):
+      the BFS visits every other space once, giving a move or (melee) up to 2 targets
+      (2 only for an Assassin, which may pick either card); a ranged unit adds up to 2
+      targets per other space; a special adds 1 (Cleric, Sorcerer) or one per item type
+      (Blacksmith).
+    """
+    NS = spi.shape[0]
+    other = NS - 1
+    items = int((ctab[:, T_KIND] == K_ITEM).sum())
+    rows = 1
+    for s in (0, 1):
+        castle = int((spi[:, X_CASTLE] == s).sum())
+        disp = 1 + sum(NS if ctab[t, T_KIND] == K_ITEM else castle
+                       for t in range(ctab.shape[0]) if copies[s, t] > 0)
+        act = 1
+        for t in range(ctab.shape[0]):
+            if ctab[t, T_KIND] == K_ITEM or copies[s, t] == 0:
+                continue
+            per_space = 2 if ctab[t, T_AB] == AB_ASSASSIN else 1
+            u = 0
+            if ctab[t, T_MOVE] > 0:
+                u += other * (per_space if ctab[t, T_RANGE] == 0 and ctab[t, T_ATT] > 0 else 1)
+            if ctab[t, T_RANGE] > 0 and ctab[t, T_ATT] > 0:
+                u += other * per_space
+            u += {AB_CLERIC: 1, AB_SORC: 1, AB_SMITH: items}.get(int(ctab[t, T_AB]), 0)
+            act += int(copies[s, t]) * u
+        rows = max(rows, disp, act)
+    return rows
+
+
 def prepare(rules) -> Params:
     deck, board = rules["deck"], rules["board"]
     names = tuple(deck)
@@ -399,7 +436,7 @@ def prepare(rules) -> Params:
             eidx[s, j] = col[f"{e}_{s}"]
     iopt = np.array([rules["dispatch_points"], int(rules["summoning_sickness"]),
                      int(rules["melee_clears_stack"]), rules["max_turns"], rules["hand_size"],
-                     rules["defenders"], nc, T, NS, len(fields)], np.int64)
+                     rules["defenders"], nc, T, NS, len(fields), action_rows(ctab, copies, spi)], np.int64)
     fopt = np.array([rules["attack_threshold"], rules["keep_attack_threshold"]], np.float64)
     ptable = storm_success_array(PT_LO, PT_HI).astype(np.float64)
     prio = np.zeros(T, np.float64)

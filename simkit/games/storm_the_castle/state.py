@@ -51,7 +51,9 @@ ACT_END, ACT_DISPATCH, ACT_MOVE, ACT_ATTACK, ACT_CLERIC, ACT_SMITH, ACT_SORC = r
 ACT_NAMES = ("end", "dispatch", "move", "attack", "cleric", "blacksmith", "sorcerer")
 # log-only event kinds
 EV_DRAW, EV_TURN, EV_END = 7, 8, 9
-MAXA = 2048      # action buffer rows
+# The action buffer has Params.iopt[O_BUF] rows: rules.action_rows, a bound proven from the
+# scenario's deck and board, so a decision's options always fit (no fixed row count).
+MAXA = 2048      # legacy fixed size, only for scratch not yet sized by iopt[O_BUF] (moves._add raises when full)
 LOG_COLS = 6     # (kind, a, b, turn*2+side, roll, outcome)
 
 
