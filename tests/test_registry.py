@@ -7,6 +7,7 @@ import numba
 import numpy as np
 import pytest
 
+from simkit.backends.local import LocalBackend
 from simkit.engine.runner import RunConfig, simulate
 from simkit.games import GAMES, get_game
 from simkit.games.base import BASE_FIELDS
@@ -43,17 +44,31 @@ def test_every_variant_loads_and_differs_from_default(game):
             assert s.rules != default, f"{f.name} changes nothing"
 
 
+class ThreadSpy(LocalBackend):
+    """Records numba's thread count at the moment each chunk plays."""
+
+    def __init__(self):
+        self.seen = []
+
+    def map_chunks(self, *args):
+        for item in super().map_chunks(*args):
+            self.seen.append(numba.get_num_threads())
+            yield item
+
+
 def _records(game, threads, chunk_size, policies=("random", "greedy"), games=96):
-    numba.set_num_threads(threads)
-    try:
-        cfg = RunConfig(games=games, seed=12345, policies=policies, chunk_size=chunk_size, snapshot_ply=6)
-        return simulate(load_scenario(game), cfg, progress=False).records()
-    finally:
-        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    cfg = RunConfig(games=games, seed=12345, policies=policies, chunk_size=chunk_size, snapshot_ply=6)
+    spy = ThreadSpy()
+    res = simulate(load_scenario(game), cfg, threads=threads, progress=False, backend=spy)
+    # the chunks really played on the threads asked for (a runner that resets the count fails here)
+    assert res.threads == threads and set(spy.seen) == {threads}, (threads, spy.seen)
+    return res.records()
 
 
 def test_determinism_threads_and_chunks(game):
     spec = get_game(game)
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("needs 2 numba threads to compare with 1")
     base = _records(game, 1, 96)
     assert base.shape == (96, len(spec.record_fields))
     assert tuple(spec.record_fields[:4]) == BASE_FIELDS

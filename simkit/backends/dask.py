@@ -1,6 +1,6 @@
 """The Dask backend: chunks run on the workers of a Dask cluster.
 
-Each chunk is one task calling `simkit.engine.runner.play_chunk` (a plain,
+Each chunk is one task calling `simkit.engine.chunk.play_chunk` (a plain,
 importable function: never a numba dispatcher), so a worker plays exactly the
 games a local run plays and the records are identical. Results come back as
 they complete (`as_completed`) and the runner writes and tallies each one at
@@ -33,7 +33,7 @@ import logging
 import os
 import uuid
 
-from simkit.engine.runner import play_chunk
+from simkit.engine.chunk import play_chunk
 from simkit.errors import SimkitError, UsageError
 
 BACKENDS = ("local", "dask")

@@ -1,5 +1,5 @@
 """The default backend: chunks run here, one after another, each on all numba threads."""
-from simkit.engine.runner import play_chunk
+from simkit.engine.chunk import play_chunk
 
 
 class LocalBackend:

@@ -54,8 +54,17 @@ def _records_table(records: np.ndarray, spec, start: int, seed: int):
     return pa.table(cols)
 
 
+def environment() -> dict:
+    """Versions and machine facts a manifest records."""
+    import sys
+    import numba
+    import simkit
+    return {"simkit": simkit.__version__, "numba": numba.__version__, "numpy": np.__version__,
+            "python": sys.version.split()[0], "threads_available": numba.config.NUMBA_NUM_THREADS,
+            "cpu_count": os.cpu_count()}
+
+
 def start_run(out: Path, scenario, config, threads: int):
-    from simkit.engine.runner import environment
     if (out / "manifest.json").exists():
         raise UsageError(f"run directory {out} already holds a run; use --resume to finish it "
                          f"or choose another --out")
@@ -128,7 +137,9 @@ def finish_run(out: Path, result, complete: bool):
     manifest = json.loads((out / "manifest.json").read_text())
     summary = result.summary()
     if complete:
-        paths = sorted((out / "chunks").glob("chunk-*.parquet"))
+        # the counted games are a prefix 0..games_done-1; a chunk finished past it (Dask, stopped
+        # early) is not part of the run
+        paths = [p for s, p in _chunk_paths(out) if s < result.games_done]
         tmp = out / ".games.parquet.tmp"
         writer = None
         for p in paths:  # stream chunk by chunk: memory stays bounded
@@ -154,13 +165,31 @@ def finish_run(out: Path, result, complete: bool):
         shutil.rmtree(out / "chunks", ignore_errors=True)
 
 
+def _chunk_paths(out: Path) -> list[tuple[int, Path]]:
+    """(start, path) of the chunk files of a run directory, by start."""
+    found = []
+    for p in (out / "chunks").glob("chunk-*.parquet"):
+        try:
+            found.append((int(p.stem.split("-")[1]), p))
+        except (IndexError, ValueError):
+            continue
+    return sorted(found)
+
+
 def read_records(out: Path, spec) -> np.ndarray:
+    """The run's records: games.parquet, or (unfinished run) its contiguous prefix of chunks."""
     import pyarrow.parquet as pq
     fields = list(spec.record_fields)
     if (out / "games.parquet").exists():
         t = pq.read_table(out / "games.parquet", columns=fields)
         return np.column_stack([t[f].to_numpy() for f in fields]).astype(np.int32)
-    parts = [pq.read_table(p, columns=fields) for p in sorted((out / "chunks").glob("chunk-*.parquet"))]
+    parts, nxt = [], 0
+    for start, p in _chunk_paths(out):
+        if start != nxt:   # a gap: later chunks are stored for --resume, not part of the games so far
+            break
+        t = pq.read_table(p, columns=fields)
+        parts.append(t)
+        nxt = start + t.num_rows
     if not parts:
         return np.zeros((0, len(fields)), dtype=np.int32)
     return np.concatenate([np.column_stack([t[f].to_numpy() for f in fields]) for t in parts]).astype(np.int32)

@@ -1,25 +1,36 @@
 """The one shared runner: split N games into chunks, play them, keep what finished.
 
-Each chunk is a plain, importable call (`play_chunk`) of a game's jitted batch
-kernel, so the same chunk can run in this process or on a Dask worker and give
-the same records: a game's dice depend only on (seed, game index).
+Each chunk is a plain, importable call (`simkit.engine.chunk.play_chunk`) of a
+game's jitted batch kernel, so the same chunk can run in this process or on a
+Dask worker and give the same records: a game's dice depend only on (seed, game
+index).
 
 A run directory, when given, receives every finished chunk at once (atomic
 temp-file + rename), so Ctrl-C, a kill or a lost worker loses at most the chunks
 in flight, and `resume` finishes only what is missing.
+
+A run counts only a contiguous prefix of its chunks (games 0..n-1): a backend may
+finish chunks out of order (Dask), and a run stopped early (`--precision`, Ctrl-C)
+must describe the first n games, not whichever finished first. A chunk finished
+past a gap is stored (so `--resume` need not replay it) but counted only once
+every chunk before it is.
 """
 from __future__ import annotations
 
-import os
 import sys
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from simkit.analysis.tally import Tally
-from simkit.engine.rng import FIRST_MODES, first_players_nb
+from simkit.backends import store
+from simkit.backends.local import LocalBackend
+from simkit.backends.store import environment  # noqa: F401  (re-exported for analysis and bench)
+from simkit.engine.chunk import play_chunk  # noqa: F401  (re-exported: simkit.engine.runner.play_chunk)
+from simkit.engine.rng import FIRST_MODES
+from simkit.engine.tally import Tally
 from simkit.errors import UsageError
 
 DEFAULT_SNAPSHOT_PLY = 20
@@ -49,25 +60,6 @@ def default_chunk_size(games: int) -> int:
     return int(min(50_000, max(500, -(-games // 40))))
 
 
-def play_chunk(game: str, params, seed: int, start: int, count: int, first: str,
-               policy_ids: tuple[int, ...], snapshot_ply: int):
-    """Play games start..start+count-1. Importable, picklable: what backends ship.
-
-    ``policy_ids`` is the policy vector of simkit.policies (ids, MCTS budgets, epsilons);
-    a bare pair of ids means budget 0 and epsilon 0.
-    """
-    from simkit.games import get_game
-
-    spec = get_game(game)
-    firsts = np.zeros(count, dtype=np.int8)
-    first_players_nb(FIRST_MODES.index(first), np.int64(seed), np.int64(start), np.int64(count), firsts)
-    from simkit.policies import POLICY_VECTOR
-    pv = np.zeros(POLICY_VECTOR, dtype=np.int64)
-    pv[:len(policy_ids)] = policy_ids
-    records, aggregate = spec.run_chunk(params, seed, start, firsts, pv, snapshot_ply)
-    return start, records, aggregate
-
-
 @dataclass
 class RunResult:
     scenario: object
@@ -79,6 +71,7 @@ class RunResult:
     parts: dict = field(default_factory=dict)   # start -> records (when kept in memory)
     stopped_at_precision: bool = False          # the stop callback ended the run early
     precision: float | None = None              # the --precision asked for, if any
+    threads: int | None = None                  # numba threads the chunks played on (this process)
 
     @property
     def games_done(self) -> int:
@@ -86,10 +79,12 @@ class RunResult:
 
     def records(self) -> np.ndarray:
         if self.parts:
-            return np.concatenate([self.parts[k] for k in sorted(self.parts)])
+            starts = sorted(self.parts)
+            ends = [k + len(self.parts[k]) for k in starts]
+            assert starts[0] == 0 and starts[1:] == ends[:-1], "a run keeps a contiguous prefix of chunks"
+            return np.concatenate([self.parts[k] for k in starts])
         if self.out_dir is not None:
-            from simkit.backends.store import read_records
-            return read_records(self.out_dir, self.scenario.spec)
+            return store.read_records(self.out_dir, self.scenario.spec)
         return np.zeros((0, len(self.scenario.spec.record_fields)), dtype=np.int32)
 
     @property
@@ -115,12 +110,21 @@ class RunResult:
         return s
 
 
-def set_threads(threads: int | None) -> int:
+def run_threads(threads: int | None) -> int:
+    """The numba thread count a run plays on: ``threads``, or (None) the caller's current
+    ``numba.get_num_threads()`` (all cores unless the caller lowered it)."""
     import numba
     top = numba.config.NUMBA_NUM_THREADS
-    t = top if threads is None else threads
-    if not 1 <= t <= top:
+    t = numba.get_num_threads() if threads is None else threads
+    if not isinstance(t, int) or not 1 <= t <= top:
         raise UsageError(f"--threads must be from 1 to {top} on this machine, got {t}")
+    return t
+
+
+def set_threads(threads: int | None) -> int:
+    """Set this thread's numba thread count (None: all of them) and return it."""
+    import numba
+    t = run_threads(numba.config.NUMBA_NUM_THREADS if threads is None else threads)
     numba.set_num_threads(t)
     return t
 
@@ -183,29 +187,30 @@ class RunSession:
     def __init__(self, scenario, config: RunConfig, *, threads: int | None = None,
                  out_dir: str | Path | None = None, resume: bool = False, progress: bool | None = None,
                  keep: bool = True, backend=None, precision: float | None = None):
-        from simkit.backends.local import LocalBackend
-        from simkit.backends import store
-
         self.scenario, self.config, self.keep, self.precision = scenario, config, keep, precision
         spec = scenario.spec
         policy_ids = validate_config(spec, config)
-        nthreads = set_threads(threads)
+        self.threads = run_threads(threads)
         params = scenario.params()
         chunks = config.chunks()
         self.tally = Tally(spec)
         self.parts: dict = {}
-        done: set[int] = set()
+        self._order = [s for s, _ in chunks]   # chunk starts in game order
+        self._pos = 0                          # index in _order of the first chunk not yet counted
+        self._held: dict = {}                  # start -> (records, aggregate): stored, waiting for a gap
+        self._ready: deque = deque()           # (start, records, aggregate) now countable, in order
         self.out = out = Path(out_dir) if out_dir is not None else None
         if out is not None:
             if resume:
                 for start, records, aggregate in store.load_chunks(out, scenario, config):
-                    self.tally.add(records, aggregate)
-                    done.add(start)
-                    if keep:
-                        self.parts[start] = records
+                    self._held[start] = (records, aggregate)
             else:
-                store.start_run(out, scenario, config, nthreads)
-        todo = [(s, c) for s, c in chunks if s not in done]
+                store.start_run(out, scenario, config, self.threads)
+        have = set(self._held)
+        self._advance()
+        while self._ready:   # resumed chunks already on disk: counted now, not returned by step()
+            self._count(*self._ready.popleft())
+        todo = [(s, c) for s, c in chunks if s not in have]
         self.backend = backend or LocalBackend()
         self.elapsed = 0.0
         self.bar = _progress(progress, config.games, self.tally.games)
@@ -213,21 +218,45 @@ class RunSession:
                                                     policy_ids, config.snapshot_ply))
         self._closed = False
 
-    def step(self):
-        """Play the next chunk: returns (start, records), or None when every chunk is done."""
-        from simkit.backends import store
-        t0 = time.perf_counter()
-        try:
-            start, records, aggregate = next(self._chunks)
-        except StopIteration:
-            return None
-        finally:
-            self.elapsed += time.perf_counter() - t0
-        if self.out is not None:
-            store.write_chunk(self.out, self.scenario.spec, self.config.seed, start, records, aggregate)
+    def _advance(self):
+        while self._pos < len(self._order) and self._order[self._pos] in self._held:
+            start = self._order[self._pos]
+            self._ready.append((start, *self._held.pop(start)))
+            self._pos += 1
+
+    def _count(self, start, records, aggregate):
         self.tally.add(records, aggregate)
         if self.keep:
             self.parts[start] = records
+
+    def _next_chunk(self):
+        import numba
+        # numba's thread count is per calling thread: set it for this chunk only, so a run
+        # asked for 1 thread plays on 1 and the caller's setting is left as it was
+        before = numba.get_num_threads()
+        numba.set_num_threads(self.threads)
+        t0 = time.perf_counter()
+        try:
+            return next(self._chunks)
+        finally:
+            self.elapsed += time.perf_counter() - t0
+            numba.set_num_threads(before)
+
+    def step(self):
+        """Count the next chunk in game order: returns (start, records), or None when every
+        chunk is done. Chunks the backend finishes past a gap are stored at once and
+        returned once the chunks before them are."""
+        while not self._ready:
+            try:
+                start, records, aggregate = self._next_chunk()
+            except StopIteration:
+                return None
+            if self.out is not None:
+                store.write_chunk(self.out, self.scenario.spec, self.config.seed, start, records, aggregate)
+            self._held[start] = (records, aggregate)
+            self._advance()
+        start, records, aggregate = self._ready.popleft()
+        self._count(start, records, aggregate)
         if self.bar:
             self.bar.update(len(records))
         return start, records
@@ -241,11 +270,10 @@ class RunSession:
 
     def finish(self, *, interrupted: bool = False, stopped: bool = False) -> RunResult:
         """Close the run: write summary and manifest (complete unless interrupted)."""
-        from simkit.backends import store
         self.close()
         result = RunResult(self.scenario, self.config, self.tally, self.elapsed, interrupted, self.out,
                            self.parts if self.keep else {}, stopped_at_precision=stopped,
-                           precision=self.precision)
+                           precision=self.precision, threads=self.threads)
         if self.out is not None:
             complete = not interrupted and (stopped or self.tally.games == self.config.games)
             store.finish_run(self.out, result, complete=complete)
@@ -272,11 +300,3 @@ def _progress(progress, total, done):
     if progress is None:
         progress = sys.stderr.isatty() and total >= 20_000
     return _Bar(total, done) if progress else None
-
-
-def environment() -> dict:
-    import numba
-    import simkit
-    return {"simkit": simkit.__version__, "numba": numba.__version__, "numpy": np.__version__,
-            "python": sys.version.split()[0], "threads_available": numba.config.NUMBA_NUM_THREADS,
-            "cpu_count": os.cpu_count()}
