@@ -124,15 +124,15 @@ def mcts_options(*, c: float = 1.0, rollout: str = "random", cutoff: int = 20, s
     from simkit.scenario.schema import Option
     return (
         Option("mcts_c", "float", float(c), "MCTS exploration constant of UCB1 (rewards in [0, 1])",
-               min=0.0, max=10.0),
+               min=0.0, max=10.0, policy_knob=True),
         Option("mcts_rollout", "choice", rollout, "MCTS rollout policy after the tree: random or greedy",
-               choices=ROLLOUTS),
+               choices=ROLLOUTS, policy_knob=True),
         Option("mcts_cutoff", "int", int(cutoff),
                "MCTS rollout length (plies or turns as the game counts) before the position is scored "
-               "with the greedy evaluation; 0 scores the leaf at once", min=0, max=100_000),
+               "with the greedy evaluation; 0 scores the leaf at once", min=0, max=100_000, policy_knob=True),
         Option("mcts_scale", "float", float(scale),
                "MCTS: evaluation lead that counts as a 73% winning chance (reward = logistic(lead / scale))",
-               min=1e-6, max=1e9),
+               min=1e-6, max=1e9, policy_knob=True),
     )
 
 

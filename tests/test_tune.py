@@ -75,3 +75,29 @@ def test_tune_refuses_bad_knobs():
     r = CliRunner().invoke(cli, ["tune", "martian_chess", "--knob", "nosuchkey=1..3", "--objective",
                                  "first_player_advantage=0"])
     assert r.exit_code == 2 and "unknown key" in r.output
+
+
+def test_sensitivity_steps_and_tornado_report(tmp_path):
+    from simkit.analysis.sensitivity import steps_of
+    from simkit.scenario.schema import Option
+    assert steps_of(Option("k", "int", 3, "", min=3, max=10), 3) == [("up", 4)]
+    assert steps_of(Option("f", "float", 0.5, "", min=0.0, max=1.0), 0.5) == [("down", 0.45), ("up", 0.55)]
+    assert steps_of(Option("f", "float", 0.0, "", min=0.0), 0.0) == [("up", 0.1)]
+    out = tmp_path / "sens"
+    r = CliRunner().invoke(cli, ["sensitivity", "martian_chess", "--option", "deadlock_plies", "--option",
+                                 "max_plies", "--games", "300", "--policy", "random", "--out", str(out),
+                                 "--threads", "1"])
+    assert r.exit_code == 0, r.output
+    s = json.loads((out / "sensitivity.json").read_text())
+    rows = {(x["option"], x["direction"], x["metric"]): x for x in s["rows"]}
+    assert len(rows) == 2 * 2 * 3
+    # a longer quiet spell before the clock makes games longer; a 1-ply change of a 400-ply cap that random
+    # games (about 36 plies) never reach changes nothing, and its interval still has width (3/n rule)
+    assert rows[("deadlock_plies", "up", "mean_length")]["ci_lo"] > 0
+    cap = rows[("max_plies", "up", "first_player_advantage")]
+    assert cap["effect"] == 0 and cap["ci_hi"] > 0 > cap["ci_lo"]
+    assert all(0 <= x["p_holm"] <= 1 for x in s["rows"] if x["p_holm"] == x["p_holm"])
+    r = CliRunner().invoke(cli, ["report", str(out), "-o", str(tmp_path / "rep")])
+    assert r.exit_code == 0, r.output
+    html = (tmp_path / "rep" / "index.html").read_text()
+    assert "Sensitivity: martian_chess" in html and "tornado_0.png" in html

@@ -29,6 +29,9 @@ class Option:
     max: float | None = None
     choices: tuple[str, ...] = ()
     check: Callable[[str, Any], Any] | None = field(default=None, compare=False)
+    # a knob of a policy (greedy weights, MCTS settings), not a rule of the game: `sensitivity`
+    # and compensation searches leave it alone by default
+    policy_knob: bool = False
 
     def allowed(self) -> str:
         if self.kind == "bool":
