@@ -9,6 +9,7 @@ from simkit.games.warfare.state import END_REASONS, IP_W, IP_NSQ, POLICIES, RECO
 def _warm():
     params = prepare({o.name: o.default for o in OPTIONS})
     _play.run_chunk(params, 0, 0, [0, 1], [0, 1], 10)
+    _play.run_chunk(params, 0, 0, [0], [2, 1, 4, 0, 0, 0], 10)   # mcts:4 (same kernel, other branches)
     _play.play_one(params, 0, 0, 0, [1, 0])
 
 
@@ -28,8 +29,9 @@ SPEC = GameSpec(
     record_fields=RECORD_FIELDS,
     end_reasons=END_REASONS,
     policies=POLICIES,
-    play=play,
     interaction_fields=tuple(f"kills_{s}_{u}" for s in (0, 1) for u in UNITS),
+    reference_unit="infantry",
+    play=play,
     perft=None,
     perft_note=("dice decide every contested attack, so the game tree has chance nodes; "
                 "perft of the deterministic move tree is not provided"),

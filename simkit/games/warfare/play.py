@@ -8,9 +8,12 @@ import numpy as np
 from numba import njit, prange
 
 from simkit.engine.rng import rng_below_nb, rng_seed_nb
+from simkit.policies import EPS_SCALE, POL_BUDGET, POL_EPS, POLICY_VECTOR, max_budget
+
+from .mcts import MODE_ACT, MODE_ADV, mcts_choose_nb, new_search_nb
 
 from .moves import attack_nb, can_act_nb, face_mask_nb, gen_dests_nb, gen_targets_nb, move_nb, surround_nb
-from .policies import (RANDOM, greedy_advance_nb, greedy_choose_nb, greedy_maps_nb, random_bit_nb,
+from .policies import (MCTS, RANDOM, greedy_advance_nb, greedy_choose_nb, greedy_maps_nb, random_bit_nb,
                        random_unit_nb)
 from .state import (ARC, DEF_DIES, END_ANNIHILATION, END_MOVE_LIMIT, END_STALEMATE, FP_VALUE, IP_ACT, IP_CAP,
                     IP_DEPLOY, IP_MAXT, IP_N0, IP_N1, IP_NSQ, IP_P2, NFIELDS, NOTHING, R_ACT, R_ADV,
@@ -59,8 +62,12 @@ def material_nb(usq, utype, uside, nu, rec, offset):
 
 @njit(cache=True)
 def play_game_nb(P, seed, game, first, policies, snapshot_turn, rec, agg, log, boards,
-                 occ, usq, uface, utype, uside, acted, alive, buf, tbuf, gmap, gf, plan, plansc, gout, rng):
+                 occ, usq, uface, utype, uside, acted, alive, buf, tbuf, gmap, gf, plan, plansc, gout, rng, Wk):
     """Play one game; fill ``rec`` (one record row, int32) and add deaths per square into ``agg``.
+
+    ``policies`` is the policy vector of simkit.policies; ``Wk`` the MCTS workspace (new_search_nb).
+    A side with epsilon > 0 draws once per activation and once per advance decision whether
+    to play it as the random policy would; with epsilon 0 nothing is drawn.
 
     ``log`` (rows > 0) receives one row per activation; ``boards`` (rows > 0) the
     (square, facing) of every unit at the start of each turn — for traces.
@@ -122,9 +129,13 @@ def play_game_nb(P, seed, game, first, policies, snapshot_turn, rec, agg, log, b
             acted[u] = 0
         limit = nu if phase2 else ip[IP_ACT]
         pol = policies[player]
+        eps = policies[POL_EPS + player]
         nact = 0
         while nact < limit:
-            if pol == RANDOM:
+            act = pol
+            if eps > 0 and rng_below_nb(rng, EPS_SCALE) < eps:
+                act = RANDOM
+            if act == RANDOM:
                 u = random_unit_nb(player, usq, uside, acted, nu, tbuf, rng)
                 if u < 0:
                     break
@@ -135,6 +146,15 @@ def play_game_nb(P, seed, game, first, policies, snapshot_turn, rec, agg, log, b
                 t = buf[rng_below_nb(rng, nd)]
                 f = random_bit_nb(face_mask_nb(m, usq[u], t, reach), rng)
                 tgt = -1
+            elif act == MCTS:
+                mcts_choose_nb(MODE_ACT, player, turn, nact, limit, P, occ, usq, uface, utype, uside, acted, alive,
+                               nu, policies[POL_BUDGET + player], Wk, gout, rng)
+                u = gout[0]
+                if u < 0:
+                    break
+                t = gout[1]
+                f = gout[2]
+                tgt = gout[3]
             else:
                 greedy_choose_nb(player, phase2, turn, P, occ, usq, uface, utype, uside, acted, alive, nu,
                                  gmap, gf, plan, plansc, gout, rng)
@@ -155,7 +175,7 @@ def play_game_nb(P, seed, game, first, policies, snapshot_turn, rec, agg, log, b
             rolled = False
             tsq = -1
             if not phase2:
-                if pol == RANDOM:
+                if act == RANDOM:
                     nt = gen_targets_nb(u, ip, urange, usq, uface, uside, utype, nu, tbuf)
                     k = rng_below_nb(rng, nt + 1)
                     tgt = tbuf[k] if k < nt else -1
@@ -172,8 +192,17 @@ def play_game_nb(P, seed, game, first, policies, snapshot_turn, rec, agg, log, b
                         if out == NOTHING:
                             rec[R_MISS + player] += 1
                     if out == DEF_DIES and at != ARC and alive[1 - player] > 0:
-                        if pol == RANDOM:
+                        aact = pol
+                        if eps > 0 and rng_below_nb(rng, EPS_SCALE) < eps:
+                            aact = RANDOM
+                        if aact == RANDOM:
                             adv = rng_below_nb(rng, 2)
+                        elif aact == MCTS:
+                            gout[0] = u
+                            gout[1] = tsq
+                            adv = mcts_choose_nb(MODE_ADV, player, turn, nact - 1, limit, P, occ, usq, uface, utype,
+                                                 uside, acted, alive, nu, policies[POL_BUDGET + player], Wk, gout,
+                                                 rng)
                         else:
                             if gf[0] != turn * 1000 + alive[1 - player]:
                                 greedy_maps_nb(player, P, usq, utype, uside, nu, gmap, gf)
@@ -231,8 +260,11 @@ def scratch(params):
 
 
 @njit(cache=True, parallel=True)
-def batch_nb(P, seed, start, firsts, policies, snapshot_turn, records, agg):
-    """Play len(firsts) games; block b adds its deaths into agg[b] (race-free)."""
+def batch_nb(P, seed, start, firsts, policies, snapshot_turn, records, agg, cap):
+    """Play len(firsts) games; block b adds its deaths into agg[b] (race-free).
+
+    ``cap``: MCTS tree nodes per block (largest budget + 2; 2 when no side searches).
+    """
     ip = P[0]
     n = firsts.shape[0]
     nblocks = agg.shape[0]
@@ -257,27 +289,37 @@ def batch_nb(P, seed, start, firsts, policies, snapshot_turn, records, agg):
         rng = np.zeros(1, dtype=np.uint64)
         log = np.zeros((0, LOG_COLS), dtype=np.int64)
         boards = np.zeros((0, nu, 2), dtype=np.int64)
+        Wk = new_search_nb(nu, ip[IP_N0], ip[IP_N1], nsq, nbuf, NFIELDS, cap)
         lo = b * n // nblocks
         hi = (b + 1) * n // nblocks
         for i in range(lo, hi):
             play_game_nb(P, seed, start + i, np.int64(firsts[i]), policies, snapshot_turn, records[i], agg[b],
                          log, boards, occ, usq, uface, utype, uside, acted, alive, buf, tbuf, gmap, gf, plan,
-                         plansc, gout, rng)
+                         plansc, gout, rng, Wk)
 
 
 def _typed(params):
     return tuple(np.ascontiguousarray(p) for p in params)
 
 
+def _policy_vector(policies):
+    """The kernels' 6-slot policy vector; a bare pair of ids means budget 0 and epsilon 0."""
+    pv = np.zeros(POLICY_VECTOR, dtype=np.int64)
+    p = np.asarray(policies, dtype=np.int64)
+    pv[:len(p)] = p
+    return pv
+
+
 def run_chunk(params, seed, start, firsts, policies, snapshot_ply):
     P = _typed(params)
+    pv = _policy_vector(policies)
     n = len(firsts)
     nsq = int(P[0][IP_NSQ])
     records = np.zeros((n, NFIELDS), dtype=np.int32)
     agg = np.zeros((max(1, min(n, 64)), nsq), dtype=np.int64)
     if n:
-        batch_nb(P, np.int64(seed), np.int64(start), np.asarray(firsts, dtype=np.int8),
-                 np.asarray(policies, dtype=np.int64), np.int64(snapshot_ply), records, agg)
+        batch_nb(P, np.int64(seed), np.int64(start), np.asarray(firsts, dtype=np.int8), pv,
+                 np.int64(snapshot_ply), records, agg, np.int64(max_budget(pv) + 2))
     return records, agg.sum(axis=0)
 
 
@@ -292,13 +334,16 @@ def play_one(params, seed, game, first, policies, snapshot_ply=-1):
     boards = np.full((maxt + 2, nu, 2), -1, dtype=np.int64)
     rec = np.zeros(NFIELDS, dtype=np.int32)
     agg = np.zeros(nsq, dtype=np.int64)
-    nlog = play_game_nb(P, np.int64(seed), np.int64(game), np.int64(first), np.asarray(policies, dtype=np.int64),
+    pv = _policy_vector(policies)
+    Wk = new_search_nb(np.int64(nu), ip[IP_N0], ip[IP_N1], np.int64(nsq), np.int64(nbuf), np.int64(NFIELDS),
+                       np.int64(max_budget(pv) + 2))
+    nlog = play_game_nb(P, np.int64(seed), np.int64(game), np.int64(first), pv,
                         np.int64(snapshot_ply), rec, agg, log, boards,
                         np.zeros(nsq, np.int64), np.zeros(nu, np.int64), np.zeros(nu, np.int64),
                         np.zeros(nu, np.int64), np.zeros(nu, np.int64), np.zeros(nu, np.int64),
                         np.zeros(2, np.int64), np.zeros(nbuf, np.int64), np.zeros(nu + 1, np.int64),
                         np.zeros((3, nsq), np.int64), np.zeros(4, np.float64), np.zeros((nu, 2), np.int64),
-                        np.zeros(nu, np.float64), np.zeros(4, np.int64), np.zeros(1, np.uint64))
+                        np.zeros(nu, np.float64), np.zeros(4, np.int64), np.zeros(1, np.uint64), Wk)
     turns = int(rec[2])
     return rec, log[:nlog], boards[:turns + 1], agg
 

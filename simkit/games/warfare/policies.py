@@ -1,4 +1,4 @@
-"""Warfare! policies (jitted), chosen by integer id: 0 random, 1 greedy.
+"""Warfare! policies (jitted), chosen by integer id: 0 random, 1 greedy, 2 mcts (in mcts.py).
 
 random: uniform over each decision's options — which unit acts next (or end the
   turn, always allowed since activations are "up to"), its destination (every
@@ -32,8 +32,8 @@ from .moves import INSTANT_ATT, INSTANT_DEF, angle_nb, combat_kind_nb, in_arc_nb
 from .state import (ARC, CAV, DXA, DYA, FP_VALUE, G_APPROACH, G_CAVSLACK, G_COVER, G_DANGER, G_FACING, G_FORM,
                     G_MINIMP, G_SLACK, G_THRESH, IP_H, IP_NSQ, IP_P2, IP_W, WIN_LO)
 
-POLICIES = ("random", "greedy")
-RANDOM, GREEDY = 0, 1
+POLICIES = ("random", "greedy", "mcts")
+RANDOM, GREEDY, MCTS = 0, 1, 2
 BIG = 1 << 30
 
 

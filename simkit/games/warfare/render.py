@@ -37,6 +37,17 @@ def board_text(params, usq, uface, utype, uside) -> str:
     return "\n".join(lines)
 
 
+def policy_label(policies, p: int) -> str:
+    """Side p's policy name from the kernels' policy vector (a bare pair of ids also works)."""
+    from simkit.policies import EPS_SCALE, MCTS, POL_BUDGET, POL_EPS
+    name = POLICIES[int(policies[p])]
+    if name == MCTS:
+        name = f"{MCTS}:{int(policies[POL_BUDGET + p])}" if len(policies) > POL_BUDGET + p else MCTS
+    if len(policies) > POL_EPS + p and int(policies[POL_EPS + p]) > 0:
+        name = f"eps:{int(policies[POL_EPS + p]) / EPS_SCALE:g}:{name}"
+    return name
+
+
 def army_types(params):
     ip, army = params[0], params[2]
     n0, n1 = int(ip[IP_N0]), int(ip[IP_N1])
@@ -51,7 +62,7 @@ def play(params, seed, game, first, policies, snapshot_ply=-1) -> str:
     rec, log, boards, _ = play_one(params, seed, game, first, policies, snapshot_ply)
     utype, uside = army_types(params)
     w = int(params[0][IP_W])
-    pol = [POLICIES[p] for p in policies]
+    pol = [policy_label(policies, p) for p in (0, 1)]
     out = [f"Warfare!  seed {seed}  game {game}  first player {first}  policies {pol[0]} vs {pol[1]}",
            "side 0 upper-case (bottom), side 1 lower-case (top); C cavalry S spearman I infantry A archer;",
            "facing ^ > v <; T tree (* = unit on a tree)", ""]

@@ -10,6 +10,7 @@ import numpy as np
 
 from simkit.engine.dice import warfare_distribution
 from simkit.errors import ScenarioError
+from simkit.policies import mcts_options, mcts_params
 from simkit.scenario.schema import Option, _suggest, handicap_options, table_of_counts, table_of_values
 
 from . import state as S
@@ -39,6 +40,9 @@ GREEDY_KNOBS = (
     ("greedy_min_improve", 0.05, "end the turn when no activation improves the position by more"),
     ("greedy_cavalry_slack", 2.0, "extra formation slack for cavalry (wings may run ahead)"),
 )
+
+# MCTS knobs (docs/games/warfare.md, "Search agent"): tuned for mcts:400 on the default scenario
+MCTS_OPTIONS = mcts_options(c=0.7, rollout="greedy", cutoff=2, scale=2.0)
 
 
 def _check_trees(name, value):
@@ -111,7 +115,7 @@ OPTIONS = (
            check=table_of_values(UNITS, DEFAULT_VALUES, positive=True)),
     Option("deployment", "choice", "line", "deployment policy of both sides: line (battle line) or random",
            choices=("line", "random")),
-) + tuple(Option(n, "float", d, h) for n, d, h in GREEDY_KNOBS) + handicap_options(UNITS)
+) + tuple(Option(n, "float", d, h) for n, d, h in GREEDY_KNOBS) + handicap_options(UNITS) + MCTS_OPTIONS
 
 
 def side_army(rules: dict, side: int) -> dict:
@@ -291,6 +295,7 @@ def prepare(rules: dict):
         fp[S.FP_VALUE + k] = rules["values"][u]
     for k, (name, _, _) in enumerate(GREEDY_KNOBS):
         fp[S.FP_GREEDY + k] = rules[name]
+    fp[S.FP_MCTS:S.FP_MCTS + 4] = mcts_params(rules)
     sqx = np.arange(nsq, dtype=np.int64) % w
     sqy = np.arange(nsq, dtype=np.int64) // w
     return (ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, win_table(), sqx, sqy)

@@ -41,7 +41,7 @@ The params tuple built by ``rules.prepare``::
     dmask   int64[M+1,NSQ,D]   facing mask of each destination (15 = may turn freely)
     destn   int64[M+1,NSQ]     number of destinations
     reach   int8[M+1,NSQ,NSQ]  facing mask from square to square within m steps, 0 = out of reach
-    fp      float64[FP_SIZE]   unit values (FP_VALUE+type) and greedy knobs (FP_GREEDY+k)
+    fp      float64[FP_SIZE]   unit values (FP_VALUE+type), greedy knobs (FP_GREEDY+k), MCTS knobs (FP_MCTS+MC_*)
     wintab  float64[2*20+1]    P(attacker wins) by modifier difference -20..20 (dice.py, exact)
     sqx     int64[NSQ]         x of each square; sqy int64[NSQ] its y
 """
@@ -77,11 +77,13 @@ FP_VALUE = 0
 FP_GREEDY = 4
 (G_THRESH, G_APPROACH, G_FORM, G_SLACK, G_DANGER, G_COVER, G_FACING, G_MINIMP, G_CAVSLACK) = range(
     FP_GREEDY, FP_GREEDY + 9)
-FP_SIZE = FP_GREEDY + 9
+# MCTS knobs (simkit.policies.mcts_params, indices MC_*) live in fp too, so the params tuple keeps its shape
+FP_MCTS = FP_GREEDY + 9
+FP_SIZE = FP_MCTS + 4
 
 END_REASONS = ("annihilation", "move_limit", "stalemate")
 END_ANNIHILATION, END_MOVE_LIMIT, END_STALEMATE = 0, 1, 2
-POLICIES = ("random", "greedy")
+POLICIES = ("random", "greedy", "mcts")
 
 
 def record_fields():
