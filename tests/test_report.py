@@ -32,11 +32,12 @@ def test_run_report_files_and_figures(runner, runs, tmp_path):
     assert pd.read_csv(out / "lengths.csv")["games"].sum() == 400
 
 
-def test_default_out_dir_is_reports_name(runner, runs, tmp_path, monkeypatch):
+def test_default_out_dir_is_under_runs_not_the_committed_examples(runner, runs, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     r = invoke(runner, ["report", runs[0]])
     assert r.exit_code == 0, r.output
-    assert (tmp_path / "reports" / runs[0].name / "index.html").is_file()
+    assert (tmp_path / "runs" / "reports" / runs[0].name / "index.html").is_file()
+    assert not (tmp_path / "reports").exists()
 
 
 def test_multiple_runs_get_an_overview(runner, runs, tmp_path):

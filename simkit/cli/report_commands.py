@@ -9,7 +9,7 @@ from simkit.cli import cli
 @cli.command()
 @click.argument("dirs", nargs=-1, required=True, type=click.Path(file_okay=False))
 @click.option("-o", "--out", type=click.Path(file_okay=False), default=None,
-              help="Report directory (default: reports/<name of the first directory>/).")
+              help="Report directory (default: runs/reports/<name of the first directory>/).")
 @click.option("--title", default=None, help="Page title (default: from the scenario).")
 def report(dirs, out, title):
     """Write an HTML design report (index.html + PNG figures + CSV tables) for DIRS.

@@ -41,7 +41,9 @@ def default_out(paths) -> Path:
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", names[0])[:60] or "report"
     if len(names) > 1:
         slug += f"-and-{len(names) - 1}-more"
-    return Path("reports") / slug
+    # under runs/, never reports/: that folder holds the committed example reports, which a
+    # `simkit report runs/demo/martian_chess` must not overwrite unless asked to with -o
+    return Path("runs") / "reports" / slug
 
 
 def _fmt(x) -> str:
