@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -40,6 +40,7 @@ class MatchupResult:
     cells: dict        # (p, q) -> {"score", "ci", "p_value", "as_side0", "as_side1"}
     games: int
     out_dir: Path | None = None
+    flags: list = field(default_factory=list)    # degenerate-play messages of the games played
 
     @property
     def matrix(self):
@@ -64,8 +65,8 @@ class MatchupResult:
                 "score": "expected score of the row policy (win 1, draw 1/2), both seat orders averaged",
                 "matrix": {p: {q: self.cells[(p, q)]["score"] for q in self.policies if q != p}
                            for p in self.policies},
-                "cells": [{"policy": p, "opponent": q, **{k: v for k, v in c.items() if k != "records"}}
-                          for (p, q), c in self.cells.items()]}
+                "cells": [{"policy": p, "opponent": q, **c} for (p, q), c in self.cells.items()],
+                "degenerate": self.flags}
 
 
 def pair_score(scenario, config, p: str, q: str, *, threads=None) -> dict:
@@ -98,7 +99,7 @@ def flip_cell(c: dict) -> dict:
     """q's view of p's cell: score 1 - s, interval mirrored, seats swapped."""
     return {"score": 1.0 - c["score"], "ci": [1.0 - c["ci"][1], 1.0 - c["ci"][0]], "p_value": c["p_value"],
             "as_side0": 1.0 - c["as_side1"], "as_side1": 1.0 - c["as_side0"], "games": c["games"],
-            "draw_rate": c["draw_rate"], "records": c["records"]}
+            "draw_rate": c["draw_rate"]}
 
 
 def matchup(scenario, policies, config, *, threads=None, out_dir=None, log=None) -> MatchupResult:
@@ -116,14 +117,18 @@ def matchup(scenario, policies, config, *, threads=None, out_dir=None, log=None)
             "kind": "matchup", "status": "running", "scenario": scenario.to_dict(), "policies": pols,
             "config": config.to_dict(), "versions": environment(),
             "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
+    from simkit.analysis.degenerate import play_flags
     cells = {}
+    flags = []
     for p, q in itertools.combinations(pols, 2):
         cells[(p, q)] = pair_score(scenario, config, p, q, threads=threads)
+        for seats, rec in cells[(p, q)].pop("records").items():
+            flags += [f["message"] for f in play_flags(scenario.spec, rec, seats)]
         cells[(q, p)] = flip_cell(cells[(p, q)])
         if log:
             log(f"{p} vs {q}: {p} scores {cells[(p, q)]['score']:.4f}")
     order = {(p, q): None for p in pols for q in pols if p != q}
-    result = MatchupResult(pols, {k: cells[k] for k in order}, config.games, out)
+    result = MatchupResult(pols, {k: cells[k] for k in order}, config.games, out, flags)
     if out is not None:
         atomic_write_json(out / "matchup.json", result.summary())
         atomic_write_bytes(out / "matchup.csv", result.table.to_csv(index=False).encode())

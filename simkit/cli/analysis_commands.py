@@ -389,3 +389,5 @@ def matchup(target, policies, sets, games, seed, first, threads, chunk_size, out
     c.print(t)
     if out_dir:
         c.print(f"matchup directory: {out_dir} (matchup.json, matchup.csv)")
+    for f in res.flags:
+        c.print(f"[yellow]degenerate play:[/yellow] {f}")

@@ -229,6 +229,8 @@ def matchup_section(d: MatchupData, w, anchor: str):
         if c["ci"][0] > 0.5:
             sec.findings.append(Finding(f"{c['policy']} beats {c['opponent']}: score {c['score']:.3f} "
                                         f"(95% CI {c['ci'][0]:.3f}–{c['ci'][1]:.3f}).", "matchup"))
+    for f in s.get("degenerate") or []:
+        sec.findings.append(Finding(f, None, True))
     return sec
 
 
