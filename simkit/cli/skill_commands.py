@@ -249,3 +249,57 @@ def sensitivity(target, sets, options, games, policy, policy0, policy1, seed, fi
         c.print(f"skipped {o}={v}: {why}")
     if out_dir:
         c.print(f"sensitivity directory: {out_dir} (sensitivity.json, sensitivity.csv)")
+
+
+@cli.command()
+@click.argument("target")
+@scenario_options
+@click.option("--games", "-n", type=int, default=1000, show_default=True, help="Games to trace.")
+@click.option("--policy", default=None, help="Policy of both sides (default greedy).")
+@click.option("--policy0", default=None, help="Policy of side 0.")
+@click.option("--policy1", default=None, help="Policy of side 1.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--first", type=click.Choice(FIRST_MODES), default="alternate", show_default=True)
+@click.option("--out", type=click.Path(file_okay=False), default=None,
+              help="Directory for quality.json and quality_games.csv (default: runs/quality-<game>-<time>).")
+@click.option("--no-save", is_flag=True, help="Write no directory.")
+@click.option("--json", "as_json", is_flag=True, help="Print quality.json.")
+def quality(target, sets, games, policy, policy0, policy1, seed, first, out, no_save, as_json):
+    """Game-quality metrics of TARGET from per-move trajectories, with 95% intervals.
+
+    Lead changes, drama, decisiveness, uncertainty, stability, decision moves,
+    branching factor and its trend, interaction per turn (docs/metrics.md).
+
+    \b
+    Examples:
+      simkit quality martian_chess --games 2000
+      simkit quality warfare --policy mcts:100 --games 100
+    """
+    from simkit.analysis.quality import quality as run_quality
+    from simkit.cli.options import policies_of
+    from simkit.engine.runner import RunConfig
+    from simkit.scenario import load_scenario
+    sc = load_scenario(target, list(sets))
+    config = RunConfig(games=games, seed=seed, policies=policies_of(policy, policy0, policy1), first=first)
+    out_dir = _out_dir("quality", f"{sc.game}-{sc.name}", out, no_save)
+    res = run_quality(sc, config, out_dir=out_dir, log=None if as_json else (lambda m: click.echo(m, err=True)))
+    s = res.summary()
+    if as_json:
+        return _echo_json(s)
+    from rich.table import Table
+    from simkit.cli.show import console
+    unit = sc.spec.length_unit
+    t = Table(title=f"{sc.spec.title} game quality: {sc.name} ({games:,} games, {' vs '.join(config.policies)}, "
+                    f"seed {seed}; per {unit[:-1]})", header_style="bold")
+    for col in ("metric", "mean", "95% CI", "games"):
+        t.add_column(col, justify="left" if col == "metric" else "right")
+    for m, v in s["metrics"].items():
+        if v["mean"] is None:
+            t.add_row(m.replace("_", " "), "-", "-", "0")
+            continue
+        t.add_row(m.replace("_", " "), f"{v['mean']:.4f}", f"[{v['ci'][0]:.4f}, {v['ci'][1]:.4f}]",
+                  f"{v['games']:,}")
+    c = console()
+    c.print(t)
+    if out_dir:
+        c.print(f"quality directory: {out_dir} (quality.json, quality_games.csv)")

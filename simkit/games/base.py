@@ -58,6 +58,10 @@ class GameSpec:
     # record columns that count interactions (captures, kills, shots); a game where all are 0
     # had no interaction at all, which the degenerate-play flags report
     interaction_fields: tuple[str, ...] = ()
+    # (params, seed, game, first, policies) -> (values, legal, interactions, record) of one game as
+    # the batch kernel plays it: side 0's evaluation lead before each ply/turn and after the last,
+    # legal actions and captures/kills per ply/turn (simkit/analysis/quality.py)
+    trajectory: Callable[..., tuple] | None = None
     extra: dict = field(default_factory=dict)
 
     def __post_init__(self):

@@ -74,7 +74,15 @@ class SensitivityData:
     kind: str = "sensitivity"
 
 
-LOADERS = {"sensitivity": ("sensitivity.json", SensitivityData), "ladder": ("ladder.json", LadderData), "skill": ("skill.json", SkillData),
+@dataclass
+class QualityData:
+    path: Path
+    manifest: dict
+    data: dict
+    kind: str = "quality"
+
+
+LOADERS = {"quality": ("quality.json", QualityData), "sensitivity": ("sensitivity.json", SensitivityData), "ladder": ("ladder.json", LadderData), "skill": ("skill.json", SkillData),
            "matchup": ("matchup.json", MatchupData), "tune": ("tune.json", TuneData)}
 
 
@@ -348,4 +356,47 @@ def sensitivity_section(d: SensitivityData, w, anchor: str):
     return sec
 
 
-BUILDERS = {"sensitivity": sensitivity_section, "ladder": ladder_section, "skill": skill_section, "matchup": matchup_section, "tune": tune_section}
+def quality_bars(metrics, ax):
+    """Each bounded quality metric's mean with its 95% interval, on one 0..1 scale."""
+    names = [m for m, v in metrics.items() if v["mean"] is not None]
+    y = np.arange(len(names))[::-1]
+    v = [metrics[m]["mean"] for m in names]
+    ax.barh(y, v, color="#3b6fb6", height=0.6)
+    ax.errorbar(v, y, xerr=_err(v, [metrics[m]["ci"][0] for m in names], [metrics[m]["ci"][1] for m in names]),
+                fmt="none", ecolor="#333", capsize=3)
+    ax.set_yticks(y, [m.replace("_", " ") for m in names], fontsize=9)
+    ax.set_xlim(0, 1)
+    ax.grid(axis="x", alpha=0.3)
+    return ax
+
+
+def quality_section(d: QualityData, w, anchor: str):
+    from simkit.analysis.quality import BOUNDED
+    from simkit.report.sections import Section
+    s = d.data
+    cfg = d.manifest.get("config") or {}
+    metrics = s.get("metrics") or {}
+    sec = Section(anchor, f"Game quality: {s.get('game', '?')} {_scenario_label(d.manifest)}",
+                  subtitle=" vs ".join(cfg.get("policies") or []))
+    sec.facts = _facts(d, [("policies", " vs ".join(cfg.get("policies") or [])),
+                           ("games", f"{int(s.get('games') or 0):,}")])
+    bounded = {m: v for m, v in metrics.items() if m in BOUNDED and v["mean"] is not None}
+    if bounded:
+        w.figure(sec, "quality", quality_bars, bounded, "Quality metrics on a 0..1 scale, means over games with "
+                 "95% intervals (formulas: docs/metrics.md).", size=(7.5, 1.0 + 0.4 * len(bounded)))
+    rows = [{"metric": m, "mean": v["mean"], "ci_lo": v["ci"][0], "ci_hi": v["ci"][1], "games": v["games"]}
+            for m, v in metrics.items() if v["mean"] is not None]
+    if rows:
+        w.table(sec, "quality", pd.DataFrame(rows), "Game quality")
+    dm = metrics.get("decision_moves") or {}
+    if dm.get("mean") is not None and dm["mean"] < 0.5:
+        sec.findings.append(Finding(f"Only {dm['mean']:.0%} of turns offer a real choice (more than one legal "
+                                    f"action).", "quality", True))
+    lc = metrics.get("lead_changes") or {}
+    if lc.get("mean") is not None:
+        sec.findings.append(Finding(f"The lead changes {lc['mean']:.2f} times per game (95% CI {lc['ci'][0]:.2f}–"
+                                    f"{lc['ci'][1]:.2f}).", "quality"))
+    return sec
+
+
+BUILDERS = {"quality": quality_section, "sensitivity": sensitivity_section, "ladder": ladder_section, "skill": skill_section, "matchup": matchup_section, "tune": tune_section}
