@@ -38,10 +38,10 @@ reports: install
 lint: install
 	$(VENV)/bin/ruff check simkit tests
 
-# numba's cache keys a kernel on its own file only: after editing a jitted function that
-# another module's kernel calls, clear the cache (or `simkit precompile` may load stale code).
+# Disk hygiene only: a kernel cached from other sources is never loaded (simkit/engine/cache.py
+# stamps each cached kernel with a hash of the sources it can depend on).
 clean-cache:
-	find simkit tests -name '*.nbi' -delete -o -name '*.nbc' -delete
+	-$(PY) -c "import simkit.engine.cache as c; print(len(c.clear()), 'cache entries removed')"
 
 clean: clean-cache
 	rm -rf $(VENV) runs bench .pytest_cache

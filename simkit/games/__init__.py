@@ -4,7 +4,10 @@ from __future__ import annotations
 import difflib
 import importlib
 
+from simkit.engine.cache import install as _install_cache
 from simkit.errors import UnknownGameError
+
+_install_cache()   # before a game module defines its kernels (see simkit/engine/cache.py)
 
 # name -> module that defines SPEC. Adding a game is one line here.
 GAMES = {
