@@ -115,8 +115,37 @@ def test_redrawn_board_and_new_card_need_no_code():
     d = deck(archer={"kind": "regular", "cost": 2, "attack": 2, "defense": 1, "range": 2, "copies": 2})
     p = R.prepare(rules_with(deck=d))
     rec, agg = SPEC.run_chunk(p, 3, 0, np.zeros(20, np.int8), np.array([0, 0]), 5)
-    assert rec.shape == (20, len(SPEC.record_fields)) and (rec[:, 2] >= 1).all()
-    assert R.unrecorded_cards(p) == ["archer"]
+    assert rec.shape == (20, len(R.fields_for(p))) and (rec[:, 2] >= 1).all()
+    assert R.fields_for(p) == R.record_fields_for(rules_with(deck=d))
+
+
+def test_a_new_card_gets_its_own_columns_in_records_and_summary():
+    """A card added under a new name is recorded like the default deck's cards: records,
+    the run's spec, the per-unit table and the saved games all carry its columns."""
+    from simkit.analysis.metrics import unit_table
+    from simkit.engine.runner import RunConfig, simulate
+    from simkit.scenario import load_scenario
+    archer = {"kind": "regular", "cost": 1, "attack": 3, "defense": 1, "range": 2, "copies": 6}
+    sc = load_scenario("storm_the_castle", {"deck.archer": archer,
+                                            "dispatch_priority": ["archer", "knight", "cavalry"]})
+    spec = sc.spec
+    assert "archer" in spec.unit_types and "archer" not in SPEC.unit_types
+    for stat in ("dispatched", "attacks", "kills", "losses", "snap", "final"):
+        assert f"{stat}_0_archer" in spec.record_fields and f"{stat}_1_archer" in spec.record_fields
+    assert spec.record_fields == R.fields_for(sc.params())
+    res = simulate(sc, RunConfig(games=60, seed=4, policies=("greedy", "greedy")), threads=1, progress=False)
+    rec, f = res.records(), list(spec.record_fields)
+    assert rec.shape == (60, len(f))
+    for s in (0, 1):
+        assert rec[:, f.index(f"dispatched_{s}_archer")].sum() > 0       # greedy wants archers first
+    kills = sum(int(rec[:, f.index(f"kills_{s}_archer")].sum()) for s in (0, 1))
+    deaths = sum(int(rec[:, f.index(f"losses_{s}_archer")].sum()) for s in (0, 1))
+    assert kills > 0 and deaths > 0
+    table = unit_table(res.tally)
+    assert table.loc[(0, "archer"), "dispatched"] == rec[:, f.index("dispatched_0_archer")].sum()
+    assert table.loc[(1, "archer"), "kills"] == rec[:, f.index("kills_1_archer")].sum()
+    # the default scenario keeps the default layout (its records are unchanged)
+    assert load_scenario("storm_the_castle").spec is SPEC
 
 
 def test_variants_load():

@@ -55,6 +55,9 @@ class GameSpec:
     aggregate_index: Callable[[Any], list[str]] | None = None  # labels of aggregate cells
     length_unit: str = "plies"                      # 'plies' or 'turns'
     warm: Callable[[], None] | None = None           # compile/load every kernel (precompile)
+    # rules -> the spec of one scenario, for a game whose record columns depend on its rules
+    # (Storm the Castle: one block per card of the scenario's deck); None: one layout for all
+    for_rules: Callable[[dict], Any] | None = None
     # record columns that count interactions (captures, kills, shots); a game where all are 0
     # had no interaction at all, which the degenerate-play flags report
     interaction_fields: tuple[str, ...] = ()
@@ -72,3 +75,7 @@ class GameSpec:
 
     def policy_id(self, name: str) -> int:
         return self.policies.index(name)
+
+    def for_scenario(self, rules: dict) -> GameSpec:
+        """The spec of a scenario with these (validated) rules: its record columns and unit types."""
+        return self.for_rules(rules) if self.for_rules is not None else self

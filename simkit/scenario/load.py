@@ -29,8 +29,9 @@ class Scenario:
 
     @property
     def spec(self):
+        """The game's spec for this scenario (record columns may follow its rules, e.g. Storm's deck)."""
         from simkit.games import get_game
-        return get_game(self.game)
+        return get_game(self.game).for_scenario(self.rules)
 
     def params(self):
         """Stage 2: the flat numpy parameter arrays the kernels take."""

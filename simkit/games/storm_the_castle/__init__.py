@@ -1,4 +1,7 @@
 """Storm the Castle (RULES.md §3): cards, a castle graph, 2d6 threshold attacks."""
+import dataclasses
+import functools
+
 from simkit.games.base import GameSpec
 from simkit.games.storm_the_castle import rules as _r
 from simkit.games.storm_the_castle.play import run_chunk
@@ -29,6 +32,23 @@ def _default_rules():
 
 _DEFAULT_PARAMS = _r.prepare(_default_rules())
 
+
+def _spec_for_rules(rules):
+    """The spec of one scenario: the record columns and unit types of its own deck, so a card
+    added under a new name is recorded, summarised and reported like any other."""
+    return _spec_for_deck(_r.deck_cards(rules)) if "deck" in rules else SPEC
+
+
+@functools.lru_cache(maxsize=256)
+def _spec_for_deck(cards):
+    names = tuple(n for n, _ in cards)
+    fields = _r.record_fields(names, [k for _, k in cards])[0]
+    if names == SPEC.unit_types and fields == SPEC.record_fields:
+        return SPEC
+    return dataclasses.replace(SPEC, unit_types=names, record_fields=fields,
+                               interaction_fields=tuple(f"kills_{s}_{u}" for s in (0, 1) for u in names))
+
+
 SPEC = GameSpec(
     name="storm_the_castle",
     title="Storm the Castle",
@@ -49,10 +69,8 @@ SPEC = GameSpec(
     aggregate_index=_aggregate_index,
     length_unit="turns",
     warm=_warm,
+    for_rules=_spec_for_rules,
     extra={
-        # Records use the default deck's card names; cards a scenario adds under new names
-        # are played but not recorded per card (see rules.prepare / unrecorded_cards).
-        "unrecorded_cards": lambda params: _r.unrecorded_cards(_r.Params(*params)),
         "unit_types_for": lambda params: tuple(_r.Params(*params).names),
     },
 )

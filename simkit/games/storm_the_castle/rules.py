@@ -421,19 +421,9 @@ def prepare(rules) -> Params:
     keep = np.array([next(i for i in range(NS) if spi[i, X_SIDE] == s and spi[i, X_KIND] == 0)
                      for s in (0, 1)], np.int64)
     nc = int(copies.sum(axis=1).max())
-    # Record columns are those of the default deck's card names (SPEC.record_fields), so every
-    # scenario gives the same table; a card whose name is not in the default deck is played
-    # but its per-card stats are not recorded (fields_for(params) lists the full layout).
-    fields = RECORD_FIELDS
-    col = {f: i for i, f in enumerate(fields)}
-    fidx = -np.ones((2, T, NSTAT), np.int64)
-    eidx = np.zeros((2, len(EXTRAS)), np.int64)
-    for s in (0, 1):
-        for t, n in enumerate(names):
-            for j, (stat, _, _) in enumerate(STATS):
-                fidx[s, t, j] = col.get(f"{stat}_{s}_{n}", -1)
-        for j, e in enumerate(EXTRAS):
-            eidx[s, j] = col[f"{e}_{s}"]
+    # Record columns follow this scenario's deck: every card, one added under a new name too,
+    # has its own block (the run's spec has the same layout: SPEC.for_rules -> record_fields_for)
+    fields, fidx, eidx = record_fields(names, ctab[:, T_KIND])
     iopt = np.array([rules["dispatch_points"], int(rules["summoning_sickness"]),
                      int(rules["melee_clears_stack"]), rules["max_turns"], rules["hand_size"],
                      rules["defenders"], nc, T, NS, len(fields), action_rows(ctab, copies, spi)], np.int64)
@@ -452,13 +442,19 @@ def prepare(rules) -> Params:
 
 
 def fields_for(params: Params) -> tuple[str, ...]:
-    """The record columns of a run (always the default deck's layout, see prepare)."""
-    return RECORD_FIELDS
+    """The record columns of a run with these params: one block per card of its deck."""
+    return record_fields(params.names, params.ctab[:, T_KIND])[0]
 
 
-def unrecorded_cards(params: Params) -> list[str]:
-    """Card names of this scenario that have no record columns (not in the default deck)."""
-    return [n for t, n in enumerate(params.names) if (params.fidx[:, t, :] < 0).all()]
+def deck_cards(rules) -> tuple[tuple[str, int], ...]:
+    """(card name, kind index) of a validated rule dict's deck: all the record layout depends on."""
+    return tuple((n, KINDS.index(c["kind"])) for n, c in rules["deck"].items())
 
 
-RECORD_FIELDS = record_fields(tuple(DEFAULT_DECK), [KINDS.index(c["kind"]) for c in DEFAULT_DECK.values()])[0]
+def record_fields_for(rules) -> tuple[str, ...]:
+    """The record columns of a scenario with these rules (== fields_for(prepare(rules)))."""
+    cards = deck_cards(rules)
+    return record_fields(tuple(n for n, _ in cards), [k for _, k in cards])[0]
+
+
+RECORD_FIELDS = record_fields_for({"deck": DEFAULT_DECK})   # the default deck's (SPEC.record_fields)
