@@ -181,7 +181,8 @@ def run_chunk(params, seed, start, firsts, policies, snapshot_ply):
 
 @njit(cache=True)
 def perft_nb(board, meta, rays, rules, depth, moves, boards, metas):
-    """Leaf count at ``depth`` (RULES SK-9 conventions; MC-5 blocked = finished)."""
+    """Leaf count at ``depth``: depth 0 counts 1; a finished or MC-5-blocked position has no children
+    (docs/games/martian_chess.md, "Rulings added here")."""
     if depth == 0:
         return 1
     start_turn_nb(meta, rules)

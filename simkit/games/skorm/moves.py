@@ -87,7 +87,7 @@ def gen_actions_nb(params, cell, face, plist, sc, s, acts, blocks):
                         if t < 0:
                             break
                         c = cell[t]
-                        if c >= lo and c < lo + 4:
+                        if c >= lo and c < lo + 4:  # SK-5: archers shoot enemy pieces only
                             if c == lo and face[t] == back:
                                 nblk += 1
                             else:

@@ -286,7 +286,7 @@ def gen_actions_nb(s, cards, sp, zones, zn, g, ctab, spi, adj, dist, seen, bq, b
             mv = ctab[t, T_MOVE]
             rg = ctab[t, T_RANGE]
             melee = can_attack and rg == 0 and ctab[t, T_ATT] > 0
-            # moves and melee reach: BFS through spaces free of enemy units
+            # ST-A: moves and melee reach: BFS through spaces free of enemy units (own units are passed)
             if mv > 0:
                 bd[x] = 0
                 bq[0] = x
@@ -318,7 +318,7 @@ def gen_actions_nb(s, cards, sp, zones, zn, g, ctab, spi, adj, dist, seen, bq, b
                                 n = _add(buf, n, ACT_MOVE, c, w)
                 for k in range(tail):
                     bd[bq[k]] = -1
-            # ranged attacks
+            # ST-B: ranged units attack only at graph distance 1..range, blockers ignored; attack 0 never
             if can_attack and rg > 0 and ctab[t, T_ATT] > 0:
                 cat = ctab[t, T_AB] == AB_CATAPULT
                 for y in range(ns):
@@ -333,13 +333,13 @@ def gen_actions_nb(s, cards, sp, zones, zn, g, ctab, spi, adj, dist, seen, bq, b
                     n = _add_targets(cards, sp, ctab, buf, n, c, y)
             ab = ctab[t, T_AB]
             o = sp[x, 1 - j]
-            if ab == AB_CLERIC:
+            if ab == AB_CLERIC:     # ST-C: a prayer only when alone and the graveyard top is a unit
                 if o < 0 and grave_top_unit_nb(cards, zones, zn, ctab, s) >= 0:
                     n = _add(buf, n, ACT_CLERIC, c, -1)
-            elif ab == AB_SORC:
+            elif ab == AB_SORC:     # ST-E: a buff only while the partner regular has not acted
                 if o >= 0 and ctab[cards[o, C_TYPE], T_KIND] == K_REG and cards[o, C_ACTED] == 0:
                     n = _add(buf, n, ACT_SORC, c, o)
-            elif ab == AB_SMITH:
+            elif ab == AB_SMITH:    # ST-D: one option per item type, the topmost of that type
                 seen[:] = 0
                 for i in range(zn[s, L_GRAVE] - 1, -1, -1):
                     it = zones[s, L_GRAVE, i]
@@ -389,7 +389,7 @@ def apply_nb(kind, a, b, roll, cards, sp, zones, zn, g, ctab, spi, keep, iopt, r
             roll = roll_2d6_nb(rng)
         if roll != ctab[ta, T_ROLL]:
             return OUT_SPECIAL_FAIL * 16 + roll
-        u = grave_top_unit_nb(cards, zones, zn, ctab, s)
+        u = grave_top_unit_nb(cards, zones, zn, ctab, s)   # ST-C: its item stays in the graveyard (ST-5)
         zn[s, L_GRAVE] -= 1
         zones[s, L_GRAVE, zn[s, L_GRAVE]] = -1
         stack_put_nb(cards, sp, ctab, cards[a, C_POS], u)
@@ -422,7 +422,7 @@ def apply_nb(kind, a, b, roll, cards, sp, zones, zn, g, ctab, spi, keep, iopt, r
     y = cards[b, C_POS]
     ranged = ctab[ta, T_RANGE] > 0
     if ctab[cards[b, C_TYPE], T_KIND] != K_REG:
-        res = OUT_AUTO                                   # ST-3
+        res = OUT_AUTO                                   # ST-3, ST-F: an attack and a success, no roll
         roll = 0
     else:
         if roll < 2:
@@ -437,7 +437,7 @@ def apply_nb(kind, a, b, roll, cards, sp, zones, zn, g, ctab, spi, keep, iopt, r
             if iopt[O_CLEARS] != 0 and o >= 0 and sp[y, 1] < 0 and ctab[cards[o, C_TYPE], T_KIND] != K_REG:
                 kill_nb(cards, sp, zones, zn, ctab, rec, fidx, agg, o, 1)   # ST-4 on
                 stat_nb(rec, fidx, s, ta, S_KILL, 1)
-            if sp[y, 0] < 0:
+            if sp[y, 0] < 0:        # ST-G: advance into the emptied space, 2 away too; the enemy keep wins
                 stack_take_nb(cards, sp, cards[a, C_POS], a)
                 place_unit_nb(cards, sp, ctab, keep, g, y, a, s)
     elif res == STORM_CRIT_FAIL:

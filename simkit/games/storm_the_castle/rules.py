@@ -264,6 +264,7 @@ def _load_default():
 
 
 # the table defaults are the default scenario's (one source of truth)
+# ST-1: its board links L1-L2 and L3-L4 but not L2-L3 (the whole graph is the `board` option)
 DEFAULT_BOARD, DEFAULT_DECK, DEFAULT_PRIORITY = _load_default()
 _TABLE_DEFAULTS = {"board": DEFAULT_BOARD, "deck": DEFAULT_DECK, "dispatch_priority": DEFAULT_PRIORITY}
 OPTIONS = tuple(

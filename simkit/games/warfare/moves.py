@@ -36,7 +36,7 @@ def in_arc_nb(px, py, f, qx, qy, ranged, rng):
 def angle_nb(ax, ay, dx, dy, dface, ranged):
     """Attack angle judged against the defender's facing: FRONT, DIAG (front-diagonal square) or FLANK.
 
-    Ranged attacks are FRONT from anywhere in the defender's forward cone
+    WF-B: ranged attacks are FRONT from anywhere in the defender's forward cone
     (ahead >= 1, sideways offset <= ahead) except its two front-diagonal squares.
     """
     rx = ax - dx
@@ -70,6 +70,7 @@ def combat_kind_nb(atype, dtype, angle, ranged, dtree, ip):
     if angle == FLANK and not (atype == ARC and dtype == CAV):
         return INSTANT_DEF, 0, 0
     # 4. opposed roll; WF-4: diagonal front uses only terrain
+    # WF-A: unit modifiers on front attacks only, but Archers' fire on Cavalry at any angle that rolls
     am = 0
     dm = 0
     if angle != DIAG:
@@ -206,7 +207,7 @@ def gen_dests_nb(u, m, ip, dest, destn, occ, usq, uside, out):
 
 @njit(cache=True, inline="always")
 def face_mask_nb(m, frm, to, reach):
-    """Facings allowed after moving frm -> to (a swap is one straight step: any facing)."""
+    """Facings allowed after moving frm -> to (WF-D: a swap is one straight step: any facing)."""
     return reach[m, frm, to] if reach[m, frm, to] != 0 else 15
 
 
@@ -244,7 +245,7 @@ def gen_targets_nb(u, ip, urange, usq, uface, uside, utype, nu, out):
 
 @njit(cache=True)
 def can_act_nb(side, phase2, ip, umove, urange, dest, destn, occ, usq, uface, uside, utype, nu):
-    """Does ``side`` have a legal move, swap or attack (rotations alone do not count)?"""
+    """Does ``side`` have a legal move, swap or attack (WF-E: rotations alone do not count)?"""
     W = ip[IP_W]
     H = ip[IP_H]
     for u in range(nu):

@@ -46,7 +46,7 @@ def deploy_nb(P, occ, usq, uface, utype, uside, alive, zbuf, rng):
             utype[u] = army[s, k]
             uside[u] = s
             usq[u] = sq
-            uface[u] = 0 if s == 0 else 2
+            uface[u] = 0 if s == 0 else 2      # WF-1: deployed units face the enemy
             occ[sq] = u
         alive[s] = n
 
@@ -191,6 +191,7 @@ def play_game_nb(P, seed, game, first, policies, snapshot_turn, rec, agg, log, b
                         rec[R_LOSTROLL + 1 - w] += 1
                         if out == NOTHING:
                             rec[R_MISS + player] += 1
+                    # WF-5, WF-C: only the attacker advances after a melee kill, never an Archer
                     if out == DEF_DIES and at != ARC and alive[1 - player] > 0:
                         aact = pol
                         if eps > 0 and rng_below_nb(rng, EPS_SCALE) < eps:

@@ -2,7 +2,7 @@
 
 Board: squares ``sq = y * W + x``; x from 0 (left) to W-1, y from 0 (side 0's
 back row) to H-1 (side 1's back row). Facings are the four orthogonal
-directions; side 0 deploys facing N, side 1 facing S::
+directions (WF-1); side 0 deploys facing N, side 1 facing S, toward the enemy::
 
         y=H-1  +----------------------+   side 1 deploys in the top
                |  s< a v c v ...      |   deploy_rows rows, facing S (v)
