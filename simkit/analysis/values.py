@@ -4,12 +4,19 @@
    u removed from side s (``remove_<s>.<u>``) on the same seeds and game indices as
    the unmodified scenario. A game's value is side s's score (win 1, draw 1/2,
    loss 0) in the base game minus its score in the ablated game; the unit's value
-   is the per-game average over both sides, a paired mean with a t interval.
+   is the per-game average over both sides, with a score interval on the known
+   support of those averages. The two sides' values are tested against each other.
 2. **Regression**: logistic regression (statsmodels Logit) of "side 0 won" on the
    per-type material differences ``snap_0_<u> - snap_1_<u>`` at the snapshot ply,
-   with an intercept and a "side 0 moved first" term; **draws are dropped**.
-   Coefficients are divided by the weakest unit's (smallest |coefficient|), with
-   delta-method 95% intervals.
+   with an intercept and a "side 0 moved first" term, on the decided games **still
+   running at the snapshot** (a finished game's material is its end state, not a
+   cause of it). Raw coefficients are always given; ratios to the game's declared
+   reference unit keep the sign (divided by |beta_ref|) with Fieller intervals, and
+   are refused when the signs are mixed or beta_ref's interval contains 0.
+
+Units whose loss ends the game (``GameSpec.game_ending_units``) are left out of both.
+``pair_test`` answers "is unit A worth more than unit B?" directly: remove one A or
+one B from the same side, on common random numbers.
 """
 from __future__ import annotations
 
@@ -22,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from simkit.analysis.metrics import game_values
-from simkit.analysis.stats import Z95, paired_mean
+from simkit.analysis.stats import Z95, fieller, score_interval, score_p
 
 PILOT_GAMES = 2000
 
@@ -47,64 +54,161 @@ def _same_params(p, q) -> bool:
     return bool(np.array_equal(np.asarray(p), np.asarray(q)))
 
 
-def ablation(base, base_records, config, *, threads=None, log=None) -> dict:
-    """Per unit type: mean over games and available sides of (base score - ablated score)."""
-    from simkit.engine.runner import simulate
-    from simkit.errors import ScenarioError
-    from simkit.scenario import load_scenario
+def discrete_mean(d: np.ndarray, alpha: float = 0.05) -> dict:
+    """Mean of per-game score differences (multiples of 1/4 in [-1, 1]: one side's difference
+    moves in halves, the mean of two sides' in quarters) with the score interval on that support
+    and the score-test p-value of mean 0."""
+    support = np.arange(-4, 5) / 4.0
+    idx = np.rint((np.asarray(d, dtype=np.float64) + 1.0) * 4).astype(np.int64)
+    if len(idx) and (np.abs(idx / 4.0 - 1.0 - d).max() > 1e-9 or idx.min() < 0 or idx.max() > 8):
+        raise ValueError("score differences must be multiples of 1/4 in [-1, 1]")
+    counts = np.bincount(idx, minlength=9)[:9] if len(idx) else np.zeros(9, dtype=np.int64)
+    if counts.sum() == 0:
+        return {"value": math.nan, "ci": [math.nan, math.nan], "p_value": math.nan, "n": 0}
+    m, lo, hi = score_interval(tuple(support), tuple(counts), alpha)
+    return {"value": m, "ci": [lo, hi], "p_value": score_p(tuple(support), tuple(counts), 0.0),
+            "n": int(counts.sum())}
 
-    spec = base.spec
-    bv = game_values(base_records)["side0_score"]
-    base_params = base.params()
-    out = {}
-    for u in spec.unit_types:
-        diffs, per_side, skipped = [], {}, {}
-        for s in (0, 1):
-            table = dict(base.rules.get(f"remove_{s}", {}))
-            overrides = {k: v for k, v in base.overrides.items() if k.split(".")[0] != f"remove_{s}"}
-            overrides[f"remove_{s}"] = table | {u: table.get(u, 0) + 1}
-            try:
-                sc = load_scenario(base.path, overrides)
-            except ScenarioError as e:
-                skipped[str(s)] = e.detail
-                continue
-            if _same_params(sc.params(), base_params):
-                skipped[str(s)] = f"removing a {u} changes nothing for side {s}"
-                continue
-            rec = simulate(sc, config, threads=threads, progress=False, keep=True).records()
-            av = game_values(rec)["side0_score"]
-            d = (bv - av) if s == 0 else (av - bv)   # side 1's score is 1 - side 0's
-            diffs.append(d)
-            pm = paired_mean(float(d.sum()), float((d * d).sum()), len(d))
-            per_side[str(s)] = {"value": pm["diff"], "ci": pm["ci"]}
-            if log:
-                log(f"ablation {u} side {s}: {pm['diff']:+.4f}")
-        if not diffs:
-            out[u] = {"value": math.nan, "ci": [math.nan, math.nan], "p_value": math.nan, "sides": per_side,
-                      "skipped": skipped}
-            continue
-        d = np.mean(diffs, axis=0)
-        pm = paired_mean(float(d.sum()), float((d * d).sum()), len(d))
-        out[u] = {"value": pm["diff"], "ci": pm["ci"], "p_value": pm["p_value"], "sides": per_side,
-                  "skipped": skipped}
+
+def ablation_entry(base_side0: np.ndarray, ablated_side0: dict) -> dict:
+    """One unit's ablation value from side 0's per-game scores: the base run's, and each ablated
+    run's (``{side: scores}``, side = the side that lost the unit). Side s's value per game is its
+    base score minus its ablated score; the unit's is the mean over the sides present. Flags
+    `sides_disagree` when the two sides' values differ significantly (95%)."""
+    diffs, per_side = [], {}
+    for s, av in sorted(ablated_side0.items()):
+        d = (base_side0 - av) if int(s) == 0 else (av - base_side0)   # side 1's score is 1 - side 0's
+        diffs.append(d)
+        pm = discrete_mean(d)
+        per_side[str(s)] = {"value": pm["value"], "ci": pm["ci"], "p_value": pm["p_value"]}
+    if not diffs:
+        return {"value": math.nan, "ci": [math.nan, math.nan], "p_value": math.nan, "sides": per_side}
+    pm = discrete_mean(np.mean(diffs, axis=0))
+    out = {"value": pm["value"], "ci": pm["ci"], "p_value": pm["p_value"], "sides": per_side}
+    if len(diffs) == 2:
+        # the two sides' values on the same base games: paired test of their difference
+        x = diffs[0] - diffs[1]
+        n = len(x)
+        se = float(x.std(ddof=1)) / math.sqrt(n) if n > 1 else math.inf
+        z = float(x.mean()) / se if se > 0 else (0.0 if x.mean() == 0 else math.inf)
+        out["sides_disagree"] = bool(abs(z) > Z95)
+        out["sides_difference"] = float(x.mean())
     return out
 
 
-def regression(spec, records) -> dict:
-    """Logit of side 0 winning on snap_0_u - snap_1_u (draws dropped), normalised to the weakest unit."""
+def _removal(base, s: int, u: str, extra: int = 1):
+    """The scenario with ``extra`` more ``u`` removed from side ``s`` (None + why when refused)."""
+    from simkit.errors import ScenarioError
+    from simkit.scenario import load_scenario
+    table = dict(base.rules.get(f"remove_{s}", {}))
+    overrides = {k: v for k, v in base.overrides.items() if k.split(".")[0] != f"remove_{s}"}
+    overrides[f"remove_{s}"] = table | {u: table.get(u, 0) + extra}
+    try:
+        sc = load_scenario(base.path, overrides)
+    except ScenarioError as e:
+        return None, e.detail
+    if _same_params(sc.params(), base.params()):
+        return None, f"removing a {u} changes nothing for side {s}"
+    return sc, None
+
+
+def ablation(base, base_records, config, *, threads=None, log=None) -> dict:
+    """Per unit type: mean over games and available sides of (base score - ablated score)."""
+    from simkit.engine.runner import simulate
+
+    spec = base.spec
+    bv = game_values(base_records)["side0_score"]
+    out = {}
+    for u in spec.unit_types:
+        if u in spec.game_ending_units:
+            out[u] = {"value": math.nan, "ci": [math.nan, math.nan], "p_value": math.nan, "sides": {},
+                      "skipped": {"both": f"losing the {u} ends the game: left out"}, "game_ending": True}
+            continue
+        ablated, skipped = {}, {}
+        for s in (0, 1):
+            sc, why = _removal(base, s, u)
+            if sc is None:
+                skipped[str(s)] = why
+                continue
+            rec = simulate(sc, config, threads=threads, progress=False, keep=True).records()
+            ablated[s] = game_values(rec)["side0_score"]
+        entry = ablation_entry(bv, ablated)
+        entry["skipped"] = skipped
+        if log and ablated:
+            log(f"ablation {u}: {entry['value']:+.4f}")
+        out[u] = entry
+    return out
+
+
+def pair_test(base, a: str, b: str, config, *, threads=None, log=None) -> dict:
+    """Is unit ``a`` worth more than unit ``b``? For each side s: side s's score with one b removed
+    (it keeps its a) minus its score with one a removed (it keeps its b), game by game on the same
+    seeds; the mean over sides is > 0 when a is worth more."""
+    from simkit.engine.runner import simulate
+    from simkit.errors import UsageError
+    spec = base.spec
+    for u in (a, b):
+        if u not in spec.unit_types:
+            raise UsageError(f"--pair: {spec.name} has no unit type {u!r}; it has {', '.join(spec.unit_types)}")
+        if u in spec.game_ending_units:
+            raise UsageError(f"--pair: losing the {u} ends the game; it cannot be compared by removal")
+    if a == b:
+        raise UsageError(f"--pair needs two different unit types, got {a},{b}")
+    diffs, per_side, skipped = [], {}, {}
+    for s in (0, 1):
+        sa, why_a = _removal(base, s, a)
+        sb, why_b = _removal(base, s, b)
+        if sa is None or sb is None:
+            skipped[str(s)] = why_a or why_b
+            continue
+        va = game_values(simulate(sa, config, threads=threads, progress=False, keep=True).records())["side0_score"]
+        vb = game_values(simulate(sb, config, threads=threads, progress=False, keep=True).records())["side0_score"]
+        d = (vb - va) if s == 0 else (va - vb)       # side s keeps a (b removed) minus keeps b (a removed)
+        diffs.append(d)
+        pm = discrete_mean(d)
+        per_side[str(s)] = {"value": pm["value"], "ci": pm["ci"], "p_value": pm["p_value"]}
+        if log:
+            log(f"pair {a} vs {b}, side {s}: {pm['value']:+.4f}")
+    if not diffs:
+        raise UsageError(f"--pair {a},{b}: neither side can lose one of each ({'; '.join(skipped.values())})")
+    pm = discrete_mean(np.mean(diffs, axis=0))
+    lo, hi = pm["ci"]
+    verdict = (f"{a} is worth more than {b}" if lo > 0 else f"{b} is worth more than {a}" if hi < 0
+               else f"no significant difference between {a} and {b}")
+    return {"a": a, "b": b, "value": pm["value"], "ci": pm["ci"], "p_value": pm["p_value"], "sides": per_side,
+            "skipped": skipped, "games": len(diffs[0]), "verdict": verdict,
+            "measure": f"side's expected score keeping its {a} (one {b} removed) minus keeping its {b} (one {a} "
+                       f"removed), same seeds, mean over sides"}
+
+
+def regression(spec, records, snapshot_ply: int | None = None) -> dict:
+    """Logit of side 0 winning on snap_0_u - snap_1_u over the decided games still running at
+    ``snapshot_ply`` (all decided games when None); raw coefficients, and signed ratios to
+    ``spec.reference_unit`` with Fieller intervals when they are meaningful."""
     import statsmodels.api as sm
 
     fields = list(spec.record_fields)
-    units = [u for u in spec.unit_types if f"snap_0_{u}" in fields and f"snap_1_{u}" in fields]
+    ending = [u for u in spec.unit_types if u in spec.game_ending_units]
+    units = [u for u in spec.unit_types if f"snap_0_{u}" in fields and f"snap_1_{u}" in fields
+             and u not in ending]
     notes = []
-    result = {"draws": "dropped", "units": {}, "notes": notes}
+    result = {"draws": "dropped", "units": {}, "notes": notes, "reference": spec.reference_unit,
+              "left_out": {u: "its loss ends the game" for u in ending}, "ratios": False}
+    if ending:
+        notes.append(f"left out: {', '.join(ending)} (losing it ends the game, so its material separates the "
+                     f"outcome instead of measuring a value)")
     if not units:
         notes.append(f"{spec.name} records no snap_<side>_<unit> columns")
         return result
+    running = records[:, 2] > snapshot_ply if snapshot_ply is not None else np.ones(len(records), bool)
     decided = records[:, 1] >= 0
-    r = records[decided]
-    result["games_used"] = int(decided.sum())
-    result["draws_dropped"] = int((~decided).sum())
+    result["ended_before_snapshot"] = int((~running).sum())
+    if snapshot_ply is not None and (~running).any():
+        notes.append(f"{int((~running).sum()):,} games ({100 * float((~running).mean()):.1f}%) ended by the snapshot "
+                     f"and are left out (their material is the end state)")
+    r = records[decided & running]
+    result["games_used"] = int(len(r))
+    result["draws_dropped"] = int((~decided & running).sum())
     X = np.column_stack([r[:, fields.index(f"snap_0_{u}")].astype(np.float64)
                          - r[:, fields.index(f"snap_1_{u}")] for u in units]) if len(r) else np.zeros((0, len(units)))
     varying = [i for i in range(len(units)) if len(r) > 1 and X[:, i].std() > 0]
@@ -135,27 +239,66 @@ def regression(spec, records) -> dict:
     result["side0_first_coef"] = float(params[1])
     beta = params[2:]
     V = cov[2:, 2:]
-    w = int(np.argmin(np.abs(beta)))
-    bw = beta[w]
-    result["weakest"] = units[varying[w]]
-    if abs(bw) < 2 * math.sqrt(V[w, w]):
-        notes.append(f"the weakest unit's coefficient ({units[varying[w]]}) is within 2 standard errors of 0: "
-                     f"the ratios are unstable (play more games)")
-    if np.all(beta < 0):
-        notes.append("every coefficient is negative: material at the snapshot lowers the win chance in this game "
-                     "(pieces are targets); values are relative magnitudes")
-    for j, i in enumerate(varying):
-        u = units[i]
+    names = [units[i] for i in varying]
+    for j, u in enumerate(names):
         b, se_b = float(beta[j]), math.sqrt(V[j, j])
-        ratio = b / bw
-        if j == w:
-            se_r = 0.0
-        else:  # delta method for b_u / b_w
-            var_r = (V[j, j] - 2 * ratio * V[j, w] + ratio ** 2 * V[w, w]) / bw ** 2
-            se_r = math.sqrt(max(var_r, 0.0))
-        result["units"][u] = {"value": ratio, "ci": [ratio - Z95 * se_r, ratio + Z95 * se_r],
-                              "coef": b, "coef_ci": [b - Z95 * se_b, b + Z95 * se_b]}
+        result["units"][u] = {"coef": b, "coef_ci": [b - Z95 * se_b, b + Z95 * se_b],
+                              "coef_p": float(2 * 0.5 * math.erfc(abs(b / se_b) / math.sqrt(2))) if se_b > 0
+                              else math.nan,
+                              "value": math.nan, "ci": [math.nan, math.nan]}
+    sig = [u for u in names if result["units"][u]["coef_p"] < 0.05]
+    if sig and all(result["units"][u]["coef"] < 0 for u in sig):
+        notes.append("every significant coefficient is negative: more of that material at the snapshot lowers "
+                     "side 0's win chance (pieces are targets here); the signs are kept")
+    ref = spec.reference_unit
+    # mixed signs: significant coefficients on both sides of 0 (a ratio would read -/- as +)
+    signs = {np.sign(result["units"][u]["coef"]) for u in sig}
+    if ref is None:
+        notes.append(f"{spec.name} declares no reference unit: raw coefficients only")
+    elif ref not in names:
+        notes.append(f"the reference unit {ref} has no coefficient: raw coefficients only")
+    elif result["units"][ref]["coef_ci"][0] <= 0 <= result["units"][ref]["coef_ci"][1]:
+        notes.append(f"the reference unit's ({ref}) coefficient interval contains 0: no ratios (play more "
+                     f"games)")
+    elif len(signs) > 1:
+        notes.append("the coefficients have mixed signs: ratios would mislead, so none are given (read the raw "
+                     "coefficients)")
+    else:
+        k = names.index(ref)
+        bref = float(beta[k])
+        sgn = 1.0 if bref > 0 else -1.0
+        result["ratios"] = True
+        for j, u in enumerate(names):
+            b = float(beta[j])
+            value = b / abs(bref)      # keeps the coefficient's sign: the reference is +1 or -1
+            if j == k:
+                ci = [value, value]
+            else:
+                fi = fieller(b, bref, V[j, j], V[k, k], V[j, k])
+                ci = [math.nan, math.nan] if fi is None else sorted([sgn * fi[0], sgn * fi[1]])
+            result["units"][u]["value"] = value
+            result["units"][u]["ci"] = ci
     return result
+
+
+def method_disagreements(abl: dict, reg: dict) -> list[str]:
+    """Where the two methods contradict each other: a unit whose ablation value and regression
+    coefficient are both significant with opposite signs, or different rankings."""
+    out = []
+    for u, r in reg.get("units", {}).items():
+        a = abl.get(u)
+        if a is None or math.isnan(a.get("value", math.nan)):
+            continue
+        a_sig = a["ci"][0] > 0 or a["ci"][1] < 0
+        r_sig = r["coef_ci"][0] > 0 or r["coef_ci"][1] < 0
+        if a_sig and r_sig and (a["value"] > 0) != (r["coef"] > 0):
+            out.append(f"{u}: ablation {a['value']:+.4f} but regression coefficient {r['coef']:+.3f} (opposite "
+                       f"signs, both significant)")
+    common = [u for u in _ranking(abl) if u in reg.get("units", {})]
+    by_reg = [u for u in sorted(reg.get("units", {}), key=lambda u: -reg["units"][u]["coef"]) if u in common]
+    if len(common) > 1 and common != by_reg:
+        out.append(f"rankings differ: ablation {' > '.join(common)}, regression {' > '.join(by_reg)}")
+    return out
 
 
 @dataclass
@@ -177,15 +320,19 @@ class ValuesResult:
         for u, v in self.data["regression"]["units"].items():
             rows.append({"method": "regression", "unit": u, "value": v["value"], "ci_lo": v["ci"][0],
                          "ci_hi": v["ci"][1]})
+        for u, v in self.data["regression"]["units"].items():
+            rows.append({"method": "regression_coef", "unit": u, "value": v["coef"], "ci_lo": v["coef_ci"][0],
+                         "ci_hi": v["coef_ci"][1]})
         return pd.DataFrame(rows, columns=["method", "unit", "value", "ci_lo", "ci_hi"])
 
 
-def _ranking(entries: dict) -> list[str]:
-    ok = [(u, v["value"]) for u, v in entries.items() if not math.isnan(v["value"])]
+def _ranking(entries: dict, key: str = "value") -> list[str]:
+    ok = [(u, v[key]) for u, v in entries.items() if not math.isnan(v.get(key, math.nan))]
     return [u for u, _ in sorted(ok, key=lambda t: -t[1])]
 
 
-def unit_values(base, config, *, threads=None, out_dir=None, snapshot_ply=None, log=None) -> ValuesResult:
+def unit_values(base, config, *, threads=None, out_dir=None, snapshot_ply=None, log=None,
+                pair: tuple[str, str] | None = None) -> ValuesResult:
     """Both methods on one base run (``config.snapshot_ply`` is replaced by ``snapshot_ply``
     or the default of `default_snapshot_ply`)."""
     from dataclasses import replace
@@ -212,8 +359,16 @@ def unit_values(base, config, *, threads=None, out_dir=None, snapshot_ply=None, 
     base_run = simulate(base, config, threads=threads, progress=False, keep=True)
     records = base_run.records()
     abl = ablation(base, records, config, threads=threads, log=log)
-    reg = regression(base.spec, records)
+    reg = regression(base.spec, records, snapshot_ply)
     notes = []
+    disagree = method_disagreements(abl, reg)
+    for d in disagree:
+        notes.append(f"the methods disagree: {d}")
+    sides = [u for u, a in abl.items() if a.get("sides_disagree")]
+    for u in sides:
+        sv = abl[u]["sides"]
+        notes.append(f"the two sides disagree on {u}: side 0 {sv['0']['value']:+.4f}, side 1 {sv['1']['value']:+.4f} "
+                     f"(significant, 95%)")
     draws = float((records[:, 1] < 0).mean()) if len(records) else 0.0
     if draws > 0.9:
         notes.append(f"{100 * draws:.0f}% of the base games are draws: values say little; try another --policy "
@@ -223,12 +378,17 @@ def unit_values(base, config, *, threads=None, out_dir=None, snapshot_ply=None, 
             "snapshot_ply_source": source,
             "ablation_measure": "change in a side's expected score (win 1, draw 1/2) when it has one more unit "
                                 "of the type (base minus one removed), averaged over both sides",
-            "regression_measure": "logit coefficient of the material difference at the snapshot ply, divided by "
-                                  "the weakest unit's; draws dropped",
+            "regression_measure": "logit coefficient of the material difference at the snapshot ply (decided games "
+                                  "still running then; draws dropped); value = coefficient / |reference unit's|, "
+                                  "signs kept",
             "ablation": abl, "regression": reg,
-            "ranking": {"ablation": _ranking(abl), "regression": _ranking(reg["units"])},
+            "ranking": {"ablation": _ranking(abl), "regression": _ranking(reg["units"], "coef")},
+            "methods_disagree": disagree, "sides_disagree": sides,
             "draw_rate": draws, "notes": notes,
             "elapsed_s": round(time.perf_counter() - t0, 3)}
+    if pair is not None:
+        data["pair"] = pair_test(base, pair[0], pair[1], config, threads=threads, log=log)
+    data["elapsed_s"] = round(time.perf_counter() - t0, 3)
     result = ValuesResult(data, out)
     if out is not None:
         atomic_write_json(out / "values.json", data)

@@ -278,22 +278,29 @@ def _print_sweep(res, base, out_dir):
 @click.option("--snapshot-ply", type=int, default=None,
               help="Ply (or turn) of the material snapshot for the regression "
                    "(default: the game's, else half the median game length of a 2,000-game pilot).")
+@click.option("--pair", default=None, metavar="A,B",
+              help="Instead: the direct paired test 'is unit A worth more than unit B' (one A or one B removed "
+                   "from the same side, same seeds).")
 @_save_opts
 def values(target, sets, games, seed, policy, policy0, policy1, first, threads, chunk_size, snapshot_ply,
-           out, no_save, as_json):
+           pair, out, no_save, as_json):
     """Unit values of TARGET two ways: ablation (remove one unit, paired runs) and regression.
 
     Ablation: change in a side's expected score when it has one unit more (base minus
     one removed via remove_<side>), averaged over both sides. Regression: logit of
-    side 0 winning on material differences at --snapshot-ply (draws dropped),
-    normalised to the weakest unit. Both with 95% intervals.
+    side 0 winning on material differences at --snapshot-ply (decided games still
+    running then), raw coefficients with intervals, and values relative to the game's
+    reference unit with signs kept (Fieller intervals) when the signs agree. Units
+    whose loss ends the game are left out. Disagreements between the methods or the
+    sides are flagged.
 
     \b
     Examples:
       simkit values martian_chess
       simkit values martian_chess --policy greedy --games 100000 --snapshot-ply 12 --json
+      simkit values skorm --pair archer,horseman --games 20000
     """
-    from simkit.analysis.values import unit_values
+    from simkit.analysis.values import pair_test, unit_values
     from simkit.engine.runner import RunConfig
     from simkit.scenario import load_scenario
     base = load_scenario(target, list(sets))
@@ -301,38 +308,65 @@ def values(target, sets, games, seed, policy, policy0, policy1, first, threads, 
                        chunk_size=chunk_size)
     from simkit.engine.runner import validate_config
     validate_config(base.spec, config)
-    out_dir = _out_dir("values", f"{base.game}-{base.name}", out, no_save)
     log = None if as_json else (lambda m: click.echo(m, err=True))
+    if pair is not None:
+        parts = [p.strip() for p in pair.split(",")]
+        if len(parts) != 2:
+            raise UsageError(f"--pair takes two unit types A,B, got {pair!r}")
+        res = pair_test(base, parts[0], parts[1], config, threads=threads, log=log)
+        if as_json:
+            return _echo_json(res)
+        c = _console()
+        lo, hi = res["ci"]
+        c.print(f"{base.spec.title} {base.name} ({' vs '.join(config.policies)}, {res['games']:,} games per run): "
+                f"{_esc(res['measure'])}")
+        for side, v in res["sides"].items():
+            c.print(f"  side {side}: {v['value']:+.4f} [{v['ci'][0]:+.4f}, {v['ci'][1]:+.4f}]")
+        for side, why in res["skipped"].items():
+            c.print(f"  side {side} skipped: {_esc(why)}")
+        c.print(f"{res['a']} - {res['b']}: {res['value']:+.4f} [{lo:+.4f}, {hi:+.4f}], p={_p(res['p_value'])}: "
+                f"{res['verdict']}")
+        return None
+    out_dir = _out_dir("values", f"{base.game}-{base.name}", out, no_save)
     res = unit_values(base, config, threads=threads, out_dir=out_dir, snapshot_ply=snapshot_ply, log=log)
     if as_json:
         return _echo_json(res.summary())
     from rich.table import Table
-    from simkit.cli.analysis_commands import _console as console
     d = res.summary()
-    c = console()
+    c = _console()
+    reg = d["regression"]
+    ref = reg.get("reference")
     t = Table(title=f"{base.spec.title} unit values: {base.name} ({' vs '.join(d['policies'])}, "
                     f"{d['games']:,} games per run)", header_style="bold")
-    for col in ("unit", "ablation: score change [95% CI]", "regression: relative value [95% CI]"):
+    rel = f"regression: / |{ref}| [95% Fieller]" if ref else "regression: relative"
+    for col in ("unit", "ablation: score change [95% CI]", "regression: coefficient [95% CI]", rel):
         t.add_column(col, justify="left" if col == "unit" else "right")
     for u in base.spec.unit_types:
         a = d["ablation"].get(u)
-        r = d["regression"]["units"].get(u)
+        r = reg["units"].get(u)
+        if u in reg.get("left_out", {}):
+            t.add_row(u, "left out", "left out", f"left out: {reg['left_out'][u]}")
+            continue
         at = "-" if a is None or math.isnan(a["value"]) else \
             f"{a['value']:+.4f} [{a['ci'][0]:+.4f}, {a['ci'][1]:+.4f}]"
-        rt = "-" if r is None else f"{r['value']:.2f} [{r['ci'][0]:.2f}, {r['ci'][1]:.2f}]"
-        t.add_row(u, at, rt)
+        ct = "-" if r is None else f"{r['coef']:+.3f} [{r['coef_ci'][0]:+.3f}, {r['coef_ci'][1]:+.3f}]"
+        rt = "-" if r is None or math.isnan(r["value"]) else \
+            f"{r['value']:+.2f}" + ("" if u == ref else f" [{_num(r['ci'][0], '{:+.2f}')}, {_num(r['ci'][1], '{:+.2f}')}]")
+        t.add_row(u, at, ct, rt)
     c.print(t)
     c.print(f"ranking by ablation: {' > '.join(d['ranking']['ablation'])}; "
-            f"by regression: {' > '.join(d['ranking']['regression'])}")
+            f"by regression coefficient: {' > '.join(d['ranking']['regression'])}")
     unit = {"plies": "ply", "turns": "turn"}.get(base.spec.length_unit, base.spec.length_unit)
     c.print(f"snapshot at {unit} {d['snapshot_ply']} ({d['snapshot_ply_source']}); "
-            f"regression on {d['regression'].get('games_used', 0):,} decided games "
-            f"({d['regression'].get('draws_dropped', 0):,} draws dropped)")
-    for n in d["notes"] + d["regression"]["notes"]:
+            f"regression on {reg.get('games_used', 0):,} decided games still running then "
+            f"({reg.get('draws_dropped', 0):,} draws dropped, {reg.get('ended_before_snapshot', 0):,} games "
+            f"ended before it)")
+    for n in d["notes"] + reg["notes"]:
         c.print(f"note: {_esc(n)}")
     for u, a in d["ablation"].items():
         for side, why in a.get("skipped", {}).items():
-            c.print(f"note: ablation of {u} for side {side} skipped: {_esc(why)}")
+            if not a.get("game_ending"):
+                c.print(f"note: ablation of {u} for side {side} skipped: {_esc(why)}")
     if out_dir:
         c.print(f"values directory: {out_dir} (values.json, values.csv)")
 
@@ -387,7 +421,7 @@ def matchup(target, policies, sets, games, seed, first, threads, chunk_size, out
         t.add_row(p, *cells)
     c = console()
     c.print(t)
-    if out_dir:
-        c.print(f"matchup directory: {out_dir} (matchup.json, matchup.csv)")
     for f in res.flags:
         c.print(f"[yellow]degenerate play:[/yellow] {f}")
+    if out_dir:
+        c.print(f"matchup directory: {out_dir} (matchup.json, matchup.csv)")

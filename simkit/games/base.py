@@ -65,6 +65,10 @@ class GameSpec:
     # the batch kernel plays it: side 0's evaluation lead before each ply/turn and after the last,
     # legal actions and captures/kills per ply/turn (simkit/analysis/quality.py)
     trajectory: Callable[..., tuple] | None = None
+    # unit values (`simkit values`): the unit the others are expressed in (signs kept), and the
+    # units whose loss ends the game (their material separates the outcome; left out of both methods)
+    reference_unit: str | None = None
+    game_ending_units: tuple[str, ...] = ()
     extra: dict = field(default_factory=dict)
 
     def __post_init__(self):

@@ -27,6 +27,7 @@ SPEC = GameSpec(
     end_reasons=END_REASONS,
     policies=POLICIES,
     interaction_fields=("captures_0", "captures_1"),
+    reference_unit="pawn",
     play=play,
     perft=_play.perft,
     aggregate_label="captures per cell",

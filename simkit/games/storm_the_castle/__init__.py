@@ -60,6 +60,7 @@ SPEC = GameSpec(
     end_reasons=END_REASONS,
     policies=POLICIES,
     interaction_fields=tuple(f"kills_{s}_{u}" for s in (0, 1) for u in _DEFAULT_PARAMS.names),
+    reference_unit="shield_bearer",
     play=_play,
     validate=_r.validate,
     perft=None,
