@@ -1,4 +1,4 @@
-"""Game-quality metrics from per-move trajectories (docs/metrics.md, "Game quality").
+"""Game-quality metrics from per-move trajectories (formulas: docs/quality.md).
 
 A game's engine exposes ``spec.trajectory(params, seed, game, first, policies)``
 returning ``(values, legal, interactions, record)`` for one game as the batch kernel
@@ -137,7 +137,7 @@ class QualityResult:
     def summary(self) -> dict:
         return {"kind": "quality", "game": self.game, "scenario": self.scenario, "scale": self.scale,
                 "games": len(self.per_game), "metrics": self.metrics(), "config": self.config.to_dict(),
-                "formulas": "docs/metrics.md#game-quality"}
+                "formulas": "docs/quality.md"}
 
 
 def quality(scenario, config, *, out_dir=None, log=None) -> QualityResult:

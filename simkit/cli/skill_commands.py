@@ -268,7 +268,7 @@ def quality(target, sets, games, policy, policy0, policy1, seed, first, out, no_
     """Game-quality metrics of TARGET from per-move trajectories, with 95% intervals.
 
     Lead changes, drama, decisiveness, uncertainty, stability, decision moves,
-    branching factor and its trend, interaction per turn (docs/metrics.md).
+    branching factor and its trend, interaction per turn (docs/quality.md).
 
     \b
     Examples:

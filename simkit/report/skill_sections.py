@@ -383,7 +383,7 @@ def quality_section(d: QualityData, w, anchor: str):
     bounded = {m: v for m, v in metrics.items() if m in BOUNDED and v["mean"] is not None}
     if bounded:
         w.figure(sec, "quality", quality_bars, bounded, "Quality metrics on a 0..1 scale, means over games with "
-                 "95% intervals (formulas: docs/metrics.md).", size=(7.5, 1.0 + 0.4 * len(bounded)))
+                 "95% intervals (formulas: docs/quality.md).", size=(7.5, 1.0 + 0.4 * len(bounded)))
     rows = [{"metric": m, "mean": v["mean"], "ci_lo": v["ci"][0], "ci_hi": v["ci"][1], "games": v["games"]}
             for m, v in metrics.items() if v["mean"] is not None]
     if rows:
