@@ -58,11 +58,13 @@ def _search(p, board, meta, budget, seed):
     return m, moves[:n]
 
 
-def test_mcts_finds_the_one_move_that_wins_at_once():
+@pytest.mark.parametrize("captures_first", [0.0, 20.0])
+def test_mcts_finds_the_one_move_that_wins_at_once(captures_first):
     """Player 0 trails 0-2 with a lone queen on b2. Taking the queen on b6 (+3) empties
     its zone, which ends the game 3-2 in its favour (MC territory end); crossing
-    anywhere else also ends it, but lost; the quiet moves leave the game open."""
-    p = params()
+    anywhere else also ends it, but lost; the quiet moves leave the game open.
+    Without capture widening (0) the plain search must find it among all moves."""
+    p = params(mcts_captures_first=captures_first)
     board, meta = np.zeros(32, np.int8), None
     for name, pips in {"b2": 3, "b6": 3, "a8": 1, "c7": 1, "d8": 1}.items():
         board[C(name)] = pips
@@ -79,6 +81,30 @@ def test_mcts_finds_the_one_move_that_wins_at_once():
     for seed in range(5):
         m, _ = _search(p, board.copy(), meta.copy(), 50, seed)
         assert m == wins[0], (seed, st.name_of(m // 32), st.name_of(m % 32))
+
+
+def test_capture_widening_offers_captures_first_then_everything():
+    from simkit.games.martian_chess.mcts import widened_nb
+    board = np.zeros(32, np.int8)
+    for name, pips in {"b2": 3, "d4": 1, "b6": 3, "a8": 1, "c5": 1}.items():
+        board[C(name)] = pips
+    meta = st.new_meta(0, board)
+    p = params()
+    acts = np.zeros(st.MAX_MOVES, dtype=np.int32)
+    n = mv.gen_moves_nb(board, meta, p[1], p[2], acts)
+    caps = {int(m) for m in acts[:n] if board[m % 32] and m % 32 >= 16}
+    assert caps == {C("b2") * 32 + C("b6"), C("d4") * 32 + C("c5")} and n > 2
+    k = widened_nb(board, meta, acts, n, 39.0, 20.0)      # 39 < 20 visits x 2 captures
+    assert k == 2 and set(acts[:2].tolist()) == caps
+    assert widened_nb(board, meta, acts, n, 40.0, 20.0) == n
+    assert widened_nb(board, meta, acts, n, 0.0, 0.0) == n
+    assert sorted(acts[:n].tolist()) == sorted(mv_list(board, meta, p))   # a reordering, nothing lost
+
+
+def mv_list(board, meta, p):
+    out = np.zeros(st.MAX_MOVES, dtype=np.int32)
+    n = mv.gen_moves_nb(board, meta, p[1], p[2], out)
+    return out[:n].tolist()
 
 
 class ThreadSpy(LocalBackend):

@@ -12,15 +12,16 @@ sequence always reaches the same position.
 from numba import njit
 
 from simkit.engine.mcts import (
-    ROOT, backprop_nb, best_action_nb, reward_from_eval_nb, reward_from_winner_nb, select_nb, tree_reset_nb,
+    ROOT, TF_VISITS, backprop_nb, best_action_nb, reward_from_eval_nb, reward_from_winner_nb, select_nb, tree_reset_nb,
 )
 from simkit.engine.rng import rng_below_nb
 from simkit.games.martian_chess.moves import apply_move_nb, gen_moves_nb, start_turn_nb
 from simkit.games.martian_chess.policies import choose_greedy_nb, evaluate_nb
 from simkit.games.martian_chess.state import END_STALEMATE, M_END, M_TO_MOVE, M_WINNER
-from simkit.policies import MC_C, MC_CUTOFF, MC_ROLLOUT, MC_SCALE
+from simkit.policies import MC_C, MC_CUTOFF, MC_N, MC_ROLLOUT, MC_SCALE
 
 ROLLOUT_GREEDY = 1  # index of "greedy" in simkit.policies.ROLLOUTS
+MC_CAPTURES_FIRST = MC_N  # this game's own knob, appended to the shared vector (rule mcts_captures_first)
 
 
 @njit(cache=True)
@@ -50,11 +51,45 @@ def next_moves_nb(board, meta, rays, rules, out):
 
 
 @njit(cache=True)
+def captures_first_nb(board, meta, acts, n):
+    """Reorder ``acts[:n]`` in place so the captures come first; return how many there are."""
+    p = meta[M_TO_MOVE]
+    nc = 0
+    for i in range(n):
+        t = acts[i] % 32
+        if board[t] != 0 and t // 16 != p:
+            a = acts[i]
+            acts[i] = acts[nc]
+            acts[nc] = a
+            nc += 1
+    return nc
+
+
+@njit(cache=True)
+def widened_nb(board, meta, acts, n, visits, per_capture):
+    """How many of ``acts`` the tree may choose from at a node visited ``visits`` times.
+
+    Captures are the only moves that score, and the one the opponent has after a
+    careless move is what the search must see first: with uniform expansion it is
+    one of ~20 replies and is often not tried before the budget runs out. So a node
+    offers only its captures until it has had ``per_capture`` visits per capture,
+    then every move (0 = no widening).
+    """
+    if per_capture <= 0.0:
+        return n
+    nc = captures_first_nb(board, meta, acts, n)
+    if nc > 0 and visits < per_capture * nc:
+        return nc
+    return n
+
+
+@njit(cache=True)
 def mcts_choose_nb(board, meta, rays, rules, weights, mc, budget, moves, n, rng,
                    ti, tf, path, sb, sm, smoves, gb, gm):
     """The move ``budget`` MCTS iterations prefer among the ``n`` root ``moves``.
 
-    ``board``/``meta`` is the real position (turn already started, left untouched);
+    ``board``/``meta`` is the real position (turn already started, left untouched; ``moves``
+    may be reordered);
     ``sb``/``sm``/``smoves`` hold an iteration's position and moves, ``gb``/``gm`` are
     the greedy rollout's own scratch; ``ti``/``tf``/``path`` the tree (capacity >= budget + 2).
     """
@@ -64,6 +99,7 @@ def mcts_choose_nb(board, meta, rays, rules, weights, mc, budget, moves, n, rng,
     greedy = int(mc[MC_ROLLOUT]) == ROLLOUT_GREEDY
     cutoff = int(mc[MC_CUTOFF])
     scale = mc[MC_SCALE]
+    per_capture = mc[MC_CAPTURES_FIRST]
     tree_reset_nb(ti, tf)
     for _ in range(max(budget, 1)):
         sb[:] = board
@@ -80,6 +116,7 @@ def mcts_choose_nb(board, meta, rays, rules, weights, mc, budget, moves, n, rng,
                 k = next_moves_nb(sb, sm, rays, rules, smoves)
                 if k == 0:
                     break
+            k = widened_nb(sb, sm, acts, k, tf[node, TF_VISITS], per_capture)
             j, child, fresh = select_nb(ti, tf, node, acts, k, sm[M_TO_MOVE], c, rng)
             apply_move_nb(sb, sm, rules, acts[j])
             if child < 0:

@@ -20,7 +20,11 @@ OPTIONS = (
            min=-100, max=100),
     Option("greedy_hanging", "float", 1.0, "greedy weight: penalty per pip of the best piece left capturable",
            min=-100, max=100),
-) + mcts_options(c=0.4, rollout="random", cutoff=20, scale=1.0) + handicap_options(UNITS)
+) + mcts_options(c=0.4, rollout="random", cutoff=20, scale=1.0) + (
+    Option("mcts_captures_first", "float", 20.0,
+           "MCTS: a tree node offers only its captures until it has had this many visits per capture "
+           "(0 = every move from the start)", min=0.0, max=1e6),
+) + handicap_options(UNITS)
 
 
 def validate(rules: dict) -> None:
@@ -41,4 +45,5 @@ def prepare(rules: dict):
     r[R_MAX_PLIES] = rules["max_plies"]
     weights = np.array([rules["greedy_score"], rules["greedy_material"], rules["greedy_hanging"]],
                        dtype=np.float64)
-    return initial_board(rules["remove_0"], rules["remove_1"]), build_rays(), r, weights, mcts_params(rules)
+    mc = np.append(mcts_params(rules), rules["mcts_captures_first"])   # index mcts.MC_CAPTURES_FIRST
+    return initial_board(rules["remove_0"], rules["remove_1"]), build_rays(), r, weights, mc
