@@ -22,20 +22,25 @@ import numpy as np
 from numba import njit
 
 from simkit.engine.mcts import (
-    ROOT, TF_N, TI_N, backprop_nb, best_action_nb, reward_from_eval_nb, reward_from_winner_nb, select_nb,
+    ROOT, TF_N, TF_VISITS, TI_N, backprop_nb, best_action_nb, reward_from_eval_nb, reward_from_winner_nb, select_nb,
     tree_reset_nb,
 )
 from simkit.engine.rng import rng_below_nb
-from simkit.games.skorm.moves import attack_bits_nb, bit_nb, gen_actions_nb
+from simkit.games.skorm.moves import (
+    act_from, act_to, act_type, attack_bits_nb, bit_nb, gen_actions_nb, threat_dirs_nb,
+)
 from simkit.games.skorm.policies import act_nb, greedy_choose_nb
-from simkit.games.skorm.rules import F_W_GOLD, I_GOLD_ON, I_N, I_P, P_DISTG, P_F, P_I, P_MCTS
+from simkit.games.skorm.rules import F_W_GOLD, I_GOLD, I_GOLD_IMM, I_GOLD_ON, I_N, I_P, P_DISTG, P_F, P_I, P_MCTS
 from simkit.games.skorm.state import (
-    NSC, NSTAT, PASS, SC_CNT, SC_DONE, SC_PENDING, SC_TOMOVE, SC_WINNER, SC_WL0,
+    NSC, NSTAT, PASS, SC_CNT, SC_DONE, SC_PENDING, SC_PN0, SC_TOMOVE, SC_WINNER, SC_WL0,
 )
 from simkit.policies import MC_C, MC_CUTOFF, MC_ROLLOUT, MC_SCALE
 
 ROLLOUT_GREEDY = 1  # index of "greedy" in simkit.policies.ROLLOUTS
 DECIDED = 1.0e6     # a lead that squashes to a certain win for any sane mcts_scale
+WIDEN0, WIDEN1 = 4, 1.5  # progressive widening: a node tries its WIDEN0 + WIDEN1*sqrt(visits) best actions
+WARLORD_ORDER_VALUE = 10.0  # the Warlord's worth when ordering escapes (greedy values it 0)
+TAKE = 0.8          # share of the best attacked enemy piece's value credited to the side to move
 
 
 @njit(cache=True)
@@ -49,11 +54,12 @@ def new_search_nb(params, cap, maxa):
     return (np.zeros((cap, TI_N), np.int32), np.zeros((cap, TF_N), np.float64), np.zeros(cap, np.int64),
             np.zeros(N, np.int8), np.zeros(N, np.int8), np.zeros((2, P), np.int64), np.zeros(NSC, np.int64),
             np.zeros(maxa, np.int64), np.zeros(1, np.int64), np.zeros(6 + P, np.int64),
-            np.zeros(NSTAT, np.int64), np.zeros(N, np.int64))
+            np.zeros(NSTAT, np.int64), np.zeros(N, np.int64), np.zeros(maxa, np.int64),
+            np.zeros(maxa, np.float64))
 
 
 @njit(cache=True)
-def lead_nb(params, cell, plist, sc):
+def lead_nb(params, cell, face, plist, sc, counts):
     """Side 0's lead in an unfinished position, in greedy's units.
 
     Material (greedy's unit values) and ``w_gold_distance`` per hex of Warlord
@@ -77,14 +83,118 @@ def lead_nb(params, cell, plist, sc):
     for k in range(3):
         lead += F[k] * (sc[SC_CNT + k] - sc[SC_CNT + 4 + k])
     lead += F[F_W_GOLD] * (distg[sc[SC_WL0 + 1]] - distg[sc[SC_WL0]])
-    return lead
+    # the side to move is about to take the best enemy piece it attacks (greedy's
+    # "hanging" term seen from the other side); a Shieldman attacked only from the
+    # direction it faces is safe
+    gain = 0.0
+    for j in range(sc[SC_PN0 + o]):
+        p = plist[o, j]
+        k = (cell[p] - 1) & 3
+        if k == 3 or F[k] <= gain or bit_nb(w0, w1, p) == 0:
+            continue
+        if k == 0 and (threat_dirs_nb(params, cell, p, s, counts) & ~(1 << face[p])) == 0:
+            continue
+        gain = F[k]
+    return lead + sign * TAKE * gain
+
+
+@njit(cache=True)
+def decided_nb(params, cell, plist, sc, acts, n):
+    """The winner of a position whose outcome one ply settles, else -1.
+
+    The side to move wins if one of its ``n`` legal ``acts`` takes the enemy
+    Warlord or brings its own Warlord onto the Gold Tile for an immediate win
+    (SK-7, counted after the arriving capture); otherwise, if the enemy Warlord
+    is waiting on the Gold Tile, the enemy wins whatever the mover does (SK-8).
+    The search assumes these wins are taken ("decisive moves"): without it a
+    node whose one refutation hides among 30 replies looks good until every
+    reply has been tried once.
+    """
+    ip = params[P_I]
+    s = sc[SC_TOMOVE]
+    o = 1 - s
+    ewl = sc[SC_WL0 + o]
+    wl = sc[SC_WL0 + s]
+    gold = ip[I_GOLD]
+    gold_on = ip[I_GOLD_ON] == 1
+    others = sc[SC_PN0 + o] - 1
+    if cell[gold] != 0:
+        others -= 1      # only an enemy piece can stand on a cell the Warlord may enter
+    imm = gold_on and others <= ip[I_GOLD_IMM]
+    for i in range(n):
+        code = acts[i]
+        t = act_to(code)
+        if t == ewl or (imm and t == gold and act_type(code) == 0 and act_from(code) == wl):
+            return s
+    if gold_on and sc[SC_PENDING] == o:
+        return o
+    return -1
+
+
+@njit(cache=True)
+def order_nb(params, cell, plist, sc, acts, n, keys):
+    """Sort ``acts[:n]`` most promising first, for progressive widening.
+
+    Captures and shots first, most valuable victim first and a defended target
+    taken by a cheaper piece first (MVV-LVA); then a piece the enemy attacks
+    stepping out of its reach; then moves to cells the enemy does not attack;
+    within a class a fixed hash of the action code (no bias toward the piece
+    list's order). The attack map is the enemy's before the move and ignores
+    shields: it orders, it does not prune.
+    """
+    F = params[P_F]
+    s = sc[SC_TOMOVE]
+    w0, w1 = attack_bits_nb(params, cell, plist, sc, 1 - s, -1)
+    for i in range(n):
+        code = acts[i]
+        a = act_from(code)
+        t = act_to(code)
+        mk = (cell[a] - 1) & 3
+        mv = F[mk] if mk != 3 else WARLORD_ORDER_VALUE
+        noise = ((code * 2654435761) & 1023) * (1.0 / 1024.0)
+        if cell[t] != 0:
+            key = 1000.0 + 10.0 * F[(cell[t] - 1) & 3] + noise
+            if act_type(code) == 0 and bit_nb(w0, w1, t) != 0:
+                key -= mv
+        else:
+            safe = bit_nb(w0, w1, t) == 0
+            if safe and bit_nb(w0, w1, a) != 0:
+                key = 500.0 + mv + noise
+            elif safe:
+                key = 100.0 + noise
+            else:
+                key = noise
+        keys[i] = key
+    for i in range(1, n):  # insertion sort, descending: n is a few dozen
+        k = keys[i]
+        c = acts[i]
+        j = i - 1
+        while j >= 0 and keys[j] < k:
+            keys[j + 1] = keys[j]
+            acts[j + 1] = acts[j]
+            j -= 1
+        keys[j + 1] = k
+        acts[j + 1] = c
+
+
+@njit(cache=True, inline="always")
+def widened_nb(tf, node, m):
+    """How many of a node's ordered actions the search may try after its visits so far."""
+    if node < 0:
+        return m
+    k = WIDEN0 + int(WIDEN1 * np.sqrt(tf[node, TF_VISITS]))
+    return m if k > m else k
 
 
 @njit(cache=True)
 def rollout_ply_nb(params, rng, greedy, cell, face, plist, sc, acts, blocks, counts, stats, agg):
-    """One rollout ply of the side to move: a uniform action (random style) or greedy's."""
+    """One rollout ply of the side to move: a uniform action (random style) or
+    greedy's; returns the winner when the position is decided (decided_nb), else -1."""
     blocks[0] = 0
     n = gen_actions_nb(params, cell, face, plist, sc, sc[SC_TOMOVE], acts, blocks)
+    w = decided_nb(params, cell, plist, sc, acts, n)
+    if w >= 0:
+        return w
     code = PASS
     if n > 0:
         if greedy:
@@ -92,6 +202,7 @@ def rollout_ply_nb(params, rng, greedy, cell, face, plist, sc, acts, blocks, cou
         else:
             code = acts[rng_below_nb(rng, n)]
     act_nb(params, rng, code, greedy, cell, face, plist, sc, counts, stats, agg)
+    return -1
 
 
 @njit(cache=True)
@@ -100,13 +211,15 @@ def mcts_choose_nb(params, rng, budget, cell, face, plist, sc, acts, n, ws):
     legal ``acts``; the real position is left untouched. ``ws``: new_search_nb's arrays."""
     if n == 1:
         return acts[0]  # nothing to decide; saves the search
-    ti, tf, path, cS, fS, pS, sS, aS, bS, kS, stS, agS = ws
+    ti, tf, path, cS, fS, pS, sS, aS, bS, kS, stS, agS, rS, keys = ws
     mp = params[P_MCTS]
     c = mp[MC_C]
     greedy = int(mp[MC_ROLLOUT]) == ROLLOUT_GREEDY
     cutoff = int(mp[MC_CUTOFF])
     scale = mp[MC_SCALE]
     tree_reset_nb(ti, tf)
+    rS[:n] = acts[:n]
+    order_nb(params, cell, plist, sc, rS, n, keys)
     for _ in range(max(budget, 1)):
         cS[:] = cell
         fS[:] = face
@@ -114,19 +227,24 @@ def mcts_choose_nb(params, rng, budget, cell, face, plist, sc, acts, n, ws):
         sS[:] = sc
         node = ROOT
         depth = 0
+        won = -1
         # selection and expansion: one new node per iteration
         while sS[SC_DONE] == 0:
             if depth == 0:
-                k_acts = acts
+                k_acts = rS
                 m = n
             else:
                 k_acts = aS
                 bS[0] = 0
                 m = gen_actions_nb(params, cS, fS, pS, sS, sS[SC_TOMOVE], aS, bS)
+                won = decided_nb(params, cS, pS, sS, aS, m)
+                if won >= 0:
+                    break
                 if m == 0:
                     act_nb(params, rng, PASS, True, cS, fS, pS, sS, kS, stS, agS)
                     continue
-            k, child, fresh = select_nb(ti, tf, node, k_acts, m, sS[SC_TOMOVE], c, rng)
+                order_nb(params, cS, pS, sS, aS, m, keys)
+            k, child, fresh = select_nb(ti, tf, node, k_acts, widened_nb(tf, node, m), sS[SC_TOMOVE], c, rng)
             act_nb(params, rng, k_acts[k], True, cS, fS, pS, sS, kS, stS, agS)
             if child < 0:
                 break
@@ -137,13 +255,15 @@ def mcts_choose_nb(params, rng, budget, cell, face, plist, sc, acts, n, ws):
                 break
         # rollout up to the cut-off
         plies = 0
-        while sS[SC_DONE] == 0 and plies < cutoff:
-            rollout_ply_nb(params, rng, greedy, cS, fS, pS, sS, aS, bS, kS, stS, agS)
+        while won < 0 and sS[SC_DONE] == 0 and plies < cutoff:
+            won = rollout_ply_nb(params, rng, greedy, cS, fS, pS, sS, aS, bS, kS, stS, agS)
             plies += 1
-        if sS[SC_DONE] != 0:
+        if won >= 0:
+            r = reward_from_winner_nb(won)
+        elif sS[SC_DONE] != 0:
             r = reward_from_winner_nb(sS[SC_WINNER])
         else:
-            r = reward_from_eval_nb(lead_nb(params, cS, pS, sS), scale)
+            r = reward_from_eval_nb(lead_nb(params, cS, fS, pS, sS, kS), scale)
         backprop_nb(ti, tf, path, depth, r)
     code = best_action_nb(ti, tf, rng)
     return acts[0] if code < 0 else code
