@@ -183,7 +183,8 @@ def verdict(diffs: dict, identical: bool, n: int, same_rules: bool = False, leng
     def rank(m):
         return abs(diffs[m]["diff"]) / diffs[m]["threshold"]
     matters = sorted((m for m, d in diffs.items() if d["verdict"] == "matters"), key=rank, reverse=True)
-    negligible = [m for m, d in diffs.items() if d["verdict"] == "significant but negligible"]
+    negligible = [m for m, d in diffs.items() if d["verdict"] == "significant but negligible"
+                  and m != "side0_expected_score"]          # the primary's own verdict is quoted with it
     tail = (f"; significant but negligible: {', '.join(labels[m] for m in negligible)}" if negligible else "")
     if matters:
         body = "; ".join(fmt(m) for m in matters)

@@ -195,9 +195,14 @@ def sweep_findings(sw) -> list[Finding]:
 
 def values_findings(v) -> list[Finding]:
     out = []
+    names = {"ablation": "ablation (score change)", "regression": "regression (relative to the reference unit, "
+             "signs kept)", "regression_coef": "regression coefficient"}
     for method, sub in v.table.groupby("method", sort=False):
+        sub = sub.dropna(subset=["value"])
+        if sub.empty:
+            continue
         sub = sub.groupby("unit")[["value", "ci_lo", "ci_hi"]].mean().sort_values("value", ascending=False)
         key = "values" if not out else f"values_{len(out)}"
-        parts = [f"{u} {r.value:.3g} (95% CI {r.ci_lo:.3g} to {r.ci_hi:.3g})" for u, r in sub.iterrows()]
-        out.append(Finding(f"By {method}: " + ", ".join(parts) + ".", key))
+        parts = [f"{u} {r.value:+.3g} (95% CI {r.ci_lo:+.3g} to {r.ci_hi:+.3g})" for u, r in sub.iterrows()]
+        out.append(Finding(f"By {names.get(method, method)}: " + ", ".join(parts) + ".", key))
     return out
