@@ -63,7 +63,7 @@ def sweep(target, vary, games=10_000, *, overrides=None, seed=0, policies=("gree
     items = [f"{k}={','.join(_grid_value(v) for v in vs)}" for k, vs in vary.items()] if isinstance(vary, dict) \
         else list(vary)
     keys, grid = parse_grid(items, base.spec)
-    return _sweep(base.path, keys, grid, _config(games, seed, policies, first, chunk_size, snapshot_ply),
+    return _sweep(base, keys, grid, _config(games, seed, policies, first, chunk_size, snapshot_ply),
                   base_sets=dict(base.overrides), threads=threads, out_dir=out_dir, precision=precision,
                   progress=False, backend=backend)
 

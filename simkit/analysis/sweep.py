@@ -67,8 +67,10 @@ class SweepResult:
 
 def load_cells(target, keys, grid, base_sets):
     """Load and validate every cell before anything is played (errors name the key)."""
-    from simkit.scenario import load_scenario
+    from simkit.scenario import Scenario, load_scenario
     from simkit.scenario.sweep import cell_overrides
+    if isinstance(target, Scenario):   # cells start from its resolved rules: rules changed in Python are kept
+        return [target.with_overrides(cell_overrides(base_sets, keys, values)) for values in grid]
     return [load_scenario(target, cell_overrides(base_sets, keys, values)) for values in grid]
 
 
@@ -96,7 +98,8 @@ def sweep(target, keys, grid, config, *, base_sets=None, threads=None, out_dir=N
         if (out / "manifest.json").exists():
             raise UsageError(f"directory {out} already holds results; choose another --out")
         out.mkdir(parents=True, exist_ok=True)
-        manifest = {"kind": "sweep", "status": "running", "target": str(target), "game": cells[0].game,
+        manifest = {"kind": "sweep", "status": "running", "target": str(getattr(target, "path", target)),
+                    "game": cells[0].game,
                     "keys": list(keys), "values": values, "cells": len(cells),
                     "base_overrides": dict(base_sets) if isinstance(base_sets, dict) else list(base_sets or []),
                     "scenario": cells[0].to_dict(),

@@ -99,12 +99,9 @@ def ablation_entry(base_side0: np.ndarray, ablated_side0: dict) -> dict:
 def _removal(base, s: int, u: str, extra: int = 1):
     """The scenario with ``extra`` more ``u`` removed from side ``s`` (None + why when refused)."""
     from simkit.errors import ScenarioError
-    from simkit.scenario import load_scenario
     table = dict(base.rules.get(f"remove_{s}", {}))
-    overrides = {k: v for k, v in base.overrides.items() if k.split(".")[0] != f"remove_{s}"}
-    overrides[f"remove_{s}"] = table | {u: table.get(u, 0) + extra}
-    try:
-        sc = load_scenario(base.path, overrides)
+    try:   # from base's resolved rules, not its file: rules changed in Python are kept
+        sc = base.with_overrides({f"remove_{s}": table | {u: table.get(u, 0) + extra}})
     except ScenarioError as e:
         return None, e.detail
     if _same_params(sc.params(), base.params()):

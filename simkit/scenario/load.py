@@ -15,7 +15,14 @@ from typing import Any
 from simkit.errors import ScenarioError, UnknownGameError
 
 META_KEYS = ("game", "name", "description", "extends")
-SCENARIO_ROOT = Path(__file__).resolve().parents[2] / "scenarios"
+
+
+def scenario_root() -> Path:
+    """The default scenarios are package data (simkit/scenarios/<game>/*.toml), so a wheel install
+    finds them. In the checkout simkit/scenarios is a symlink to the top-level ``scenarios/``
+    (the paths the README uses); the wheel holds a copy."""
+    from importlib.resources import files
+    return Path(str(files("simkit") / "scenarios"))
 
 
 @dataclass
@@ -41,9 +48,23 @@ class Scenario:
         return {"game": self.game, "name": self.name, "description": self.description,
                 "path": self.path, "overrides": self.overrides, "rules": self.rules}
 
+    def with_overrides(self, overrides: list[str] | dict | None) -> "Scenario":
+        """This scenario with ``overrides`` (``--set`` items or {key: value}) applied on top of its
+        resolved ``rules`` — not re-read from its file, so rules changed in Python are kept
+        (ablation and sweep cells derive from it this way). Validated like `load_scenario`."""
+        from simkit.games import get_game
+        items = _override_items(overrides)
+        rules = _overridden(get_game(self.game), self.rules, items, self.path or "<scenario>")
+        return Scenario(game=self.game, name=self.name, rules=rules, path=self.path,
+                        description=self.description, overrides={**self.overrides, **dict(items)})
+
 
 def scenario_dir(game: str) -> Path:
-    return SCENARIO_ROOT / game
+    """Where a registered game's scenarios live: its spec's ``scenario_dir`` (a game registered
+    from outside the package, e.g. a test game) or the packaged simkit/scenarios/<game>/."""
+    from simkit.games import get_game
+    own = getattr(get_game(game), "scenario_dir", None)
+    return Path(own) if own else scenario_root() / game
 
 
 def _read_toml(path: Path) -> dict:
@@ -139,9 +160,33 @@ def resolve_target(target: str) -> tuple[Path, str | None]:
     raise UnknownGameError(f"unknown game or scenario file '{target}'")
 
 
+def _override_items(overrides) -> list[tuple[str, Any]]:
+    if isinstance(overrides, dict):
+        return list(overrides.items())
+    return [parse_set(s) for s in (overrides or [])]
+
+
+def _overridden(spec, rules: dict, items: list, source: str) -> dict:
+    """``rules`` (not modified) with the ``--set`` items applied, validated by the game's schema."""
+    from simkit.scenario.schema import unknown_key_error, validate_rules
+    rules = copy.deepcopy(rules)
+    names = {o.name for o in spec.options}
+    for key, value in items:
+        if key.split(".")[0] not in names:
+            e = unknown_key_error(key.split(".")[0], names)
+            raise ScenarioError(e.detail, file="--set", key=key)
+        _apply_override(rules, key, value, "--set")
+    try:
+        rules = validate_rules(spec.options, rules)
+        spec.validate(rules)
+    except ScenarioError as e:
+        from_set = e.key is not None and any(_top_key(e.key) == _top_key(k) for k, _ in items)
+        raise ScenarioError(e.detail, file="--set" if from_set else source, key=e.key) from None
+    return rules
+
+
 def load_scenario(target: str, overrides: list[str] | dict | None = None) -> Scenario:
     from simkit.games import get_game
-    from simkit.scenario.schema import unknown_key_error, validate_rules
 
     path, game_name = resolve_target(target)
     data, file_game = _read_chain(path)
@@ -156,22 +201,8 @@ def load_scenario(target: str, overrides: list[str] | dict | None = None) -> Sce
     except UnknownGameError as e:
         raise ScenarioError(str(e), file=source, key="game") from None
     rules = {k: v for k, v in data.items() if k not in META_KEYS}
-    if isinstance(overrides, dict):
-        items = list(overrides.items())
-    else:
-        items = [parse_set(s) for s in (overrides or [])]
-    names = {o.name for o in spec.options}
-    for key, value in items:
-        if key.split(".")[0] not in names:
-            e = unknown_key_error(key.split(".")[0], names)
-            raise ScenarioError(e.detail, file="--set", key=key)
-        _apply_override(rules, key, value, "--set")
-    try:
-        rules = validate_rules(spec.options, rules)
-        spec.validate(rules)
-    except ScenarioError as e:
-        from_set = e.key is not None and any(_top_key(e.key) == _top_key(k) for k, _ in items)
-        raise ScenarioError(e.detail, file="--set" if from_set else source, key=e.key) from None
+    items = _override_items(overrides)
+    rules = _overridden(spec, rules, items, source)
     name = data.get("name") or path.stem
     for k in ("name", "description"):
         if k in data and not isinstance(data[k], str):

@@ -256,8 +256,8 @@ OPTIONS = (
 
 def _load_default():
     import tomllib
-    from pathlib import Path
-    p = Path(__file__).resolve().parents[3] / "scenarios" / "storm_the_castle" / "default.toml"
+    from simkit.scenario.load import scenario_root
+    p = scenario_root() / "storm_the_castle" / "default.toml"   # package data: works from a wheel
     with open(p, "rb") as f:
         d = tomllib.load(f)
     return check_board("board", d["board"]), check_deck("deck", d["deck"]), list(d["dispatch_priority"])
