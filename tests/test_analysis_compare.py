@@ -190,3 +190,23 @@ def test_python_api_returns_tidy_frames():
     assert res.summary()["kind"] == "compare"
     run = simkit.simulate("martian_chess", 50_000, policies="random", chunk_size=1000, precision=0.02)
     assert run.summary()["stopped_at_precision"] and len(run.games) == run.summary()["games"] < 50_000
+
+
+def test_run_tolerance_is_an_equivalence_test(runner):
+    args = ["run", "martian_chess", "-n", 4000, "--policy", "random", "--no-save", "--json"]
+    wide = json.loads(invoke(runner, args + ["--tolerance", 0.1]).output)["equivalence"]
+    narrow = json.loads(invoke(runner, args + ["--tolerance", 0.001]).output)["equivalence"]
+    lo, hi = wide["ci90"]
+    assert wide["ci90"] == narrow["ci90"] and lo < hi
+    assert wide["verdict"] == "fair within ±0.1"           # random play is fair to within 10 points
+    assert narrow["verdict"] == "not shown fair within ±0.001"
+    # a side that always wins as first player: unfair by more than any small tolerance
+    from simkit.analysis.metrics import fpa_equivalence
+    from simkit.analysis.tally import Tally
+    from simkit.games import get_game
+    t = Tally(get_game("martian_chess"))
+    t.outcome[0] = [900, 100, 0]
+    assert fpa_equivalence(t, 0.05)["verdict"] == "unfair by more than 0.05"
+    text = invoke(runner, ["run", "martian_chess", "-n", 2000, "--policy", "random", "--no-save",
+                           "--tolerance", 0.1]).output
+    assert "--tolerance 0.1: first-player advantage 90% CI" in text

@@ -39,6 +39,8 @@ def test_martian_chess_signs_are_kept(mc_values):
     assert reg["draws"] == "dropped" and reg["draws_dropped"] > 0
     for a in abl.values():
         assert set(a["sides"]) == {"0", "1"} and a["ci"][0] <= a["value"] <= a["ci"][1]
+        assert a["p_value"] <= a["p_holm"] <= 1
+    assert any("Holm" in n for n in d["notes"])
 
 
 def test_table_is_tidy(mc_values):

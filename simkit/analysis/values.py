@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from simkit.analysis.metrics import game_values
-from simkit.analysis.stats import Z95, fieller, score_interval, score_p
+from simkit.analysis.stats import Z95, fieller, holm, score_interval, score_p
 
 PILOT_GAMES = 2000
 
@@ -356,8 +356,13 @@ def unit_values(base, config, *, threads=None, out_dir=None, snapshot_ply=None, 
     base_run = simulate(base, config, threads=threads, progress=False, keep=True)
     records = base_run.records()
     abl = ablation(base, records, config, threads=threads, log=log)
+    # several units are tested at once: Holm over the ablation p-values
+    adj = holm({u: a["p_value"] for u, a in abl.items()})
+    for u, a in abl.items():
+        a["p_holm"] = adj[u]
     reg = regression(base.spec, records, snapshot_ply)
-    notes = []
+    notes = [f"ablation p-values are Holm-adjusted over the {sum(1 for a in abl.values() if a['p_value'] == a['p_value'])}"
+             f" unit types tested (p_holm)"]
     disagree = method_disagreements(abl, reg)
     for d in disagree:
         notes.append(f"the methods disagree: {d}")
