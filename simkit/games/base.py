@@ -69,10 +69,24 @@ class GameSpec:
     # units whose loss ends the game (their material separates the outcome; left out of both methods)
     reference_unit: str | None = None
     game_ending_units: tuple[str, ...] = ()
+    # end reasons that stop a game without deciding it (a move cap, a stalemate): decisiveness
+    # and the report's red bars read this, never end-reason names
+    cap_reasons: tuple[str, ...] = ()
+    # the report's board drawing for the aggregate: "hex" (axial "q,r" cells), "square"
+    # ("x,y" cells), "martian" (4x8 "x,y" with a canal), "graph" (named spaces of a castle
+    # graph) or None (a bar chart per cell); its figure size in inches (None: by cell count)
+    board: str | None = None
+    board_figsize: tuple[float, float] | None = None
+    # the dice model the report tabulates exactly: "2d6_target" (2d6 <= 3 + modifier),
+    # "opposed_d6" (attacker d6 + mod vs defender d6 + mod, ties re-rolled) or None
+    dice: str | None = None
+    # folder of the game's scenarios when it lives outside simkit/scenarios/ (a test game)
+    scenario_dir: str | None = None
     extra: dict = field(default_factory=dict)
 
     def __post_init__(self):
         assert self.record_fields[:4] == BASE_FIELDS, self.record_fields[:4]
+        assert set(self.cap_reasons) <= set(self.end_reasons), (self.cap_reasons, self.end_reasons)
 
     def option(self, name: str) -> Option:
         return next(o for o in self.options if o.name == name)
