@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from simkit.report.data import Decided
 
-from simkit.analysis.metrics import CAP_REASONS, PRACTICAL  # noqa: E402  (one definition of "capped")
+from simkit.analysis.metrics import PRACTICAL  # noqa: E402
 
 # significant but smaller than this is "negligible": reported, not highlighted (docs/metrics.md)
 FPA_THRESHOLD = PRACTICAL["first_player_advantage"]
@@ -81,7 +81,9 @@ def run_findings(run) -> list[Finding]:
                            + (": most games end without a winner." if flag else "."), "outcomes", flag))
     ends = s.get("end_reasons") or {}
     total = sum(ends.values()) or n
-    capped = {k: v for k, v in ends.items() if k in CAP_REASONS and v}
+    from simkit.games import get_game
+    caps = get_game(run.game).cap_reasons            # one definition of "capped": the game's spec
+    capped = {k: v for k, v in ends.items() if k in caps and v}
     for k, v in capped.items():
         from simkit.analysis.stats import wilson
         clo, chi = wilson(v, total)
@@ -203,6 +205,6 @@ def values_findings(v) -> list[Finding]:
             continue
         sub = sub.groupby("unit")[["value", "ci_lo", "ci_hi"]].mean().sort_values("value", ascending=False)
         key = "values" if not out else f"values_{len(out)}"
-        parts = [f"{u} {r.value:+.3g} (95% CI {r.ci_lo:+.3g} to {r.ci_hi:+.3g})" for u, r in sub.iterrows()]
+        parts = [f"{u} {r.value:.3g} (95% CI {r.ci_lo:.3g} to {r.ci_hi:.3g})" for u, r in sub.iterrows()]
         out.append(Finding(f"By {names.get(method, method)}: " + ", ".join(parts) + ".", key))
     return out

@@ -17,7 +17,6 @@ import numpy as np  # noqa: E402
 SIDE = ("#3b6fb6", "#e08a2c")   # side 0, side 1
 DRAW = "#9a9a9a"
 BAD = "#c0392b"
-from simkit.analysis.metrics import CAP_REASONS  # noqa: E402  (one definition of "capped")
 
 
 def _err(v, lo, hi):
@@ -68,7 +67,9 @@ def fpa(rows, ax):
     v = np.array([r[1] for r in rows], dtype=float)
     lo = np.array([r[2] for r in rows], dtype=float)
     hi = np.array([r[3] for r in rows], dtype=float)
-    sig = (lo > 0) | (hi < 0)
+    from simkit.analysis.metrics import PRACTICAL
+    # red only when it matters: significant and at least the practical threshold (docs/metrics.md)
+    sig = ((lo > 0) | (hi < 0)) & (np.abs(v) >= PRACTICAL["first_player_advantage"])
     colors = [BAD if s else SIDE[0] for s in sig]
     ax.axvline(0, color="black", lw=0.8)
     for yi, vi, e, c in zip(y, v, _err(v, lo, hi).T, colors):
@@ -107,13 +108,13 @@ def lengths(data, ax):
     return ax
 
 
-def end_reasons(ends: dict, ax):
-    """Share of games by end reason; cap and stalemate endings in red."""
+def end_reasons(ends: dict, ax, caps=()):
+    """Share of games by end reason; the game's cap reasons (``spec.cap_reasons``) in red."""
     names = list(ends)
     counts = np.array([ends[k] for k in names], dtype=float)
     total = counts.sum() or 1
     y = np.arange(len(names))[::-1]
-    colors = [BAD if k in CAP_REASONS else SIDE[0] for k in names]
+    colors = [BAD if k in caps else SIDE[0] for k in names]
     ax.barh(y, counts / total * 100, color=colors)
     for yi, c in zip(y, counts):
         ax.annotate(f"{c / total * 100:.1f}%  ({int(c):,})", (c / total * 100, yi), textcoords="offset points",
@@ -202,12 +203,14 @@ def compare_rates(data, ax):
 
 
 def compare_differences(diffs, ax):
-    """Differences B - A with intervals (diffs: CompareData.differences()); red = significant."""
+    """Differences B - A with intervals (diffs: CompareData.differences()); red = the change matters."""
     diffs = diffs.reset_index(drop=True)
     y = np.arange(len(diffs))[::-1]
     ax.axvline(0, color="black", lw=0.8)
     for yi, (_, r) in zip(y, diffs.iterrows()):
         sig = (r["ci_lo"] > 0) or (r["ci_hi"] < 0)
+        if r.get("verdict"):          # compare.json's own call: red only when the change matters
+            sig = r["verdict"] == "matters"
         e = _err([r["difference"]], [r["ci_lo"]], [r["ci_hi"]])
         ax.errorbar(r["difference"], yi, xerr=e, fmt="o", color=BAD if sig else SIDE[0], capsize=4)
         p = r["p_value"]
@@ -268,8 +271,8 @@ def sweep_heatmap(data, ax):
     return ax
 
 
-def storm_dice(table: dict, ax):
-    """Storm the Castle: exact P(success) of a 2d6 attack by modifier; table = {modifier: Fraction}."""
+def target_2d6_dice(table: dict, ax):
+    """Dice model "2d6_target": exact P(success) of a 2d6 attack by modifier; table = {modifier: Fraction}."""
     mods = sorted(table)
     p = np.array([float(table[m]) for m in mods])
     ax.bar(mods, p * 100, color="#7d5ba6")
@@ -281,12 +284,12 @@ def storm_dice(table: dict, ax):
     ax.set_ylim(0, 112)
     ax.set_xlabel("modifier = (attack + bonuses) - (defense + bonuses)")
     ax.set_ylabel("P(success) %")
-    ax.set_title("Storm the Castle: exact 2d6 attack success (2 fails, 12 succeeds)")
+    ax.set_title("Exact 2d6 attack success (2 fails, 12 succeeds)")
     return ax
 
 
-def warfare_dice(table: dict, ax):
-    """Warfare!: exact P(attacker wins) of the opposed d6 by modifier difference; table = {diff: Fraction}."""
+def opposed_d6_dice(table: dict, ax):
+    """Dice model "opposed_d6": exact P(attacker wins) by modifier difference; table = {diff: Fraction}."""
     diffs = sorted(table)
     p = np.array([float(table[d]) for d in diffs])
     ax.plot(diffs, p * 100, "o-", color="#a04000")
@@ -298,7 +301,7 @@ def warfare_dice(table: dict, ax):
     ax.set_ylim(-5, 110)
     ax.set_xlabel("modifier difference (attacker - defender)")
     ax.set_ylabel("P(attacker wins) %")
-    ax.set_title("Warfare!: exact opposed d6 (ties re-rolled)")
+    ax.set_title("Exact opposed d6 (ties re-rolled)")
     return ax
 
 
