@@ -32,7 +32,7 @@ def _draw(fn, data):
 def test_martian_chess_board_with_canal():
     spec, rules, labels = _default("martian_chess")
     assert labels[0] == "a1" and labels[-1] == "d8"
-    ax = _draw(boards.martian_board, boards.BoardData(labels, np.arange(32), rules, "captures"))
+    ax = _draw(boards.canal_board, boards.BoardData(labels, np.arange(32), rules, "captures"))
     cells = [p for p in ax.patches if isinstance(p, Rectangle)]
     assert len(cells) == 33                                 # 32 cells + the canal
     texts = {t.get_text() for t in ax.texts}
@@ -100,10 +100,10 @@ def test_dispatch_draws_each_game_in_its_geometry(game, tmp_path):
 def test_exact_dice_charts():
     from simkit.engine.dice import storm_success_table, warfare_win_table
     st = storm_success_table()
-    ax = _draw(plots.storm_dice, st)
+    ax = _draw(plots.target_2d6_dice, st)
     heights = [p.get_height() for p in ax.patches]
     assert heights == pytest.approx([float(v) * 100 for v in st.values()])
     assert "10/36" not in {t.get_text() for t in ax.texts} and "5/18" in {t.get_text() for t in ax.texts}
     wt = warfare_win_table()
-    ax = _draw(plots.warfare_dice, wt)
+    ax = _draw(plots.opposed_d6_dice, wt)
     assert list(ax.lines[0].get_ydata()) == pytest.approx([float(v) * 100 for v in wt.values()])

@@ -9,7 +9,6 @@ import numpy as np
 from simkit.analysis.stats import mean_interval, score_interval, score_p, tost, wilson
 from simkit.analysis.tally import Tally
 
-CAP_REASONS = ("move_limit", "stalemate", "clock_cap")
 
 SCORES = (0.0, 0.5, 1.0)     # a game's score for one player: loss, draw, win
 
@@ -88,7 +87,7 @@ def summarize(tally: Tally) -> dict:
     len_sq = float((hist * lengths.astype(np.float64) ** 2).sum())
     mean_len, len_lo, len_hi = mean_interval(len_sum, len_sq, n, span=float(len(hist) - 1))
     ends = {r: int(c) for r, c in zip(spec.end_reasons, tally.end_counts)}
-    capped = sum(c for r, c in ends.items() if r in CAP_REASONS)
+    capped = sum(c for r, c in ends.items() if r in spec.cap_reasons)   # the game declares its caps
     out = {
         "game": spec.name,
         "games": n,
@@ -251,8 +250,8 @@ def unit_table(tally: Tally):
 def side_table(tally: Tally):
     """Per game and side: the mean of every `<stat>_<side>` record column (no unit type).
 
-    Game-specific extras with no unit in their name land here: Warfare!'s kills by
-    attack angle, Skorm's shield blocks, Martian Chess scores.
+    Game-specific extras with no unit in their name land here (kills by attack angle,
+    shield blocks, scores).
     """
     import pandas as pd
 
@@ -270,7 +269,7 @@ def side_table(tally: Tally):
 
 
 def matrix_tables(tally: Tally) -> dict:
-    """`<stat>_<row>_x_<col>` columns as one matrix per stat (e.g. Warfare! kills by matchup)."""
+    """`<stat>_<row>_x_<col>` columns as one matrix per stat (e.g. kills by attacker x victim unit)."""
     import pandas as pd
 
     n = max(tally.games, 1)

@@ -107,3 +107,7 @@ def warfare_win_table(differences=range(-6, 7)) -> dict[int, Fraction]:
 # (e.g. greedy commanders choosing attacks by exact probability).
 def storm_success_array(lo: int = -20, hi: int = 20) -> np.ndarray:
     return np.array([float(storm_distribution(m)["success"]) for m in range(lo, hi + 1)])
+
+
+# exact odds tables by dice model name (GameSpec.dice), for the report
+EXACT_TABLES = {"2d6_target": storm_success_table, "opposed_d6": warfare_win_table}

@@ -73,7 +73,7 @@ class GameSpec:
     # and the report's red bars read this, never end-reason names
     cap_reasons: tuple[str, ...] = ()
     # the report's board drawing for the aggregate: "hex" (axial "q,r" cells), "square"
-    # ("x,y" cells), "martian" (4x8 "x,y" with a canal), "graph" (named spaces of a castle
+    # ("x,y" cells), "canal" (a 4x8 board "a1".."d8" with a canal), "graph" (named spaces of a
     # graph) or None (a bar chart per cell); its figure size in inches (None: by cell count)
     board: str | None = None
     board_figsize: tuple[float, float] | None = None

@@ -1,16 +1,17 @@
 """Board heatmaps in each game's own geometry, coloured by aggregate.csv counts.
 
-The cell labels (the game's ``aggregate_index``) carry the geometry:
+The game declares its board drawing (``GameSpec.board``); the cell labels (the
+game's ``aggregate_index``) carry the geometry:
 
-- Skorm: axial ``"q,r"`` hexagons, the Gold Tile ``(0, 0)`` outlined in gold;
-- Martian Chess: ``"a1"``..``"d8"`` on the 4x8 board, the canal between ranks 4 and 5;
-- Warfare!: ``"x,y"`` squares, trees (scenario rule ``trees``) marked;
-- Storm the Castle: space names; the castle graph (scenario rule ``board``) is laid
-  out in rows by graph distance from the shared middle, side 0 below, side 1 above.
+- "hex": axial ``"q,r"`` hexagons, the centre tile ``(0, 0)`` outlined in gold;
+- "canal": ``"a1"``..``"d8"`` on a 4x8 board, the canal between ranks 4 and 5;
+- "square": ``"x,y"`` squares, trees (scenario rule ``trees``) marked;
+- "graph": space names; the graph (scenario rule ``board``) is laid out in rows by
+  graph distance from the shared middle, side 0 below, side 1 above.
 
-``draw(game, data, ax)`` dispatches on the game name and falls back to a bar
-chart of the busiest cells for a game it does not know (or labels it cannot
-read), so a new game never breaks a report.
+``draw(game, data, ax)`` draws the spec's board and falls back to a bar chart of
+the busiest cells for a game that declares none (or labels it cannot read), so a
+new game never breaks a report.
 """
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ class BoardData:
 
 
 def _norm(counts):
-    """Square-root colour scale: a hot spot (e.g. Skorm's Gold Tile) does not wash out the rest."""
+    """Square-root colour scale: a hot spot (e.g. a central goal tile) does not wash out the rest."""
     c = np.asarray(counts, dtype=float)
     top = c.max() if len(c) and c.max() > 0 else 1.0
     return matplotlib.colors.PowerNorm(0.5, 0, top)
@@ -75,7 +76,7 @@ FLAT = math.pi / 6   # RegularPolygon orientation of a flat-top hexagon
 
 
 def hex_board(data: BoardData, ax):
-    """Skorm: hexagons at axial (q, r), labelled "q,r"; the Gold Tile (0, 0) outlined in gold."""
+    """Board "hex": hexagons at axial (q, r), labelled "q,r"; the centre tile (0, 0) outlined in gold."""
     qr = _pairs(data.labels)
     norm = _norm(data.counts)
     cmap = matplotlib.colormaps[CMAP]
@@ -104,15 +105,15 @@ def hex_board(data: BoardData, ax):
     return ax
 
 
-def martian_board(data: BoardData, ax):
-    """Martian Chess: the 4x8 board, rank 1 at the bottom, the canal between ranks 4 and 5."""
+def canal_board(data: BoardData, ax):
+    """Board "canal": the 4x8 board, rank 1 at the bottom, the canal between ranks 4 and 5."""
     norm = _norm(data.counts)
     cmap = matplotlib.colormaps[CMAP]
     cells = []
     for lab in data.labels:
         m = re.fullmatch(r"([a-z])(\d+)", str(lab).strip())
         if not m:
-            raise ValueError(f"not a Martian Chess cell: {lab!r}")
+            raise ValueError(f"not a 4x8 board cell: {lab!r}")
         cells.append((ord(m.group(1)) - ord("a"), int(m.group(2)) - 1))
     ncols = max(c for c, _ in cells) + 1
     nrows = max(r for _, r in cells) + 1
@@ -142,7 +143,7 @@ def martian_board(data: BoardData, ax):
 
 
 def grid_board(data: BoardData, ax):
-    """Warfare!: the square grid, y = 0 (side 0's back row) at the bottom, trees marked."""
+    """Board "square": the square grid, y = 0 (side 0's back row) at the bottom, trees marked."""
     xy = _pairs(data.labels)
     w = max(x for x, _ in xy) + 1
     h = max(y for _, y in xy) + 1
@@ -237,7 +238,7 @@ def _edges(rules):
 
 
 def graph_board(data: BoardData, ax):
-    """Storm the Castle: spaces as nodes (marker = kind), edges drawn, coloured by counts."""
+    """Board "graph": spaces as nodes (marker = kind), edges drawn, coloured by counts."""
     spaces = dict((data.rules.get("board") or {}).get("spaces") or {})
     for lab in data.labels:
         spaces.setdefault(str(lab), {"side": -1})
@@ -279,13 +280,21 @@ def generic_board(data: BoardData, ax):
     return plots.cell_bars((data.labels, data.counts, data.what), ax)
 
 
-BOARDS = {"skorm": hex_board, "martian_chess": martian_board, "warfare": grid_board,
-          "storm_the_castle": graph_board}
+BOARDS = {"hex": hex_board, "canal": canal_board, "square": grid_board, "graph": graph_board}
+
+
+def _board_kind(game: str):
+    from simkit.errors import UnknownGameError
+    from simkit.games import get_game
+    try:
+        return get_game(game).board
+    except UnknownGameError:   # results of a game this install does not have
+        return None
 
 
 def draw(game: str, data: BoardData, ax):
     """The game's own board; any game or label it cannot draw gets the generic bar chart."""
-    fn = BOARDS.get(game, generic_board)
+    fn = BOARDS.get(_board_kind(game), generic_board)
     try:
         return fn(data, ax)
     except (ValueError, KeyError, TypeError, IndexError):

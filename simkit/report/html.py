@@ -42,7 +42,7 @@ def default_out(paths) -> Path:
     if len(names) > 1:
         slug += f"-and-{len(names) - 1}-more"
     # under runs/, never reports/: that folder holds the committed example reports, which a
-    # `simkit report runs/demo/martian_chess` must not overwrite unless asked to with -o
+    # `simkit report runs/demo/<game>` must not overwrite unless asked to with -o
     return Path("runs") / "reports" / slug
 
 

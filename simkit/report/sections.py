@@ -18,6 +18,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from simkit.games import get_game  # noqa: E402
 from simkit.report import boards, findings, plots  # noqa: E402
 
 DPI = 100
@@ -91,16 +92,20 @@ def _summary_frame(s: dict) -> pd.DataFrame:
 
 
 def dice_figure(w: Writer, sec: Section, game: str):
+    """The exact odds of the game's dice model (``spec.dice``), if it declares one."""
     from simkit.engine import dice
-    if game == "storm_the_castle":
-        table = dice.storm_success_table()
-        w.figure(sec, "dice", plots.storm_dice, table, "Exact probability that a Storm the Castle attack succeeds, "
+    spec = get_game(game)
+    if spec.dice == "2d6_target":
+        table = dice.EXACT_TABLES[spec.dice]()
+        w.figure(sec, "dice", plots.target_2d6_dice, table,
+                 f"Exact probability that a {spec.title} attack succeeds, "
                  "by modifier (2d6 <= 3 + modifier; natural 2 fails, natural 12 succeeds).")
         w.table(sec, "dice", pd.DataFrame({"modifier": list(table), "p_success": [float(v) for v in table.values()],
                                            "exact": [str(v) for v in table.values()]}), "Exact attack success")
-    elif game == "warfare":
-        table = dice.warfare_win_table()
-        w.figure(sec, "dice", plots.warfare_dice, table, "Exact probability that the attacker wins a Warfare! "
+    elif spec.dice == "opposed_d6":
+        table = dice.EXACT_TABLES[spec.dice]()
+        w.figure(sec, "dice", plots.opposed_d6_dice, table,
+                 f"Exact probability that the attacker wins a {spec.title} "
                  "opposed d6 roll, by modifier difference (ties re-rolled).")
         w.table(sec, "dice", pd.DataFrame({"difference": list(table), "p_attacker_wins":
                                            [float(v) for v in table.values()],
@@ -108,8 +113,7 @@ def dice_figure(w: Writer, sec: Section, game: str):
 
 
 def board_size(game: str, n: int):
-    return {"skorm": (7.0, 6.4), "martian_chess": (4.6, 6.4), "storm_the_castle": (8.5, 6.0)}.get(
-        game, (7.5, 6.4) if n > 40 else (7.5, 3.8))
+    return get_game(game).board_figsize or ((7.5, 6.4) if n > 40 else (7.5, 3.8))
 
 
 def run_section(run, w: Writer, anchor: str) -> Section:
@@ -137,7 +141,9 @@ def run_section(run, w: Writer, anchor: str) -> Section:
                 "Game-length histogram")
     ends = s.get("end_reasons") or {}
     if ends:
-        w.figure(sec, "ends", plots.end_reasons, ends, "How games end; cap and stalemate endings in red.",
+        caps = get_game(run.game).cap_reasons
+        w.figure(sec, "ends", lambda e, ax: plots.end_reasons(e, ax, caps), ends,
+                 "How games end; endings at a cap (or stalemate) in red.",
                  size=(7.5, 0.9 + 0.4 * len(ends)))
         w.table(sec, "end_reasons", pd.DataFrame({"reason": list(ends), "games": list(ends.values())}),
                 "End reasons")
