@@ -30,5 +30,13 @@ def get_game(name: str):
     return _loaded[name]
 
 
+def find_game(name: str):
+    """The spec of a registered game, or None (e.g. a result directory of a game this install lacks)."""
+    try:
+        return get_game(name)
+    except UnknownGameError:
+        return None
+
+
 def all_games():
     return [get_game(n) for n in GAMES]

@@ -284,12 +284,8 @@ BOARDS = {"hex": hex_board, "canal": canal_board, "square": grid_board, "graph":
 
 
 def _board_kind(game: str):
-    from simkit.errors import UnknownGameError
-    from simkit.games import get_game
-    try:
-        return get_game(game).board
-    except UnknownGameError:   # results of a game this install does not have
-        return None
+    from simkit.games import find_game
+    return getattr(find_game(game), "board", None)   # None: a game this install does not have
 
 
 def draw(game: str, data: BoardData, ax):

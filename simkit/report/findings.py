@@ -81,8 +81,8 @@ def run_findings(run) -> list[Finding]:
                            + (": most games end without a winner." if flag else "."), "outcomes", flag))
     ends = s.get("end_reasons") or {}
     total = sum(ends.values()) or n
-    from simkit.games import get_game
-    caps = get_game(run.game).cap_reasons            # one definition of "capped": the game's spec
+    from simkit.games import find_game
+    caps = getattr(find_game(run.game), "cap_reasons", ())   # one definition of "capped": the game's spec
     capped = {k: v for k, v in ends.items() if k in caps and v}
     for k, v in capped.items():
         from simkit.analysis.stats import wilson

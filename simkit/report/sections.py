@@ -18,7 +18,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from simkit.games import get_game  # noqa: E402
+from simkit.games import find_game  # noqa: E402
 from simkit.report import boards, findings, plots  # noqa: E402
 
 DPI = 100
@@ -94,7 +94,9 @@ def _summary_frame(s: dict) -> pd.DataFrame:
 def dice_figure(w: Writer, sec: Section, game: str):
     """The exact odds of the game's dice model (``spec.dice``), if it declares one."""
     from simkit.engine import dice
-    spec = get_game(game)
+    spec = find_game(game)
+    if spec is None:
+        return
     if spec.dice == "2d6_target":
         table = dice.EXACT_TABLES[spec.dice]()
         w.figure(sec, "dice", plots.target_2d6_dice, table,
@@ -113,7 +115,8 @@ def dice_figure(w: Writer, sec: Section, game: str):
 
 
 def board_size(game: str, n: int):
-    return get_game(game).board_figsize or ((7.5, 6.4) if n > 40 else (7.5, 3.8))
+    spec = find_game(game)
+    return (spec and spec.board_figsize) or ((7.5, 6.4) if n > 40 else (7.5, 3.8))
 
 
 def run_section(run, w: Writer, anchor: str) -> Section:
@@ -141,7 +144,7 @@ def run_section(run, w: Writer, anchor: str) -> Section:
                 "Game-length histogram")
     ends = s.get("end_reasons") or {}
     if ends:
-        caps = get_game(run.game).cap_reasons
+        caps = getattr(find_game(run.game), "cap_reasons", ())
         w.figure(sec, "ends", lambda e, ax: plots.end_reasons(e, ax, caps), ends,
                  "How games end; endings at a cap (or stalemate) in red.",
                  size=(7.5, 0.9 + 0.4 * len(ends)))
