@@ -8,6 +8,7 @@ class _Run:
     """The little of a report run that run_findings reads."""
     length_unit = "plies"
     games = None
+    game = "martian_chess"
 
     def __init__(self, summary):
         self.summary = summary

@@ -361,8 +361,8 @@ def unit_values(base, config, *, threads=None, out_dir=None, snapshot_ply=None, 
     for u, a in abl.items():
         a["p_holm"] = adj[u]
     reg = regression(base.spec, records, snapshot_ply)
-    notes = [f"ablation p-values are Holm-adjusted over the {sum(1 for a in abl.values() if a['p_value'] == a['p_value'])}"
-             f" unit types tested (p_holm)"]
+    tested = sum(1 for a in abl.values() if a["p_value"] == a["p_value"])
+    notes = [f"ablation p-values are Holm-adjusted over the {tested} unit types tested (p_holm)"]
     disagree = method_disagreements(abl, reg)
     for d in disagree:
         notes.append(f"the methods disagree: {d}")

@@ -350,8 +350,8 @@ def values(target, sets, games, seed, policy, policy0, policy1, first, threads, 
         at = "-" if a is None or math.isnan(a["value"]) else \
             f"{a['value']:+.4f} [{a['ci'][0]:+.4f}, {a['ci'][1]:+.4f}]"
         ct = "-" if r is None else f"{r['coef']:+.3f} [{r['coef_ci'][0]:+.3f}, {r['coef_ci'][1]:+.3f}]"
-        rt = "-" if r is None or math.isnan(r["value"]) else \
-            f"{r['value']:+.2f}" + ("" if u == ref else f" [{_num(r['ci'][0], '{:+.2f}')}, {_num(r['ci'][1], '{:+.2f}')}]")
+        fcl = "" if r is None or u == ref else f" [{_num(r['ci'][0], '{:+.2f}')}, {_num(r['ci'][1], '{:+.2f}')}]"
+        rt = "-" if r is None or math.isnan(r["value"]) else f"{r['value']:+.2f}" + fcl
         t.add_row(u, at, ct, rt)
     c.print(t)
     c.print(f"ranking by ablation: {' > '.join(d['ranking']['ablation'])}; "
