@@ -31,9 +31,16 @@ same way. The scratch game then plays on with these cards; 2d6 rolls are sampled
 as they come (open loop). An item the opponent got back with a Blacksmith is
 treated as unseen too (a small loss of information, never a leak).
 
+**Decisive move.** A move into the enemy keep is taken without searching (see
+``mcts_choose_nb``).
+
 **Leaf value.** A rollout (random or greedy, ``mcts_rollout``) runs until
-``mcts_cutoff`` turns have ended or the game is over; a finished game scores 1 /
-0.5 / 0 for side 0, an unfinished one ``logistic(lead_nb / mcts_scale)``.
+``mcts_cutoff`` turns have ended counting from the root (1: the rest of the
+mover's turn; 2: and the opponent's reply) or the game is over; a finished game
+scores 1 / 0.5 / 0 for side 0, an unfinished one ``logistic(lead_nb / mcts_scale)``.
+The horizon is the same for every leaf: measured from the leaf, a leaf reached by
+ending the turn would be scored after one more own turn than a leaf reached by
+moving a unit, and the search would learn to end turns early.
 """
 import numpy as np
 from numba import njit
@@ -55,8 +62,9 @@ CODE_END_DISPATCH = 7
 
 # lead_nb weights, in card-value units (a Knight is worth 7, a Shield Bearer 4)
 W_HAND = 0.5      # a card in hand: half its value (it still costs points and a turn to field)
-W_ADVANCE = 3.0   # a unit standing next to the enemy keep, scaled down linearly with distance
-W_THREAT = 6.0    # a unit that can walk into the empty enemy keep next turn
+W_ADVANCE = 8.0   # a unit standing next to the enemy keep, scaled down linearly with distance
+W_THREAT = 6.0    # a unit that can walk into the empty enemy keep on its side's next turn ...
+W_THREAT_NOW = 20.0   # ... and if that side moves next: the game is all but won
 
 
 @njit(cache=True, inline="always")
@@ -137,11 +145,14 @@ def determinise_nb(s, cards, zones, zn, nc, pool, rng):
 
 
 @njit(cache=True)
-def lead_nb(cards, sp, zones, zn, ctab, cval, dist, keep):
+def lead_nb(cards, sp, zones, zn, ctab, cval, dist, keep, to_move):
     """Side 0's lead: cards on the board (items included) plus W_HAND of the hand, plus how close
-    each unit stands to the enemy keep and whether it could walk into it next turn."""
+    each unit stands to the enemy keep, plus whether a side could walk into the empty enemy keep
+    (worth most for ``to_move``, the side that moves next)."""
     d01 = max(dist[keep[0], keep[1]], 1)
     lead = 0.0
+    threat0 = False
+    threat1 = False
     for x in range(sp.shape[0]):
         for j in range(2):
             c = sp[x, j]
@@ -155,8 +166,15 @@ def lead_nb(cards, sp, zones, zn, ctab, cval, dist, keep):
                 d = min(dist[x, ek], d01)
                 v += W_ADVANCE * (d01 - d) / (d01 - 1 if d01 > 1 else 1)
                 if d <= mv and sp[ek, 0] < 0:
-                    v += W_THREAT
+                    if s == 0:
+                        threat0 = True
+                    else:
+                        threat1 = True
             lead += v if s == 0 else -v
+    if threat0:
+        lead += W_THREAT_NOW if to_move == 0 else W_THREAT
+    if threat1:
+        lead -= W_THREAT_NOW if to_move == 1 else W_THREAT
     for s in range(2):
         h = 0.0
         for i in range(zn[s, L_HAND]):
@@ -197,10 +215,9 @@ def step_nb(k, buf, cards, sp, zones, zn, g, ctab, spi, keep, iopt, rec, fidx, a
 
 
 @njit(cache=True)
-def rollout_nb(rp, cutoff, scale, cards, sp, zones, zn, g, seen, bq, bd, buf, role, rec, agg,
+def rollout_nb(rp, t_end, scale, cards, sp, zones, zn, g, seen, bq, bd, buf, role, rec, agg,
                ctab, cval, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, rng):
-    """Side 0's reward of a scratch game played on by policy ``rp`` for ``cutoff`` more turn ends."""
-    t_end = g[G_TURN] + cutoff
+    """Side 0's reward of a scratch game played on by policy ``rp`` until turn ``t_end`` (the horizon)."""
     if rp == P_GREEDY and g[G_PHASE] == PH_ACTIONS:
         assign_roles_nb(g[G_SIDE], cards, sp, ctab, dist, keep, iopt, role)
     while g[G_OVER] == 0 and g[G_TURN] < t_end:
@@ -215,7 +232,7 @@ def rollout_nb(rp, cutoff, scale, cards, sp, zones, zn, g, seen, bq, bd, buf, ro
             assign_roles_nb(g[G_SIDE], cards, sp, ctab, dist, keep, iopt, role)
     if g[G_OVER] != 0:
         return reward_from_winner_nb(g[G_WINNER])
-    return reward_from_eval_nb(lead_nb(cards, sp, zones, zn, ctab, cval, dist, keep), scale)
+    return reward_from_eval_nb(lead_nb(cards, sp, zones, zn, ctab, cval, dist, keep, g[G_SIDE]), scale)
 
 
 @njit(cache=True)
@@ -225,12 +242,21 @@ def mcts_choose_nb(s, budget, mp, n_real, buf_real, cards, sp, zones, zn, g,
 
     The real game (``cards .. g``) is only read; every iteration plays in the workspace ``ws``."""
     (cards2, sp2, zones2, zn2, g2, seen2, bq2, bd2, buf2, role2, rec2, agg2, codes, path, pool) = ws
+    # Decisive move: walking into the enemy keep wins now. The search alone would not insist on
+    # it: its greedy rollouts walk in later in the turn, so every option looks like a win and
+    # the most visited one need not be the winning walk (then, turn after turn, it may never be).
+    for k in range(n_real):
+        if buf_real[k, 0] == ACT_MOVE and buf_real[k, 2] == keep[1 - s]:
+            return k
     c_uct = mp[MC_C]
     rp = P_GREEDY if mp[MC_ROLLOUT] >= 0.5 else P_RANDOM
     cutoff = np.int64(mp[MC_CUTOFF])
     scale = mp[MC_SCALE]
     nc = iopt[O_NC]
     iters = max(budget, 1)
+    # The horizon counts from the root, not from each leaf: a leaf reached by ending the turn
+    # must not be scored a whole own turn later than one reached by moving a unit.
+    horizon = g[G_TURN] + cutoff
     tree_reset_nb(ti, tf)
     for _ in range(iters):
         cards2[:, :] = cards
@@ -260,7 +286,7 @@ def mcts_choose_nb(s, budget, mp, n_real, buf_real, cards, sp, zones, zn, g,
             node = child
             if fresh:
                 break
-        r = rollout_nb(rp, cutoff, scale, cards2, sp2, zones2, zn2, g2, seen2, bq2, bd2, buf2, role2, rec2, agg2,
+        r = rollout_nb(rp, horizon, scale, cards2, sp2, zones2, zn2, g2, seen2, bq2, bd2, buf2, role2, rec2, agg2,
                        ctab, cval, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, rng)
         backprop_nb(ti, tf, path, depth, r)
     code = best_action_nb(ti, tf, rng)
