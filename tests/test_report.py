@@ -141,7 +141,7 @@ def test_bad_directories_are_one_line_errors(runner, tmp_path):
     assert r.exit_code == 2 and "not a directory" in r.output
     (tmp_path / "empty").mkdir()
     r = invoke(runner, ["report", tmp_path / "empty"])
-    assert r.exit_code == 2 and "is not a run, compare, sweep or values directory" in r.output
+    assert r.exit_code == 2 and "is not a run, compare, sweep, values" in r.output
     r = invoke(runner, ["report", "--help"])
     assert "Example" in r.output
 

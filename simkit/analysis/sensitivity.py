@@ -88,8 +88,9 @@ def sensitivity(target, config, *, options=None, base_sets=None, threads=None, o
         names = {o.name: o for o in spec.options}
         bad = [n for n in options if n not in names or names[n].kind not in ("int", "float")]
         if bad:
+            numeric = ", ".join(o.name for o in spec.options if o.kind in ("int", "float"))
             raise UsageError(f"--option: {', '.join(bad)} is not a numeric rule option of {spec.name}; "
-                             f"numeric options: {', '.join(o.name for o in spec.options if o.kind in ('int', 'float'))}")
+                             f"numeric options: {numeric}")
         knobs = [names[n] for n in options]
     if not knobs:
         raise UsageError(f"{spec.name} has no numeric rule option to vary")

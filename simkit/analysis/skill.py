@@ -53,7 +53,7 @@ def verdict(estimates, neutral) -> str:
     t = trend(estimates)
     lo, hi = t["ci"]
     if neutral is not None:
-        above = any(l > neutral for _, l, _ in estimates)
+        above = any(low > neutral for _, low, _ in estimates)
         below = any(h < neutral for _, _, h in estimates)
         if above and below:
             return "reversing"

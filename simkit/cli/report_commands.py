@@ -15,7 +15,8 @@ def report(dirs, out, title):
     """Write an HTML design report (index.html + PNG figures + CSV tables) for DIRS.
 
     DIRS are run directories (`simkit run --out`), compare, sweep, values,
-    matchup, ladder, tune, sensitivity or `run --skill` directories, in any mix. The report opens from disk: no server, no network.
+    matchup, ladder, tune, sensitivity, quality or `run --skill` directories,
+    in any mix. The report opens from disk: no server, no network.
 
     \b
     Examples:

@@ -91,7 +91,7 @@ def print_skill(result, title: str):
                   v["verdict"])
     c = console()
     c.print(t)
-    for m, v in result.metrics.items():
+    for v in result.metrics.values():
         if "flag" in v:
             c.print(f"[yellow]reverses:[/yellow] {v['flag']}")
     for lvl, s in zip(result.levels, result.runs):
@@ -113,7 +113,8 @@ def print_skill(result, title: str):
               help="How close counts as meeting METRIC=T (TOST); also the loss scale of rates.")
 @click.option("--games", "-n", type=int, default=2000, show_default=True,
               help="Games per setting in the first round (doubled each round).")
-@click.option("--verify-games", type=int, default=None, help="Games per finalist in the verification (default 8x --games).")
+@click.option("--verify-games", type=int, default=None,
+              help="Games per finalist in the verification (default 8x --games).")
 @click.option("--finalists", type=click.IntRange(1, 10), default=3, show_default=True)
 @click.option("--policy", default=None, help="Policy of both sides (default greedy).")
 @click.option("--policy0", default=None, help="Policy of side 0.")

@@ -298,9 +298,9 @@ def load(path) -> RunData | CompareData | SweepData | ValuesData:
         return ValuesData(path, meta or manifest, table)
     if kind in (None, "run") and ((path / "summary.json").exists() or (path / "manifest.json").exists()):
         return load_run(path)
-    raise UsageError(f"{path} is not a run, compare, sweep, values, matchup, ladder, tune, sensitivity or skill "
-                     f"directory "
-                     f"(no manifest.json, summary.json, compare.json, sweep.csv or values.json)")
+    raise UsageError(f"{path} is not a run, compare, sweep, values, matchup, ladder, tune, sensitivity, "
+                     f"quality or skill directory (no manifest.json, summary.json, compare.json, sweep.csv, "
+                     f"values.json or the other kinds' json)")
 
 
 @dataclass

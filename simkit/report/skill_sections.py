@@ -82,7 +82,8 @@ class QualityData:
     kind: str = "quality"
 
 
-LOADERS = {"quality": ("quality.json", QualityData), "sensitivity": ("sensitivity.json", SensitivityData), "ladder": ("ladder.json", LadderData), "skill": ("skill.json", SkillData),
+LOADERS = {"quality": ("quality.json", QualityData), "sensitivity": ("sensitivity.json", SensitivityData),
+           "ladder": ("ladder.json", LadderData), "skill": ("skill.json", SkillData),
            "matchup": ("matchup.json", MatchupData), "tune": ("tune.json", TuneData)}
 
 
@@ -204,12 +205,12 @@ def skill_section(d: SkillData, w, anchor: str):
         for lvl, e in zip(levels, entry["estimates"]):
             rows.append({"metric": m, "level": lvl, "estimate": e[0], "ci_lo": e[1], "ci_hi": e[2],
                          "verdict": entry["verdict"]})
-        sec.findings.append(Finding(f"{m.replace('_', ' ')} is {entry['verdict']} over skill "
-                                    f"({', '.join(f'{lvl} {e[0]:+.4f}' for lvl, e in zip(levels, entry['estimates']))}).",
+        at = ", ".join(f"{lvl} {e[0]:+.4f}" for lvl, e in zip(levels, entry["estimates"]))
+        sec.findings.append(Finding(f"{m.replace('_', ' ')} is {entry['verdict']} over skill ({at}).",
                                     f"skill_{k}", entry["verdict"] == "reversing"))
     if rows:
         w.table(sec, "skill", pd.DataFrame(rows), "Metrics by skill level")
-    for lvl, run in zip(levels, s.get("runs") or []):
+    for run in s.get("runs") or []:
         for f in run.get("degenerate") or []:
             sec.findings.append(Finding(f, None, True))
     return sec
@@ -399,4 +400,5 @@ def quality_section(d: QualityData, w, anchor: str):
     return sec
 
 
-BUILDERS = {"quality": quality_section, "sensitivity": sensitivity_section, "ladder": ladder_section, "skill": skill_section, "matchup": matchup_section, "tune": tune_section}
+BUILDERS = {"quality": quality_section, "sensitivity": sensitivity_section, "ladder": ladder_section,
+            "skill": skill_section, "matchup": matchup_section, "tune": tune_section}
