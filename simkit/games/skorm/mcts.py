@@ -136,13 +136,15 @@ def order_nb(params, cell, plist, sc, acts, n, keys):
     """Sort ``acts[:n]`` most promising first, for progressive widening.
 
     Captures and shots first, most valuable victim first and a defended target
-    taken by a cheaper piece first (MVV-LVA); then a piece the enemy attacks
+    taken by a cheaper piece first (MVV-LVA); then the own Warlord stepping onto
+    the Gold Tile (SK-7: often the game's decision); then a piece the enemy attacks
     stepping out of its reach; then moves to cells the enemy does not attack;
     within a class a fixed hash of the action code (no bias toward the piece
     list's order). The attack map is the enemy's before the move and ignores
     shields: it orders, it does not prune.
     """
     F = params[P_F]
+    gold = params[P_I][I_GOLD]
     s = sc[SC_TOMOVE]
     w0, w1 = attack_bits_nb(params, cell, plist, sc, 1 - s, -1)
     for i in range(n):
@@ -152,7 +154,9 @@ def order_nb(params, cell, plist, sc, acts, n, keys):
         mk = (cell[a] - 1) & 3
         mv = F[mk] if mk != 3 else WARLORD_ORDER_VALUE
         noise = ((code * 2654435761) & 1023) * (1.0 / 1024.0)
-        if cell[t] != 0:
+        if mk == 3 and t == gold:
+            key = 900.0 + noise
+        elif cell[t] != 0:
             key = 1000.0 + 10.0 * F[(cell[t] - 1) & 3] + noise
             if act_type(code) == 0 and bit_nb(w0, w1, t) != 0:
                 key -= mv

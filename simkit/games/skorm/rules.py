@@ -52,7 +52,7 @@ REFERENCE_FACING = 5
 
 
 # MCTS defaults (docs/games/skorm.md "Search agent (MCTS)": tuned with `simkit matchup`)
-MCTS_C, MCTS_ROLLOUT, MCTS_CUTOFF, MCTS_SCALE = 0.7, "random", 6, 2.0
+MCTS_C, MCTS_ROLLOUT, MCTS_CUTOFF, MCTS_SCALE = 0.7, "greedy", 1, 4.0
 
 
 def _check_army(name, value):
