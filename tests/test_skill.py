@@ -131,3 +131,30 @@ def test_report_renders_ladder_skill_and_matchup_directories(tmp_path):
     for png in ("s1_ladder.png", "s2_skill_0.png", "s3_matchup.png"):
         assert (tmp_path / "rep" / png).stat().st_size > 1000
         assert png in html
+
+
+def test_compare_skill_finds_the_clock_leader_length_reversal(tmp_path):
+    # clock=leader shortens random games but lengthens greedy ones (greedy's 0-0 games at ply 21 now
+    # play on): the verdict over skill must say "reversing" for length and flag it
+    out = tmp_path / "cs"
+    r = CliRunner().invoke(cli, ["compare", "martian_chess", "--set-b", "clock=leader", "--games", "300",
+                                 "--skill", "random,greedy", "--out", str(out), "--threads", "1"])
+    assert r.exit_code == 0, r.output
+    data = json.loads((out / "skill.json").read_text())
+    length = data["metrics"]["mean_plies"]
+    assert length["estimates"][0][2] < 0 < length["estimates"][1][1]
+    assert length["verdict"] == "reversing" and "reverses:" in r.output
+    assert (out / "0-random" / "compare.json").exists()
+
+
+def test_values_skill_keeps_signs_per_level(tmp_path):
+    out = tmp_path / "vs"
+    r = CliRunner().invoke(cli, ["values", "martian_chess", "--games", "400", "--skill", "random,greedy",
+                                 "--out", str(out), "--threads", "1", "--snapshot-ply", "10"])
+    assert r.exit_code == 0, r.output
+    data = json.loads((out / "skill.json").read_text())
+    keys = set(data["metrics"])
+    # a metric is kept only where every level estimates it (greedy never trades queens by ply 10)
+    assert {"regression_coef:pawn", "ablation:pawn", "ablation:drone", "ablation:queen"} <= keys
+    for m in data["metrics"].values():
+        assert len(m["estimates"]) == 2 and m["verdict"] in ("stable", "converging", "trending", "reversing")

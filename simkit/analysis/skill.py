@@ -138,3 +138,79 @@ def skill_run(scenario, levels, config, *, threads=None, out_dir=None, log=None)
             "config": config.to_dict(), "versions": environment(),
             "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
     return result
+
+
+def _over_levels(levels, per_level: list[dict], neutral_of) -> dict:
+    """metric -> estimates over levels, trend and verdict (and a reversal flag for signed metrics)."""
+    from simkit.analysis.degenerate import reversal
+    names = [m for m in per_level[0] if all(m in p for p in per_level)]
+    out = {}
+    for m in names:
+        est = [p[m] for p in per_level]
+        neutral = neutral_of(m)
+        out[m] = {"estimates": est, "trend": trend(est), "verdict": verdict(est, neutral)}
+        if neutral is not None:
+            flag = reversal(m, dict(zip(levels, est)))
+            if flag:
+                out[m]["flag"] = flag["message"]
+    return out
+
+
+def _write(out_dir, result, kind, extra):
+    import time
+    from pathlib import Path
+    from simkit.backends.store import atomic_write_json
+    from simkit.engine.runner import environment
+    atomic_write_json(Path(out_dir) / "skill.json", result.summary() | {"measure": kind})
+    atomic_write_json(Path(out_dir) / "manifest.json", {
+        "kind": "skill", "measure": kind, "status": "complete", "levels": result.levels, "versions": environment(),
+        "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")} | extra)
+
+
+def skill_compare(a, b, levels, config, *, threads=None, out_dir=None, labels=("A", "B")) -> SkillResult:
+    """`compare --skill`: B - A at every level (both sides at that level), same seeds; a difference's
+    neutral value is 0, so "reversing" means B is better at one level and worse at another."""
+    from pathlib import Path
+    from simkit.analysis.compare import compare
+    from simkit.analysis.degenerate import play_flags
+    from simkit.analysis.matchup import check_policies
+    levels = check_policies(a.spec, levels)
+    runs, per = [], []
+    for i, lvl in enumerate(levels):
+        cfg = replace(config, policies=(lvl, lvl))
+        sub = None if out_dir is None else Path(out_dir) / f"{i}-{lvl.replace(':', '_')}"
+        res = compare(a, b, cfg, threads=threads, out_dir=sub, keep=True, labels=labels)
+        flags = []
+        for which, run in (("A", res.a), ("B", res.b)):
+            flags += [f"{which}: {f['message']}" for f in play_flags(a.spec, run.records(), cfg.policies)]
+        runs.append({"level": lvl, "games": res.paired.n, "verdict": res.verdict, "degenerate": flags,
+                     "differences": res.differences})
+        per.append({m: (d["diff"], d["ci"][0], d["ci"][1]) for m, d in res.differences.items()})
+    result = SkillResult(levels, runs, _over_levels(levels, per, lambda m: 0.0))
+    if out_dir is not None:
+        _write(out_dir, result, "compare B - A", {"a": a.to_dict(), "b": b.to_dict(), "labels": list(labels),
+                                                  "scenario": a.to_dict(), "config": config.to_dict()})
+    return result
+
+
+def skill_values(base, levels, config, *, threads=None, out_dir=None, snapshot_ply=None) -> SkillResult:
+    """`values --skill`: every unit value (ablation, and regression coefficients) at every level; a
+    value's neutral is 0, so "reversing" means a unit helps at one skill and hurts at another."""
+    from pathlib import Path
+    from simkit.analysis.matchup import check_policies
+    from simkit.analysis.values import unit_values
+    levels = check_policies(base.spec, levels)
+    runs, per = [], []
+    for i, lvl in enumerate(levels):
+        cfg = replace(config, policies=(lvl, lvl))
+        sub = None if out_dir is None else Path(out_dir) / f"{i}-{lvl.replace(':', '_')}"
+        res = unit_values(base, cfg, threads=threads, out_dir=sub, snapshot_ply=snapshot_ply)
+        t = res.table
+        t = t[t["method"].isin(["ablation", "regression_coef"])]
+        per.append({f"{r.method}:{r.unit}": (float(r.value), float(r.ci_lo), float(r.ci_hi))
+                    for r in t.itertuples() if r.value == r.value})
+        runs.append({"level": lvl, "degenerate": []})
+    result = SkillResult(levels, runs, _over_levels(levels, per, lambda m: 0.0))
+    if out_dir is not None:
+        _write(out_dir, result, "unit values", {"scenario": base.to_dict(), "config": config.to_dict()})
+    return result

@@ -85,8 +85,11 @@ def _save_opts(f):
 @tolerance_option
 @backend_options
 @_save_opts
+@click.option("--skill", default=None, metavar="P1,P2,...",
+              help="Repeat the comparison at each skill level (both sides play it; same seeds) and say, per "
+                   "metric, whether B - A is stable, converging or reversing over skill.")
 def compare(targets, sets, games, seed, policy, policy0, policy1, first, threads, chunk_size, snapshot_ply,
-            sets_a, sets_b, precision, tolerance, backend, workers, scheduler, out, no_save, as_json):
+            sets_a, sets_b, precision, tolerance, backend, workers, scheduler, out, no_save, as_json, skill):
     """Compare two scenarios on common random numbers: same seeds, game indices and policies.
 
     A and B are game names or scenario files of one game; with one TARGET,
@@ -101,6 +104,7 @@ def compare(targets, sets, games, seed, policy, policy0, policy1, first, threads
       simkit compare martian_chess --set-b clock=leader --policy random --precision 0.005
       simkit compare martian_chess --set-b field_promotion=false --policy random --tolerance 0.02
       simkit compare skorm --set-b archer_range=3 --backend dask --workers 2
+      simkit compare warfare --set-b activations=4 --games 200 --skill greedy,mcts:100
     """
     from simkit.analysis.compare import compare as run_compare
     from simkit.engine.runner import RunConfig
@@ -125,6 +129,19 @@ def compare(targets, sets, games, seed, policy, policy0, policy1, first, threads
     la, lb = _label(a), _label(b)
     out_dir = _out_dir("compare", f"{a.name}-vs-{b.name}", out, no_save)
     validate_config(a.spec, config)      # option errors before any cluster starts
+    if skill:
+        if precision is not None or tolerance is not None or backend or scheduler:
+            raise UsageError("--skill runs locally to completion: drop --precision, --tolerance and --backend")
+        from simkit.analysis.skill import skill_compare
+        from simkit.cli.skill_commands import print_skill
+        res = skill_compare(a, b, skill.split(","), config, threads=threads, out_dir=out_dir, labels=(la, lb))
+        if as_json:
+            return _echo_json(res.summary())
+        print_skill(res, f"B - A over skill\nA = {_esc(la)}\nB = {_esc(lb)}\n({config.games:,} games per level, "
+                         f"seed {config.seed})")
+        if out_dir:
+            click.echo(f"skill directory: {out_dir} (skill.json; one compare directory per level)")
+        return None
     with make_backend(backend, scheduler, workers, threads) as be:
         res = run_compare(a, b, config, threads=threads, out_dir=out_dir, precision=precision, labels=(la, lb),
                           backend=be, tolerance=tolerance)
@@ -282,8 +299,11 @@ def _print_sweep(res, base, out_dir):
               help="Instead: the direct paired test 'is unit A worth more than unit B' (one A or one B removed "
                    "from the same side, same seeds).")
 @_save_opts
+@click.option("--skill", default=None, metavar="P1,P2,...",
+              help="Repeat the measurement at each skill level (both sides play it; same seeds) and say, per "
+                   "unit value, whether it is stable, converging or reversing over skill.")
 def values(target, sets, games, seed, policy, policy0, policy1, first, threads, chunk_size, snapshot_ply,
-           pair, out, no_save, as_json):
+           pair, out, no_save, as_json, skill):
     """Unit values of TARGET two ways: ablation (remove one unit, paired runs) and regression.
 
     Ablation: change in a side's expected score when it has one unit more (base minus
@@ -299,6 +319,7 @@ def values(target, sets, games, seed, policy, policy0, policy1, first, threads, 
       simkit values martian_chess
       simkit values martian_chess --policy greedy --games 100000 --snapshot-ply 12 --json
       simkit values skorm --pair archer,horseman --games 20000
+      simkit values martian_chess --games 20000 --skill random,greedy
     """
     from simkit.analysis.values import pair_test, unit_values
     from simkit.engine.runner import RunConfig
@@ -328,6 +349,19 @@ def values(target, sets, games, seed, policy, policy0, policy1, first, threads, 
                 f"{res['verdict']}")
         return None
     out_dir = _out_dir("values", f"{base.game}-{base.name}", out, no_save)
+    if skill:
+        from simkit.analysis.skill import skill_values
+        from simkit.cli.skill_commands import print_skill
+        sres = skill_values(base, skill.split(","), config, threads=threads, out_dir=out_dir,
+                            snapshot_ply=snapshot_ply)
+        if as_json:
+            return _echo_json(sres.summary())
+        print_skill(sres, f"{base.spec.title} {base.name}: unit values over skill ({config.games:,} games per "
+                          f"level, seed {config.seed}; ablation = expected score of one unit more, "
+                          f"regression_coef = raw logit coefficient)")
+        if out_dir:
+            click.echo(f"skill directory: {out_dir} (skill.json; one values directory per level)")
+        return None
     res = unit_values(base, config, threads=threads, out_dir=out_dir, snapshot_ply=snapshot_ply, log=log)
     if as_json:
         return _echo_json(res.summary())

@@ -84,7 +84,7 @@ def print_skill(result, title: str):
     t.add_column("trend per level [95% CI]", justify="right")
     t.add_column("verdict")
     for m, v in result.metrics.items():
-        fmt = "{:.1f}" if m == "mean_length" else "{:+.4f}" if "advantage" in m else "{:.4f}"
+        fmt = "{:+.1f}" if m in ("mean_length", "mean_plies") else "{:+.4f}"
         cells = [f"{fmt.format(e)} [{fmt.format(lo)}, {fmt.format(hi)}]" for e, lo, hi in v["estimates"]]
         tr = v["trend"]
         t.add_row(m.replace("_", " "), *cells, f"{tr['slope']:+.4g} [{tr['ci'][0]:+.4g}, {tr['ci'][1]:+.4g}]",
