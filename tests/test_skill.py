@@ -158,3 +158,18 @@ def test_values_skill_keeps_signs_per_level(tmp_path):
     assert {"regression_coef:pawn", "ablation:pawn", "ablation:drone", "ablation:queen"} <= keys
     for m in data["metrics"].values():
         assert len(m["estimates"]) == 2 and m["verdict"] in ("stable", "converging", "trending", "reversing")
+
+
+def test_sweep_and_compare_flag_degenerate_cells(tmp_path):
+    out = tmp_path / "sw"
+    r = CliRunner().invoke(cli, ["sweep", "martian_chess", "--vary", "deadlock_plies=10,14", "--games", "300",
+                                 "--out", str(out), "--threads", "1"])
+    assert r.exit_code == 0, r.output
+    import pandas as pd
+    t = pd.read_csv(out / "sweep.csv")
+    # greedy Martian Chess: most games end without a single capture, in every cell
+    assert t["degenerate"].str.contains("no_interaction").all()
+    r = CliRunner().invoke(cli, ["compare", "martian_chess", "--set-b", "clock=leader", "--games", "300",
+                                 "--no-save", "--threads", "1"])
+    assert r.exit_code == 0, r.output
+    assert "degenerate play (A)" in r.output

@@ -80,6 +80,7 @@ def sweep(target, keys, grid, config, *, base_sets=None, threads=None, out_dir=N
 
     ``backend`` (e.g. a Dask cluster from `make_backend`) plays every cell's chunks.
     """
+    from simkit.analysis.degenerate import tally_flags
     from simkit.backends.store import atomic_write_bytes, atomic_write_json
     from simkit.engine.runner import environment, simulate
     from simkit.errors import UsageError
@@ -112,8 +113,12 @@ def sweep(target, keys, grid, config, *, base_sets=None, threads=None, out_dir=N
         res = simulate(sc, config, threads=threads, progress=progress, keep=False, precision=precision,
                        backend=backend)
         s = res.summary()
+        flags = tally_flags(res.tally, config.policies)
+        s["degenerate"] = [f["message"] for f in flags]
         row = {k: _resolved(sc.rules, k) for k in keys}
         row.update(flat_row(s))
+        # the cell's degenerate-play flags by name and share, e.g. "capped 35%" (empty: none)
+        row["degenerate"] = "; ".join(f"{f['flag']} {f['share']:.0%}" for f in flags)
         rows.append(row)
         summaries.append(s)
         if log:

@@ -195,6 +195,10 @@ def _print_compare(res, s, out_dir):
             c.print(f"--tolerance {tol:g}: {k.upper()} first-player advantage 90% CI [{lo:+.4f}, {hi:+.4f}]: "
                     f"{e['verdict']}")
     c.print(f"verdict: {_esc(s['verdict'])}")
+    from simkit.analysis.degenerate import tally_flags
+    for which, run in (("A", res.a), ("B", res.b)):
+        for f in tally_flags(run.tally, run.config.policies):
+            c.print(f"[yellow]degenerate play ({which}):[/yellow] {_esc(f['message'])}")
     if out_dir:
         c.print(f"compare directory: {out_dir}")
 
