@@ -1,10 +1,10 @@
 """Martian Chess Monte-Carlo tree search (the ``mcts:N`` policy).
 
 The tree is the shared one (simkit/engine/mcts.py); this module owns the game's
-side of an iteration: copy the position, descend the tree by UCT, play a rollout
-of at most ``mcts_cutoff`` plies (random or greedy moves), and score the result:
-a finished game by its winner, an unfinished one by the greedy evaluation squashed
-with ``mcts_scale``.
+side of an iteration: copy the position, descend the tree by UCT (a node offers
+its captures first, see ``widened_nb``), play a rollout of at most ``mcts_cutoff``
+plies (random or greedy moves), and score the result: a finished game by its
+winner, an unfinished one by the greedy evaluation squashed with ``mcts_scale``.
 
 Martian Chess has no chance, so open loop equals closed loop here: the same action
 sequence always reaches the same position.
@@ -88,10 +88,10 @@ def mcts_choose_nb(board, meta, rays, rules, weights, mc, budget, moves, n, rng,
                    ti, tf, path, sb, sm, smoves, gb, gm):
     """The move ``budget`` MCTS iterations prefer among the ``n`` root ``moves``.
 
-    ``board``/``meta`` is the real position (turn already started, left untouched; ``moves``
-    may be reordered);
-    ``sb``/``sm``/``smoves`` hold an iteration's position and moves, ``gb``/``gm`` are
-    the greedy rollout's own scratch; ``ti``/``tf``/``path`` the tree (capacity >= budget + 2).
+    ``board``/``meta`` is the real position (turn already started; left untouched, while
+    ``moves`` may be reordered); ``sb``/``sm``/``smoves`` hold an iteration's position and
+    moves, ``gb``/``gm`` are the greedy rollout's own scratch; ``ti``/``tf``/``path`` the
+    tree (capacity >= budget + 2). Nothing is allocated here.
     """
     if n == 1:
         return moves[0]  # nothing to decide; saves the search
