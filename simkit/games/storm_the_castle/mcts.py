@@ -53,7 +53,7 @@ from simkit.games.storm_the_castle.policies import P_GREEDY, P_RANDOM, assign_ro
 from simkit.games.storm_the_castle.rules import K_ITEM, O_MAXTURNS, O_NC, T_KIND, T_MOVE
 from simkit.games.storm_the_castle.state import (ACT_ATTACK, ACT_DISPATCH, ACT_END, ACT_MOVE, ACT_SMITH, C_POS,
                                                  C_OWNER, C_TYPE, C_ZONE, G_COULD, G_OVER, G_PHASE, G_REASON,
-                                                 G_SIDE, G_TURN, G_WINNER, L_DECK, L_HAND, MAXA, NCF, NG,
+                                                 G_SIDE, G_TURN, G_WINNER, L_DECK, L_HAND, NCF, NG,
                                                  PH_ACTIONS, PH_DISPATCH, R_LIMIT, Z_DECK, Z_HAND)
 from simkit.games.storm_the_castle.turn import close_turn_nb
 from simkit.policies import MC_C, MC_CUTOFF, MC_ROLLOUT, MC_SCALE
@@ -93,13 +93,14 @@ def encode_nb(phase, kind, a, b, cards, sp, ctab):
 
 
 @njit(cache=True)
-def new_workspace_nb(nc, ns, nt, nf, cap):
-    """Scratch for one searcher: a game copy, move-generation buffers, codes, the path and a card pool."""
+def new_workspace_nb(nc, ns, nt, nf, cap, nbuf):
+    """Scratch for one searcher: a game copy, move-generation buffers (``nbuf`` = iopt[O_BUF] rows),
+    codes, the path and a card pool."""
     return (np.zeros((2 * nc, NCF), np.int32), np.zeros((ns, 2), np.int32), np.zeros((2, 3, nc), np.int32),
             np.zeros((2, 3), np.int32), np.zeros(NG, np.int32),
             np.zeros(nt, np.int32), np.zeros(ns + 1, np.int32), -np.ones(ns, np.int32),
-            np.zeros((MAXA, 3), np.int32), np.zeros(2 * nc, np.int32), np.zeros(nf, np.int32),
-            np.zeros(0, np.int64), np.zeros(MAXA, np.int32), np.zeros(cap, np.int32), np.zeros(2 * nc, np.int32))
+            np.zeros((nbuf, 3), np.int32), np.zeros(2 * nc, np.int32), np.zeros(nf, np.int32),
+            np.zeros(0, np.int64), np.zeros(nbuf, np.int32), np.zeros(cap, np.int32), np.zeros(2 * nc, np.int32))
 
 
 @njit(cache=True)

@@ -177,7 +177,7 @@ def run_batch_nb(ctab, cval, copies, spi, adj, dist, keep, iopt, fopt, ptable, p
         log = np.zeros((0, LOG_COLS), np.int32)
         ti = np.zeros((cap, TI_N), np.int32)
         tf = np.zeros((cap, TF_N), np.float64)
-        ws = new_workspace_nb(nc, ns, nt, iopt[O_F], cap)
+        ws = new_workspace_nb(nc, ns, nt, iopt[O_F], cap, iopt[O_BUF])
         aggb = agg[blk]
         for i in range(lo, hi):
             play_game_nb(ctab, cval, copies, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, eidx, mp,
@@ -207,7 +207,7 @@ def search_scratch(p: Params, pv):
     cap = tree_capacity(pv)
     return (np.zeros((cap, TI_N), np.int32), np.zeros((cap, TF_N), np.float64),
             new_workspace_nb(np.int64(p.iopt[O_NC]), np.int64(p.iopt[O_NS]), np.int64(p.iopt[O_T]),
-                             np.int64(p.iopt[O_F]), np.int64(cap)))
+                             np.int64(p.iopt[O_F]), np.int64(cap), np.int64(p.iopt[O_BUF])))
 
 
 def run_chunk(params, seed, start, firsts, policies, snapshot_ply):
