@@ -27,6 +27,10 @@ import numpy as np
 
 from simkit.errors import UsageError
 
+# who moves first in game g of a run (the kernel switch is engine/rng.first_players_nb); here,
+# not in engine/, so the CLI can list them without importing numba
+FIRST_MODES = ("alternate", "side0", "side1", "random")
+
 POL_ID, POL_BUDGET, POL_EPS = 0, 2, 4
 POLICY_VECTOR = 6
 EPS_SCALE = 1_000_000

@@ -9,11 +9,9 @@ from pathlib import Path
 import click
 
 from simkit.cli import cli
-from simkit.backends.dask import make_backend
 from simkit.cli.options import (backend_options, play_options, policies_of, precision_option, scenario_options,
                                 tolerance_option)
-from simkit.engine.runner import validate_config
-from simkit.engine.rng import FIRST_MODES
+from simkit.policies import FIRST_MODES
 from simkit.errors import UsageError
 
 
@@ -128,6 +126,7 @@ def compare(targets, sets, games, seed, policy, policy0, policy1, first, threads
                        chunk_size=chunk_size, snapshot_ply=snapshot_ply)
     la, lb = _label(a), _label(b)
     out_dir = _out_dir("compare", f"{a.name}-vs-{b.name}", out, no_save)
+    from simkit.engine.runner import validate_config
     validate_config(a.spec, config)      # option errors before any cluster starts
     if skill:
         if precision is not None or tolerance is not None or backend or scheduler:
@@ -142,6 +141,7 @@ def compare(targets, sets, games, seed, policy, policy0, policy1, first, threads
         if out_dir:
             click.echo(f"skill directory: {out_dir} (skill.json; one compare directory per level)")
         return None
+    from simkit.backends.dask import make_backend
     with make_backend(backend, scheduler, workers, threads) as be:
         res = run_compare(a, b, config, threads=threads, out_dir=out_dir, precision=precision, labels=(la, lb),
                           backend=be, tolerance=tolerance)
@@ -240,7 +240,9 @@ def sweep(target, varies, sets, games, seed, policy, policy0, policy1, first, th
                        chunk_size=chunk_size, snapshot_ply=snapshot_ply)
     out_dir = _out_dir("sweep", f"{base.game}-{base.name}", out, no_save)
     log = None if as_json else (lambda m: click.echo(m, err=True))
+    from simkit.engine.runner import validate_config
     validate_config(base.spec, config)
+    from simkit.backends.dask import make_backend
     with make_backend(backend, scheduler, workers, threads) as be:
         res = run_sweep(target, keys, grid, config, base_sets=list(sets), threads=threads, out_dir=out_dir,
                         precision=precision, progress=False, log=log, backend=be)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from simkit.engine.rng import FIRST_MODES
+from simkit.policies import FIRST_MODES
 
 
 def scenario_options(f):

@@ -6,7 +6,7 @@ import click
 from simkit.cli import cli
 from simkit.cli.analysis_commands import _echo_json, _out_dir
 from simkit.cli.options import scenario_options
-from simkit.engine.rng import FIRST_MODES
+from simkit.policies import FIRST_MODES
 
 
 @cli.command()

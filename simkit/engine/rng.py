@@ -81,7 +81,7 @@ def first_players_nb(mode, seed, start, count, out):
             out[i] = rng_below_nb(st, 2)
 
 
-FIRST_MODES = ("alternate", "side0", "side1", "random")
+from simkit.policies import FIRST_MODES  # noqa: E402,F401  (re-exported: the modes first_players_nb takes)
 
 
 @njit(cache=True, inline="always")
