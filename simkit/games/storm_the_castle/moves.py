@@ -12,7 +12,8 @@ from simkit.engine.dice import (STORM_CRIT_FAIL, STORM_CRIT_SUCCESS, STORM_SUCCE
                                 storm_resolve_nb)
 from simkit.engine.rng import rng_below_nb
 from simkit.games.storm_the_castle.rules import (AB_ASSASSIN, AB_CATAPULT, AB_CLERIC, AB_SMITH, AB_SORC,
-                                                 K_ITEM, K_REG, O_CLEARS, O_POINTS, O_SICK, SPACE_KINDS,
+                                                 K_ITEM, K_REG, O_BONUS2, O_CLEARS, O_EXTRA2, O_POINTS, O_SICK,
+                                                 SPACE_KINDS,
                                                  S_ATT, S_CRIT, S_DISP, S_KILL, S_LOSS, S_RES, S_REC,
                                                  S_SUCC, T_AB, T_ATT, T_BONUS, T_COST, T_DEF, T_KIND,
                                                  T_MOVE, T_RANGE, T_RANK, T_ROLL, X_CASTLE, X_DEF,
@@ -20,7 +21,7 @@ from simkit.games.storm_the_castle.rules import (AB_ASSASSIN, AB_CATAPULT, AB_CL
 from simkit.games.storm_the_castle.state import (ACT_ATTACK, ACT_CLERIC, ACT_DISPATCH, ACT_END,
                                                  ACT_MOVE, ACT_SMITH, ACT_SORC, C_ACTED, C_BUFF,
                                                  C_ITEM, C_OWNER, C_POS, C_TYPE, C_ZONE, G_ATTACKS,
-                                                 G_OVER, G_POINTS, G_REASON, G_WINNER, L_DECK,
+                                                 G_OVER, G_POINTS, G_REASON, G_TURN, G_WINNER, L_DECK,
                                                  L_GRAVE, L_HAND, R_KEEP, Z_BOARD, Z_DECK,
                                                  Z_EQUIP, Z_GRAVE, Z_HAND, Z_NONE)
 
@@ -456,6 +457,11 @@ def begin_turn_nb(cards, zones, zn, g, iopt, s):
     g[G_POINTS] = iopt[O_POINTS]
     g[G_ATTACKS] = 0
     k = 2 if zn[s, L_HAND] == 0 else 1
+    if g[G_TURN] == 1:
+        # turn 1 is always the second player's first turn (the first player's is turn 0):
+        # ST-C1 extra dispatch points, ST-C2 extra cards drawn, both 0 by default
+        g[G_POINTS] += iopt[O_BONUS2]
+        k += iopt[O_EXTRA2]
     drawn = 0
     for _ in range(k):
         if draw_one_nb(cards, zones, zn, s) >= 0:

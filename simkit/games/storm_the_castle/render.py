@@ -12,7 +12,7 @@ from simkit.games.storm_the_castle.play import Game, kernel_args, play_game_nb, 
 from simkit.games.storm_the_castle.rules import Params
 from simkit.games.storm_the_castle.state import (ACT_ATTACK, ACT_CLERIC, ACT_DISPATCH, ACT_MOVE, ACT_SMITH,
                                                  ACT_SORC, C_ITEM, C_POS, C_TYPE, END_REASONS,
-                                                 EV_DRAW, EV_END, EV_TURN, G_SIDE, L_DECK, L_GRAVE, L_HAND,
+                                                 EV_DRAW, EV_END, EV_TURN, G_SIDE, G_TURN, L_DECK, L_GRAVE, L_HAND,
                                                  LOG_COLS)
 
 RESULT = {STORM_FAIL: "fail", STORM_SUCCESS: "success", STORM_CRIT_FAIL: "CRITICAL FAIL",
@@ -94,6 +94,7 @@ def play_text(params, seed, game, first, policies) -> str:
                 out.append(board_text(g))
             started = True
             g.g[G_SIDE] = b
+            g.g[G_TURN] = a          # the draw and the points depend on the turn (ST-C1, ST-C2)
             g.begin_turn()
             out.append(f"\n== turn {a + 1}: side {b} ==")
             continue

@@ -32,8 +32,10 @@ NT_COLS = 10
 X_SIDE, X_KIND, X_LEVEL, X_DEF, X_CASTLE = range(5)   # X_CASTLE: owning side if castle space else -1
 NX_COLS = 5
 # integer options (iopt[i])
-O_POINTS, O_SICK, O_CLEARS, O_MAXTURNS, O_HAND, O_DEFENDERS, O_NC, O_T, O_NS, O_F, O_BUF = range(11)
-NI_OPTS = 11     # O_BUF: rows of the action buffer, a proven bound on one decision's options (action_rows)
+(O_POINTS, O_SICK, O_CLEARS, O_MAXTURNS, O_HAND, O_DEFENDERS, O_NC, O_T, O_NS, O_F, O_BUF,
+ O_BONUS2, O_EXTRA2) = range(13)
+NI_OPTS = 13     # O_BUF: rows of the action buffer, a proven bound on one decision's options (action_rows)
+# O_BONUS2 / O_EXTRA2: the second player's compensation on its first turn (ST-C1 / ST-C2)
 # float options (fopt[i])
 F_THRESHOLD, F_KEEP_THRESHOLD = 0, 1
 NF_OPTS = 2
@@ -237,6 +239,12 @@ OPTIONS = (
            "ST-4: a Support unit left alone after a successful melee also dies"),
     Option("max_turns", "int", 80, "turn cap (both players together); draw at the cap", min=1, max=100000),
     Option("hand_size", "int", 5, "cards drawn at setup", min=0, max=MAX_DECK),
+    Option("second_player_dispatch_bonus", "int", 0,
+           "ST-C1: extra dispatch points on the second player's first turn (compensation for moving second)",
+           min=0, max=99),
+    Option("second_player_extra_cards", "int", 0,
+           "ST-C2: extra cards the second player draws on its first turn (compensation for moving second)",
+           min=0, max=MAX_DECK),
     Option("attack_threshold", "float", 0.15, "greedy: attack when P(success) >= this", min=0.0, max=1.0),
     Option("keep_attack_threshold", "float", 0.05,
            "greedy: attack a unit in the enemy keep when P(success) >= this", min=0.0, max=1.0),
@@ -427,7 +435,8 @@ def prepare(rules) -> Params:
     fields, fidx, eidx = record_fields(names, ctab[:, T_KIND])
     iopt = np.array([rules["dispatch_points"], int(rules["summoning_sickness"]),
                      int(rules["melee_clears_stack"]), rules["max_turns"], rules["hand_size"],
-                     rules["defenders"], nc, T, NS, len(fields), action_rows(ctab, copies, spi)], np.int64)
+                     rules["defenders"], nc, T, NS, len(fields), action_rows(ctab, copies, spi),
+                     rules["second_player_dispatch_bonus"], rules["second_player_extra_cards"]], np.int64)
     fopt = np.array([rules["attack_threshold"], rules["keep_attack_threshold"]], np.float64)
     ptable = storm_success_array(PT_LO, PT_HI).astype(np.float64)
     prio = np.zeros(T, np.float64)
