@@ -13,6 +13,7 @@ def _warm():
     _play.play_one(params, 0, 0, 0, [0, 0])
     _play.run_chunk(params, 0, 0, [0], [2, 1, 2, 0, 0, 0], 10)   # mcts:2 vs greedy
     _play.perft(params, 1)
+    _play.trajectory(params, 0, 0, 0, [1, 1])
 
 
 SPEC = GameSpec(
@@ -36,4 +37,5 @@ SPEC = GameSpec(
     aggregate_label="captures per cell",
     aggregate_index=lambda params: [name_of(c) for c in range(32)],
     warm=_warm,
+    trajectory=_play.trajectory,
 )

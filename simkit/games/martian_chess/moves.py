@@ -3,17 +3,23 @@ from numba import njit
 
 from simkit.games.martian_chess.state import (
     CLOCK_DEADLOCK, CLOCK_LEADER, END_CLOCK, END_LIMIT, END_TERRITORY, M_CALLED, M_CLOCK,
-    M_END, M_LAST_FROM, M_LAST_TO, M_PIPS, M_PLY, M_QUIET, M_SCORE, M_TO_MOVE, M_WINNER, R_CLOCK_MODE,
+    M_END, M_KOMI, M_LAST_FROM, M_LAST_TO, M_PIPS, M_PLY, M_QUIET, M_SCORE, M_TO_MOVE, M_WINNER, R_CLOCK_MODE,
     R_CLOCK_PLIES, R_DEADLOCK_PLIES, R_FIELD_PROMOTION, R_MAX_PLIES,
 )
 
 
+@njit(cache=True, inline="always")
+def score_half_nb(meta, p):
+    """Player p's score as the rules compare it, in half pips: captured pips plus its MC-C1 komi."""
+    return 2 * meta[M_SCORE + p] + meta[M_KOMI + p]
+
+
 @njit(cache=True)
 def start_turn_nb(meta, rules):
-    """MC-4 `leader`: a player ahead on score calls the clock as its turn begins."""
+    """MC-4 `leader`: a player ahead on score (komi included, MC-C1) calls the clock as its turn begins."""
     if rules[R_CLOCK_MODE] == CLOCK_LEADER and meta[M_CALLED] == 0:
         p = meta[M_TO_MOVE]
-        if meta[M_SCORE + p] > meta[M_SCORE + 1 - p]:
+        if score_half_nb(meta, p) > score_half_nb(meta, 1 - p):
             meta[M_CALLED] = 1
             meta[M_CLOCK] = 0
 
@@ -71,9 +77,9 @@ def gen_moves_nb(board, meta, rays, rules, out):
 
 @njit(cache=True)
 def decide_nb(meta, mover):
-    """Winner on score; equal scores go to ``mover`` (pass -1 for a draw)."""
-    a = meta[M_SCORE]
-    b = meta[M_SCORE + 1]
+    """Winner on score, komi included (MC-C1); equal scores go to ``mover`` (pass -1 for a draw)."""
+    a = score_half_nb(meta, 0)
+    b = score_half_nb(meta, 1)
     if a > b:
         return 0
     if b > a:

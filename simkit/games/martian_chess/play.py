@@ -6,10 +6,10 @@ from simkit.engine.mcts import TF_N, TI_N
 from simkit.engine.rng import rng_below_nb, rng_seed_nb
 from simkit.games.martian_chess.mcts import mcts_choose_nb
 from simkit.games.martian_chess.moves import apply_move_nb, gen_moves_nb, start_turn_nb
-from simkit.games.martian_chess.policies import MCTS, choose_move_nb
+from simkit.games.martian_chess.policies import MCTS, choose_move_nb, evaluate_nb
 from simkit.games.martian_chess.state import (
-    END_STALEMATE, M_END, M_LAST_FROM, M_LAST_TO, M_PIPS, M_PLY, M_SCORE, M_TO_MOVE, M_WINNER,
-    MAX_MOVES, NMETA, UNITS,
+    END_STALEMATE, M_END, M_KOMI, M_LAST_FROM, M_LAST_TO, M_PIPS, M_PLY, M_SCORE, M_TO_MOVE, M_WINNER,
+    MAX_MOVES, NMETA, R_KOMI, R_MAX_PLIES, UNITS,
 )
 from simkit.policies import EPS_SCALE, POL_BUDGET, POL_EPS, POL_ID, POLICY_VECTOR, max_budget
 
@@ -23,6 +23,9 @@ F_LOSSES = 16
 F_SNAP = 22
 F_FINAL = 28
 NFIELDS = 34
+# trajectory value of a finished game won by side 0 (minus: by side 1; a draw is 0): far beyond
+# any evaluation (36 pips in all), so the winner's chance is 1 once the game is over
+TERMINAL_LEAD = 1000.0
 
 
 def _per_side_unit(prefix):
@@ -66,13 +69,30 @@ def choose_nb(policies, p, board, meta, rays, rules, weights, mc, moves, n, rng,
 
 
 @njit(cache=True)
+def lead0_nb(board, meta, rays, weights):
+    """Side 0's evaluation lead (the trajectory's value; docs/games/martian_chess.md, "Trajectory").
+
+    The greedy evaluation charges a player for its own best piece left capturable, which
+    is a threat only while the opponent is to move; so, as the MCTS leaf does, the
+    position is scored for the player not to move and turned into side 0's lead.
+    """
+    q = 1 - meta[M_TO_MOVE]
+    v = evaluate_nb(board, meta, rays, weights, q)
+    return v if q == 0 else -v
+
+
+@njit(cache=True)
 def play_game_nb(init_board, rays, rules, weights, mc, seed, game, first, policies, snapshot_ply,
-                 rec, deaths, log, board, meta, moves, sb, sm, rng, ti, tf, path, sb2, sm2, smoves):
+                 rec, deaths, log, board, meta, moves, sb, sm, rng, ti, tf, path, sb2, sm2, smoves,
+                 tvalues, tlegal, tcaptures):
     """Play one game from the start; fill ``rec`` (one record row) and add to ``deaths``.
 
     ``log`` (len > 0) receives each ply's move, for traces. ``ti``/``tf``/``path`` (the
     MCTS tree, capacity >= the largest budget + 2) and ``sb2``/``sm2``/``smoves`` are
-    scratch for the search, allocated once by the caller.
+    scratch for the search, allocated once by the caller. ``tvalues``/``tlegal``/``tcaptures``
+    (len > max_plies, or 0 for none) receive the trajectory: side 0's lead before each ply and
+    after the last (the result: +-TERMINAL_LEAD or 0), the legal moves and the captures of each
+    ply. Recording draws nothing from the game's stream, so the game is the same with or without it.
     """
     rng_seed_nb(rng, seed, game)
     board[:] = init_board
@@ -82,22 +102,28 @@ def play_game_nb(init_board, rays, rules, weights, mc, seed, game, first, polici
     meta[M_LAST_TO] = -1
     meta[M_END] = -1
     meta[M_WINNER] = -1
+    meta[M_KOMI + 1 - first] = rules[R_KOMI]   # MC-C1: the second player's komi
     for c in range(16):
         meta[M_PIPS] += board[c]
         meta[M_PIPS + 1] += board[c + 16]
     rec[:] = 0
     rec[F_FIRST] = first
     snapped = False
+    tracing = tvalues.shape[0] > 0
     while True:
         if meta[M_PLY] == snapshot_ply:
             material_nb(board, rec, F_SNAP)
             snapped = True
+        if tracing:
+            tvalues[meta[M_PLY]] = lead0_nb(board, meta, rays, weights)
         start_turn_nb(meta, rules)
         n = gen_moves_nb(board, meta, rays, rules, moves)
         if n == 0:  # MC-5: blocked in -> draw at once
             meta[M_END] = END_STALEMATE
             meta[M_WINNER] = -1
             break
+        if tracing:
+            tlegal[meta[M_PLY]] = n
         p = meta[M_TO_MOVE]
         mv = choose_nb(policies, p, board, meta, rays, rules, weights, mc, moves, n, rng, sb, sm,
                        ti, tf, path, sb2, sm2, smoves)
@@ -115,8 +141,13 @@ def play_game_nb(init_board, rays, rules, weights, mc, seed, game, first, polici
             deaths[t] += 1
         elif w != 0:
             rec[F_PROMOS + p] += 1
+        if tracing:
+            tcaptures[meta[M_PLY] - 1] = 1 if captured else 0
         if meta[M_END] >= 0:
             break
+    if tracing:   # the finished game: its result, as the MCTS rewards a finished game
+        w = meta[M_WINNER]
+        tvalues[meta[M_PLY]] = TERMINAL_LEAD if w == 0 else -TERMINAL_LEAD if w == 1 else 0.0
     material_nb(board, rec, F_FINAL)
     if not snapped:
         for k in range(6):
@@ -151,12 +182,14 @@ def batch_nb(init_board, rays, rules, weights, mc, seed, start, firsts, policies
         sb2 = np.zeros(32, dtype=np.int8)
         sm2 = np.zeros(NMETA, dtype=np.int32)
         smoves = np.zeros(MAX_MOVES, dtype=np.int32)
+        tv = np.zeros(0, dtype=np.float64)   # no trajectory in the batch
+        tn = np.zeros(0, dtype=np.int32)
         lo = b * n // nblocks
         hi = (b + 1) * n // nblocks
         for i in range(lo, hi):
             play_game_nb(init_board, rays, rules, weights, mc, seed, start + i, firsts[i], policies,
                          snapshot_ply, records[i], deaths[b], log, board, meta, moves, sb, sm, rng,
-                         ti, tf, path, sb2, sm2, smoves)
+                         ti, tf, path, sb2, sm2, smoves, tv, tn, tn)
 
 
 def policy_vector_of(policies) -> np.ndarray:
@@ -209,23 +242,45 @@ def perft(params, depth):
         moves = np.zeros((d + 1, MAX_MOVES), dtype=np.int32)
         boards = np.zeros((d + 1, 32), dtype=np.int8)
         metas = np.zeros((d + 1, NMETA), dtype=np.int32)
-        counts.append(int(perft_nb(init_board.copy(), new_meta(0, init_board), rays, rules, np.int64(d),
-                                   moves, boards, metas)))
+        meta = new_meta(0, init_board, int(rules[R_KOMI]))
+        counts.append(int(perft_nb(init_board.copy(), meta, rays, rules, np.int64(d), moves, boards, metas)))
     return counts
 
 
-def play_one(params, seed, game, first, policies, snapshot_ply=-1):
-    """One game as the batch kernel plays it: (record row, move log)."""
+def _play_traced(params, seed, game, first, policies, snapshot_ply, trace):
     init_board, rays, rules, weights, mc = params
     pv = policy_vector_of(policies)
     cap = max_budget(pv) + 2
     rec = np.zeros(NFIELDS, dtype=np.int32)
     deaths = np.zeros(32, dtype=np.int64)
-    log = -np.ones(int(rules[4]) + 1, dtype=np.int32)
+    size = int(rules[R_MAX_PLIES]) + 1
+    log = -np.ones(size, dtype=np.int32)
+    tv = np.zeros(size if trace else 0, dtype=np.float64)
+    tn = np.zeros(size if trace else 0, dtype=np.int32)
+    tx = np.zeros(size if trace else 0, dtype=np.int32)
     play_game_nb(init_board, rays, rules, weights, mc, np.int64(seed), np.int64(game), np.int64(first),
                  pv, np.int64(snapshot_ply), rec, deaths, log,
                  np.zeros(32, np.int8), np.zeros(NMETA, np.int32), np.zeros(MAX_MOVES, np.int32),
                  np.zeros(32, np.int8), np.zeros(NMETA, np.int32), np.zeros(1, np.uint64),
                  np.zeros((cap, TI_N), np.int32), np.zeros((cap, TF_N), np.float64), np.zeros(cap, np.int64),
-                 np.zeros(32, np.int8), np.zeros(NMETA, np.int32), np.zeros(MAX_MOVES, np.int32))
-    return rec, log[log >= 0]
+                 np.zeros(32, np.int8), np.zeros(NMETA, np.int32), np.zeros(MAX_MOVES, np.int32), tv, tn, tx)
+    return rec, log[log >= 0], tv, tn, tx
+
+
+def play_one(params, seed, game, first, policies, snapshot_ply=-1):
+    """One game as the batch kernel plays it: (record row, move log)."""
+    rec, log, _, _, _ = _play_traced(params, seed, game, first, policies, snapshot_ply, False)
+    return rec, log
+
+
+def trajectory(params, seed, game, first, policies):
+    """One game as the batch kernel plays it, with its per-ply trajectory (simkit.analysis.quality).
+
+    ``(values, legal, captures, record)``: values = side 0's evaluation lead (``lead0_nb``, pips)
+    before each of the L plies and after the last (the result: +-TERMINAL_LEAD, 0 for a draw);
+    legal = the mover's legal moves; captures = 1 if the ply captured. The record is the one
+    run_chunk writes (snapshot at the runner's default ply)."""
+    from simkit.engine.runner import DEFAULT_SNAPSHOT_PLY
+    rec, _, tv, tn, tx = _play_traced(params, seed, game, first, policies, DEFAULT_SNAPSHOT_PLY, True)
+    n = int(rec[F_PLIES])
+    return tv[:n + 1].copy(), tn[:n].astype(np.int64), tx[:n].astype(np.int64), rec

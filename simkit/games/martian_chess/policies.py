@@ -3,7 +3,7 @@ from numba import njit
 
 from simkit.engine.rng import argmax_step_nb, rng_below_nb
 from simkit.games.martian_chess.moves import apply_move_nb, attacked_max_nb
-from simkit.games.martian_chess.state import M_END, M_PIPS, M_SCORE, M_TO_MOVE, M_WINNER
+from simkit.games.martian_chess.state import M_END, M_KOMI, M_PIPS, M_SCORE, M_TO_MOVE, M_WINNER
 
 POLICIES = ("random", "greedy", "mcts")
 RANDOM, GREEDY, MCTS = 0, 1, 2   # mcts: games/martian_chess/mcts.py, dispatched in play.choose_nb
@@ -14,10 +14,14 @@ WIN = 1.0e9
 
 @njit(cache=True)
 def evaluate_nb(board, meta, rays, weights, p):
-    """Static value for player p: score lead, material controlled, worst piece left en prise."""
+    """Static value for player p: score lead, material controlled, worst piece left en prise.
+
+    The score lead counts the MC-C1 komi (half pips in meta), as the end of the game will;
+    with no komi the term is the integer lead exactly, so greedy play is unchanged.
+    """
     own = meta[M_PIPS + p]
     opp = meta[M_PIPS + 1 - p]
-    score = meta[M_SCORE + p] - meta[M_SCORE + 1 - p]
+    score = (meta[M_SCORE + p] - meta[M_SCORE + 1 - p]) + 0.5 * (meta[M_KOMI + p] - meta[M_KOMI + 1 - p])
     hanging = attacked_max_nb(board, 1 - p, rays)
     return weights[W_SCORE] * score + weights[W_MATERIAL] * (own - opp) - weights[W_HANGING] * hanging
 

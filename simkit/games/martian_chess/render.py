@@ -1,7 +1,7 @@
 """Text board and move-by-move trace for `simkit play martian_chess`."""
 from simkit.games.martian_chess.moves import apply_move_nb
 from simkit.games.martian_chess.play import play_one
-from simkit.games.martian_chess.state import END_REASONS, UNITS, name_of, new_meta
+from simkit.games.martian_chess.state import END_REASONS, R_KOMI, UNITS, name_of, new_meta
 
 SYMBOL = ".pdq"
 
@@ -38,8 +38,9 @@ def play(params, seed, game, first, policies) -> str:
     init_board, rays, rules = params[:3]
     rec, log = play_one(params, seed, game, first, policies)
     board = init_board.copy()
-    meta = new_meta(first, board)
-    out = [f"Martian Chess, game {game} of seed {seed}: player {first} moves first",
+    meta = new_meta(first, board, int(rules[R_KOMI]))
+    komi = f", komi {rules[R_KOMI] / 2:g} to player {1 - first} (MC-C1)" if rules[R_KOMI] else ""
+    out = [f"Martian Chess, game {game} of seed {seed}: player {first} moves first{komi}",
            "(player 0's zone is ranks 1-4, lower case; player 1's is ranks 5-8, upper case)",
            board_text(board)]
     for ply, mv in enumerate(log):

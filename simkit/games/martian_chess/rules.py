@@ -6,7 +6,7 @@ from simkit.policies import mcts_options, mcts_params
 from simkit.scenario.schema import Option, handicap_options
 from simkit.games.martian_chess.state import (
     CLOCK_MODES, NRULES, R_CLOCK_MODE, R_CLOCK_PLIES, R_DEADLOCK_PLIES, R_FIELD_PROMOTION,
-    R_MAX_PLIES, UNITS, build_rays, initial_board,
+    R_KOMI, R_MAX_PLIES, UNITS, build_rays, initial_board,
 )
 
 OPTIONS = (
@@ -15,19 +15,25 @@ OPTIONS = (
     Option("deadlock_plies", "int", 14, "MC-4 deadlock: quiet plies before the clock is called", min=1, max=1000),
     Option("clock_plies", "int", 7, "MC-4: quiet plies after the call that end the game", min=1, max=1000),
     Option("max_plies", "int", 400, "ply cap; at the cap the higher score wins, equal draws", min=1, max=100000),
-    Option("greedy_score", "float", 1.0, "greedy weight: score lead (pips)", min=-100, max=100),
+    Option("komi", "float", 0.0, "MC-C1: points (a multiple of 0.5) added to the score of the player who moves "
+           "second wherever scores are compared; x.5 leaves no equal scores", min=-100, max=100),
+    Option("greedy_score", "float", 1.0, "greedy weight: score lead (pips)", min=-100, max=100, policy_knob=True),
     Option("greedy_material", "float", 0.5, "greedy weight: pips controlled, own zone minus opponent's",
-           min=-100, max=100),
+           min=-100, max=100, policy_knob=True),
     Option("greedy_hanging", "float", 1.0, "greedy weight: penalty per pip of the best piece left capturable",
-           min=-100, max=100),
+           min=-100, max=100, policy_knob=True),
 ) + mcts_options(c=0.4, rollout="random", cutoff=20, scale=1.0) + (
     Option("mcts_captures_first", "float", 20.0,
            "MCTS: a tree node offers only its captures until it has had this many visits per capture "
-           "(0 = every move from the start)", min=0.0, max=1e6),
+           "(0 = every move from the start)", min=0.0, max=1e6, policy_knob=True),
 ) + handicap_options(UNITS)
 
 
 def validate(rules: dict) -> None:
+    # MC-C1: the kernel keeps scores and komi in half pips, so the komi must be a whole number of them
+    if not float(2 * rules["komi"]).is_integer():
+        raise ScenarioError(f"{rules['komi']!r} is not a multiple of 0.5 (scores are whole pips; "
+                            f"a komi of x.5 breaks every tie)", key="komi")
     for s in (0, 1):
         for unit, n in rules[f"remove_{s}"].items():
             if n > 3:
@@ -43,6 +49,7 @@ def prepare(rules: dict):
     r[R_DEADLOCK_PLIES] = rules["deadlock_plies"]
     r[R_CLOCK_PLIES] = rules["clock_plies"]
     r[R_MAX_PLIES] = rules["max_plies"]
+    r[R_KOMI] = int(round(2 * rules["komi"]))   # MC-C1, half pips
     weights = np.array([rules["greedy_score"], rules["greedy_material"], rules["greedy_hanging"]],
                        dtype=np.float64)
     mc = np.append(mcts_params(rules), rules["mcts_captures_first"])   # index mcts.MC_CAPTURES_FIRST

@@ -37,7 +37,8 @@ M_CLOCK = 8      # plies without a capture since the call / latest capture after
 M_WINNER = 9     # -1 draw (when ended)
 M_END = 10       # end reason index, -1 while the game goes on
 M_PIPS = 11      # 11 and 12: pips standing in zones 0 and 1 (kept incrementally)
-NMETA = 13
+M_KOMI = 13      # 13 and 14: MC-C1 komi credited to players 0 and 1, in half pips (the second player's)
+NMETA = 15
 
 END_REASONS = ("territory_empty", "clock", "move_limit", "stalemate")
 END_TERRITORY, END_CLOCK, END_LIMIT, END_STALEMATE = range(4)
@@ -48,7 +49,8 @@ R_CLOCK_MODE = 1
 R_DEADLOCK_PLIES = 2
 R_CLOCK_PLIES = 3
 R_MAX_PLIES = 4
-NRULES = 5
+R_KOMI = 5       # MC-C1: komi in half pips (2 x the `komi` option)
+NRULES = 6
 CLOCK_MODES = ("deadlock", "leader", "off")
 CLOCK_DEADLOCK, CLOCK_LEADER, CLOCK_OFF = range(3)
 
@@ -100,10 +102,14 @@ def build_rays() -> np.ndarray:
     return rays
 
 
-def new_meta(first: int, board: np.ndarray) -> np.ndarray:
-    """Meta of a position with ``board``, ``first`` to move, nothing else happened yet."""
+def new_meta(first: int, board: np.ndarray, komi_half: int = 0) -> np.ndarray:
+    """Meta of a position with ``board``, ``first`` to move, nothing else happened yet.
+
+    ``komi_half``: the MC-C1 komi in half pips, credited to the player who moves second.
+    """
     meta = np.zeros(NMETA, dtype=np.int32)
     meta[M_TO_MOVE] = first
+    meta[M_KOMI + 1 - first] = komi_half
     meta[M_PIPS] = int(board[:16].sum())
     meta[M_PIPS + 1] = int(board[16:].sum())
     meta[M_LAST_FROM] = meta[M_LAST_TO] = -1
