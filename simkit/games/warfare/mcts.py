@@ -15,7 +15,9 @@ scores: every attack pair (u, v) the unit can reach, realised from the square
 and facing with the best greedy attack score (ties: the best greedy position
 score, then the first found), every unit whose greedy plan improves its position
 by more than ``greedy_min_improve``, and END. Attacks certain to kill the
-attacker (Cavalry into a Spearman's front) are left out. Codes name units, not
+attacker (Cavalry into a Spearman's front) are left out, and only the
+``MAX_MOVES`` best moves (by plan improvement) and ``MAX_ATTACKS`` best attacks
+(by greedy attack score) are kept. Codes name units, not
 squares, so a node means the same decision in every iteration although the
 dice differ (open loop): the opposed d6 rolls are drawn from the game's stream
 while an iteration applies its actions.
