@@ -4,7 +4,7 @@ import functools
 
 from simkit.games.base import GameSpec
 from simkit.games.storm_the_castle import rules as _r
-from simkit.games.storm_the_castle.play import run_chunk
+from simkit.games.storm_the_castle.play import run_chunk, trajectory
 from simkit.games.storm_the_castle.policies import POLICIES
 from simkit.games.storm_the_castle.state import END_REASONS
 
@@ -75,6 +75,7 @@ SPEC = GameSpec(
     length_unit="turns",
     warm=_warm,
     for_rules=_spec_for_rules,
+    trajectory=trajectory,
     extra={
         "unit_types_for": lambda params: tuple(_r.Params(*params).names),
     },

@@ -4,19 +4,23 @@ from numba import njit, prange
 
 from simkit.engine.mcts import TF_N, TI_N
 from simkit.engine.rng import rng_below_nb, rng_seed_nb
-from simkit.games.storm_the_castle.mcts import mcts_choose_nb, new_workspace_nb
+from simkit.games.storm_the_castle.mcts import lead_nb, mcts_choose_nb, new_workspace_nb
 from simkit.games.storm_the_castle.moves import (apply_nb, begin_turn_nb, gen_actions_nb, gen_dispatch_nb,
                                                  init_game_nb)
 from simkit.games.storm_the_castle.policies import P_GREEDY, P_MCTS, assign_roles_nb, choose_nb
 from simkit.games.storm_the_castle.rules import (O_BUF, O_F, O_HAND, O_MAXTURNS, O_NC, O_NS, O_T, S_FINAL, S_SNAP,
                                                  Params)
 from simkit.games.storm_the_castle.state import (ACT_END, C_ITEM, C_OWNER, C_TYPE, EV_DRAW, EV_END,
-                                                 EV_TURN, G_OVER, G_PHASE, G_REASON,
+                                                 EV_TURN, G_CHOICE, G_OVER, G_PHASE, G_REASON,
                                                  G_SIDE, G_SNAPPED, G_TURN, G_WINNER, L_DECK, L_GRAVE,
                                                  L_HAND, LOG_COLS, NCF, NG, PH_ACTIONS, PH_DISPATCH,
                                                  R_LIMIT)
 from simkit.games.storm_the_castle.turn import close_turn_nb
 from simkit.policies import EPS_SCALE, POL_BUDGET, POL_EPS, POL_ID, POLICY_VECTOR, max_budget
+
+# trajectory: side 0's lead after a won game (card-value units, as lead_nb): far beyond any
+# position's lead, so its chance logistic(lead / mcts_scale) is 1 (or 0) in float64
+TERMINAL_LEAD = 1000.0
 
 
 @njit(cache=True, inline="always")
@@ -82,11 +86,14 @@ def play_turn_nb(pols, ctab, cval, spi, adj, dist, keep, iopt, fopt, ptable, pri
     for i in range(drawn):
         nl = _log(log, nl, EV_DRAW, zones[s, L_HAND, zn[s, L_HAND] - drawn + i], -1, tag, 0, 0)
     could = drawn > 0
+    g[G_CHOICE] = 0
     g[G_PHASE] = PH_DISPATCH
     while True:
         n = gen_dispatch_nb(s, cards, sp, zones, zn, g, ctab, spi, seen, buf)
         if n > 1:
             could = True
+            if g[G_CHOICE] == 0:
+                g[G_CHOICE] = n
         k = decide_nb(pols, PH_DISPATCH, s, n, buf, cards, sp, zones, zn, g, ctab, cval, spi, adj, dist, keep,
                       iopt, fopt, ptable, prio, fidx, mp, role, rng, ti, tf, ws)
         if k == 0:
@@ -101,6 +108,8 @@ def play_turn_nb(pols, ctab, cval, spi, adj, dist, keep, iopt, fopt, ptable, pri
         n = gen_actions_nb(s, cards, sp, zones, zn, g, ctab, spi, adj, dist, seen, bq, bd, buf)
         if n > 1:
             could = True
+            if g[G_CHOICE] == 0:
+                g[G_CHOICE] = n
         k = decide_nb(pols, PH_ACTIONS, s, n, buf, cards, sp, zones, zn, g, ctab, cval, spi, adj, dist, keep,
                       iopt, fopt, ptable, prio, fidx, mp, role, rng, ti, tf, ws)
         if k == 0:
@@ -115,8 +124,12 @@ def play_turn_nb(pols, ctab, cval, spi, adj, dist, keep, iopt, fopt, ptable, pri
 @njit(cache=True)
 def play_game_nb(ctab, cval, copies, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, eidx, mp,
                  seed, game, first, pols, snapshot,
-                 cards, sp, zones, zn, g, seen, bq, bd, buf, role, rng, rec, agg, log, ti, tf, ws):
-    """Play one whole game into ``rec``; returns the log length."""
+                 cards, sp, zones, zn, g, seen, bq, bd, buf, role, rng, rec, agg, log, ti, tf, ws, tv, tl):
+    """Play one whole game into ``rec``; returns the log length.
+
+    ``tv, tl``: the trajectory (``trajectory``), empty arrays when not wanted. tv[t] = side 0's
+    lead before turn t and after the last; tl[t] = (options at turn t's first decision with a
+    choice, or 1; kills in turn t, from ``agg``, which must then count every kill)."""
     rng_seed_nb(rng, seed, game)
     init_game_nb(cards, sp, zones, zn, g, copies, iopt[O_NC], iopt[O_HAND], rng)
     rec[:] = 0
@@ -132,8 +145,19 @@ def play_game_nb(ctab, cval, copies, spi, adj, dist, keep, iopt, fopt, ptable, p
             g[G_WINNER] = -1
             g[G_REASON] = R_LIMIT
             break
+        t = g[G_TURN]
+        kills = np.int64(0)
+        if tv.shape[0] > 0:
+            tv[t] = lead_nb(cards, sp, zones, zn, ctab, cval, dist, keep, g[G_SIDE])
+            for x in range(agg.shape[0]):
+                kills -= agg[x]
         nl = play_turn_nb(pols, ctab, cval, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, mp,
                           cards, sp, zones, zn, g, seen, bq, bd, buf, role, rng, rec, agg, log, nl, ti, tf, ws)
+        if tv.shape[0] > 0:
+            for x in range(agg.shape[0]):
+                kills += agg[x]
+            tl[t, 0] = g[G_CHOICE] if g[G_CHOICE] > 0 else 1
+            tl[t, 1] = kills
         if g[G_OVER] != 0:
             break
     if g[G_SNAPPED] == 0:
@@ -147,6 +171,15 @@ def play_game_nb(ctab, cval, copies, spi, adj, dist, keep, iopt, fopt, ptable, p
     rec[1] = g[G_WINNER]
     rec[2] = g[G_TURN]
     rec[3] = g[G_REASON]
+    if tv.shape[0] > 0:
+        # a decided game ends on its outcome (as the search scores a finished game 1 / 0),
+        # a drawn one on the position
+        if g[G_WINNER] == 0:
+            tv[g[G_TURN]] = TERMINAL_LEAD
+        elif g[G_WINNER] == 1:
+            tv[g[G_TURN]] = -TERMINAL_LEAD
+        else:
+            tv[g[G_TURN]] = lead_nb(cards, sp, zones, zn, ctab, cval, dist, keep, g[G_SIDE])
     nl = _log(log, nl, EV_END, g[G_WINNER], g[G_REASON], g[G_TURN], 0, 0)
     return nl
 
@@ -175,6 +208,8 @@ def run_batch_nb(ctab, cval, copies, spi, adj, dist, keep, iopt, fopt, ptable, p
         role = np.zeros(2 * nc, np.int32)
         rng = np.zeros(1, np.uint64)
         log = np.zeros((0, LOG_COLS), np.int32)
+        tv = np.zeros(0, np.float64)
+        tl = np.zeros((0, 2), np.int64)
         ti = np.zeros((cap, TI_N), np.int32)
         tf = np.zeros((cap, TF_N), np.float64)
         ws = new_workspace_nb(nc, ns, nt, iopt[O_F], cap, iopt[O_BUF])
@@ -182,7 +217,8 @@ def run_batch_nb(ctab, cval, copies, spi, adj, dist, keep, iopt, fopt, ptable, p
         for i in range(lo, hi):
             play_game_nb(ctab, cval, copies, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, eidx, mp,
                          seed, start + i, np.int64(firsts[i]), pols, snapshot,
-                         cards, sp, zones, zn, g, seen, bq, bd, buf, role, rng, records[i], aggb, log, ti, tf, ws)
+                         cards, sp, zones, zn, g, seen, bq, bd, buf, role, rng, records[i], aggb, log, ti, tf, ws,
+                         tv, tl)
 
 
 def kernel_args(p: Params):
@@ -221,6 +257,32 @@ def run_chunk(params, seed, start, firsts, policies, snapshot_ply):
         run_batch_nb(*kernel_args(p), np.int64(seed), np.int64(start), np.asarray(firsts, np.int8),
                      pv, np.int64(snapshot_ply), np.int64(tree_capacity(pv)), records, agg)
     return records, agg.sum(axis=0)
+
+
+def trajectory(params, seed, game, first, policies, snapshot_ply=None):
+    """(values, legal, interactions, record) of one game, played by the batch kernel's own
+    ``play_game_nb`` (so the record is run_chunk's for the same seed, game, first and policies).
+
+    Per turn t of the L turns (the game's length unit): values[t] = side 0's ``lead_nb``
+    (mcts_scale's units) at the start of turn t, before its draw, with the side about to move
+    as ``to_move``; values[L] after the last turn (a won game: +-TERMINAL_LEAD); legal[t] = the
+    options at turn t's first decision that had more than one (1 if none had: a turn with
+    nothing to decide); interactions[t] = units killed by enemy attacks in turn t (a melee
+    attacker's critical failure is a loss, not a kill, as in the records)."""
+    from simkit.engine.runner import DEFAULT_SNAPSHOT_PLY
+    p = Params(*params) if not isinstance(params, Params) else params
+    snap = DEFAULT_SNAPSHOT_PLY if snapshot_ply is None else snapshot_ply
+    g = Game(p, seed, game, first)
+    pv = policy_array(policies)
+    ti, tf, ws = search_scratch(p, pv)
+    maxt = int(p.iopt[O_MAXTURNS])
+    tv = np.zeros(maxt + 1, np.float64)
+    tl = np.zeros((maxt, 2), np.int64)
+    play_game_nb(*kernel_args(p), np.int64(seed), np.int64(game), np.int64(first), pv, np.int64(snap),
+                 g.cards, g.sp, g.zones, g.zn, g.g, g.seen, g.bq, g.bd, g.buf, g.role, g.rng, g.rec, g.agg,
+                 g.log, ti, tf, ws, tv, tl)
+    n = int(g.rec[2])
+    return tv[:n + 1].copy(), tl[:n, 0].copy(), tl[:n, 1].copy(), g.rec.copy()
 
 
 class Game:

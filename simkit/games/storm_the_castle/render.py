@@ -76,7 +76,8 @@ def run_logged(params, seed, game, first, policies, max_log=200000):
     ti, tf, ws = search_scratch(p, pv)
     nl = play_game_nb(*kernel_args(p), np.int64(seed), np.int64(game), np.int64(first),
                       pv, np.int64(-1), g.cards, g.sp, g.zones, g.zn, g.g, g.seen,
-                      g.bq, g.bd, g.buf, g.role, g.rng, g.rec, g.agg, log, ti, tf, ws)
+                      g.bq, g.bd, g.buf, g.role, g.rng, g.rec, g.agg, log, ti, tf, ws,
+                      np.zeros(0, np.float64), np.zeros((0, 2), np.int64))
     return p, g, log[:nl]
 
 

@@ -38,9 +38,11 @@ ZONE_NAMES = ("none", "deck", "hand", "grave", "board", "equip")
 # per-side lists in zones[s, L_*]
 L_DECK, L_HAND, L_GRAVE = 0, 1, 2
 # globals
+# G_CHOICE: options at this turn's first decision that had more than one (0 until then);
+# read only by the trajectory hook (play.trajectory), so records never depend on it
 (G_TURN, G_SIDE, G_PHASE, G_POINTS, G_ATTACKS, G_WINNER, G_REASON, G_OVER,
- G_IDLE, G_COULD, G_SNAPPED) = range(11)
-NG = 11
+ G_IDLE, G_COULD, G_SNAPPED, G_CHOICE) = range(12)
+NG = 12
 PH_DISPATCH, PH_ACTIONS = 0, 1
 # end reasons (index into SPEC.end_reasons)
 END_REASONS = ("keep_taken", "move_limit", "stalemate")
