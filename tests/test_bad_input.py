@@ -70,9 +70,9 @@ def test_missing_file_and_extends_cycle(runner, tmp_path):
 
 def test_extends_inherits_and_overrides(tmp_path):
     from simkit.scenario import load_scenario
-    from simkit.scenario.load import SCENARIO_ROOT
+    from simkit.scenario.load import scenario_root
     f = tmp_path / "v.toml"
-    f.write_text(f'extends = "{SCENARIO_ROOT / "martian_chess" / "clock_leader.toml"}"\nmax_plies = 99\n')
+    f.write_text(f'extends = "{scenario_root() / "martian_chess" / "clock_leader.toml"}"\nmax_plies = 99\n')
     s = load_scenario(str(f), ["deadlock_plies=20"])
     assert s.game == "martian_chess" and s.rules["clock"] == "leader"
     assert s.rules["max_plies"] == 99 and s.rules["deadlock_plies"] == 20
