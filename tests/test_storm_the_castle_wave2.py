@@ -142,3 +142,16 @@ def test_quality_command_runs_on_storm(tmp_path):
     m = res.metrics()
     assert m["branching"]["mean"] > 1 and m["interaction"]["mean"] > 0
     assert (tmp_path / "q" / "quality.json").exists()
+
+
+# --- policy knobs (issue 15) ------------------------------------------------------------------
+def test_greedy_and_mcts_knobs_are_policy_knobs_and_rules_are_not():
+    from simkit.analysis.sensitivity import rule_knobs
+    knobs = {o.name for o in R.OPTIONS if o.policy_knob}
+    # every option whose help says it tunes the greedy commander, and the search's knobs
+    assert knobs == {o.name for o in R.OPTIONS if o.help.startswith("greedy") or o.name.startswith("mcts_")}
+    assert {"attack_threshold", "keep_attack_threshold", "defenders", "dispatch_order", "dispatch_priority",
+            "mcts_c", "mcts_scale"} <= knobs
+    numeric = {o.name for o in rule_knobs(SPEC)}
+    assert numeric == {"dispatch_points", "max_turns", "hand_size", "second_player_dispatch_bonus",
+                       "second_player_extra_cards"}

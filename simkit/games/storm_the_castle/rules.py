@@ -6,6 +6,7 @@ rule dict into the flat numpy arrays the kernels take (``Params``).
 """
 from __future__ import annotations
 
+import dataclasses
 from collections import deque
 from typing import NamedTuple
 
@@ -245,13 +246,19 @@ OPTIONS = (
     Option("second_player_extra_cards", "int", 0,
            "ST-C2: extra cards the second player draws on its first turn (compensation for moving second)",
            min=0, max=MAX_DECK),
-    Option("attack_threshold", "float", 0.15, "greedy: attack when P(success) >= this", min=0.0, max=1.0),
+    # the greedy commander's knobs: how the policy plays, not rules of the game (policy_knob, so
+    # `simkit sensitivity` and compensation searches leave them alone)
+    Option("attack_threshold", "float", 0.15, "greedy: attack when P(success) >= this", min=0.0, max=1.0,
+           policy_knob=True),
     Option("keep_attack_threshold", "float", 0.05,
-           "greedy: attack a unit in the enemy keep when P(success) >= this", min=0.0, max=1.0),
-    Option("defenders", "int", 1, "greedy: regular units kept in the own keep", min=0, max=MAX_DECK),
+           "greedy: attack a unit in the enemy keep when P(success) >= this", min=0.0, max=1.0,
+           policy_knob=True),
+    Option("defenders", "int", 1, "greedy: regular units kept in the own keep", min=0, max=MAX_DECK,
+           policy_knob=True),
     Option("dispatch_order", "choice", "list", "greedy dispatch priority: 'list' (dispatch_priority) "
-           "or 'value' (card value per dispatch cost)", choices=("list", "value")),
-    Option("dispatch_priority", "table", [], "greedy: card names, most wanted first", check=check_priority),
+           "or 'value' (card value per dispatch cost)", choices=("list", "value"), policy_knob=True),
+    Option("dispatch_priority", "table", [], "greedy: card names, most wanted first", check=check_priority,
+           policy_knob=True),
     Option("board", "table", None, "the board graph: spaces and edges", check=check_board),
     Option("deck", "table", None, "the deck (each side gets one): card name -> card table", check=check_deck),
 ) + tuple(
@@ -275,9 +282,8 @@ def _load_default():
 # ST-1: its board links L1-L2 and L3-L4 but not L2-L3 (the whole graph is the `board` option)
 DEFAULT_BOARD, DEFAULT_DECK, DEFAULT_PRIORITY = _load_default()
 _TABLE_DEFAULTS = {"board": DEFAULT_BOARD, "deck": DEFAULT_DECK, "dispatch_priority": DEFAULT_PRIORITY}
-OPTIONS = tuple(
-    Option(o.name, o.kind, _TABLE_DEFAULTS.get(o.name, o.default), o.help, o.min, o.max, o.choices, o.check)
-    for o in OPTIONS)
+# (dataclasses.replace keeps every other field, policy_knob included)
+OPTIONS = tuple(dataclasses.replace(o, default=_TABLE_DEFAULTS.get(o.name, o.default)) for o in OPTIONS)
 
 
 def validate(rules):
