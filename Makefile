@@ -6,7 +6,7 @@ SIMKIT := $(VENV)/bin/simkit
 STAMP  := $(VENV)/.installed-stamp
 DEMO_GAMES ?= 20000
 
-.PHONY: install demo test bench reports lint clean clean-cache
+.PHONY: install demo test bench reports check-reports lint clean clean-cache
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,10 @@ bench: install
 
 reports: install
 	$(PY) -m simkit.report.examples
+
+# every committed report in headless Chromium: renders, no missing image (needs: apt-get install chromium)
+check-reports: install
+	$(PY) -m simkit.report.browser_check
 
 lint: install
 	$(VENV)/bin/ruff check simkit tests
