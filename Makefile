@@ -34,6 +34,7 @@ bench: install
 
 reports: install
 	$(PY) -m simkit.report.examples
+	$(PY) -m simkit.report.analysis_examples
 
 # every committed report in headless Chromium: renders, no missing image (needs: apt-get install chromium)
 check-reports: install

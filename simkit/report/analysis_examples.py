@@ -1,0 +1,65 @@
+"""`make reports` (second half): example reports of the analysis commands, committed under reports/.
+
+    python -m simkit.report.analysis_examples [NAME ...]
+
+Each example runs one simkit command into runs/examples/<name>/ and writes
+reports/<name>/ from it; ``quality`` traces every game's default scenario into one
+report (the defaults' quality table for all four games). The command lines are the
+EXAMPLES table below, so every committed report says exactly how it was made.
+"""
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+EXAMPLES = {
+    "compare-clock-leader": [["compare", "martian_chess", "--set-b", "clock=leader", "--policy", "random",
+                              "--games", "20000"]],
+    "sweep-storm-compensation": [["sweep", "storm_the_castle", "--vary", "second_player_dispatch_bonus=0..3",
+                                  "--games", "8000"]],
+    "values-martian-chess": [["values", "martian_chess", "--games", "20000"]],
+    "matchup-martian-chess": [["matchup", "martian_chess", "--policies", "random,greedy,mcts:100",
+                               "--games", "200"]],
+    "ladder-martian-chess": [["ladder", "martian_chess", "--ceiling", "200", "--games", "200"]],
+    "skill-warfare": [["run", "warfare", "--games", "100", "--skill", "greedy,mcts:25,mcts:100"]],
+    "quality": [["quality", g, "--games", "500"] for g in ("martian_chess", "skorm", "storm_the_castle", "warfare")],
+}
+
+
+def run_example(name: str, runs: Path, reports: Path) -> Path:
+    dirs = []
+    for i, cmd in enumerate(EXAMPLES[name]):
+        d = runs / name / (cmd[1] if len(EXAMPLES[name]) > 1 else "result")
+        shutil.rmtree(d, ignore_errors=True)
+        d.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run([sys.executable, "-m", "simkit", *cmd, "--out", str(d)], check=True,
+                       stdout=subprocess.DEVNULL)
+        dirs.append(str(d))
+    out = reports / name
+    shutil.rmtree(out, ignore_errors=True)
+    title = f"simkit example: {' ; '.join('simkit ' + ' '.join(c) for c in EXAMPLES[name])}"
+    if name == "quality":
+        title = "simkit example: game quality of every game's default scenario (greedy vs greedy, 500 games each)"
+    subprocess.run([sys.executable, "-m", "simkit", "report", *dirs, "-o", str(out), "--title", title], check=True,
+                   stdout=subprocess.DEVNULL)
+    return out / "index.html"
+
+
+def main(argv=None) -> int:
+    names = (sys.argv[1:] if argv is None else argv) or list(EXAMPLES)
+    unknown = [n for n in names if n not in EXAMPLES]
+    if unknown:
+        print(f"unknown example(s) {', '.join(unknown)}; examples: {', '.join(EXAMPLES)}")
+        return 2
+    for n in names:
+        t = time.perf_counter()
+        index = run_example(n, Path("runs/examples"), Path("reports"))
+        print(f"{n}: {index} ({time.perf_counter() - t:.0f} s)", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
