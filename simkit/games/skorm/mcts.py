@@ -13,6 +13,18 @@ decisions: they follow the ``facing`` option exactly as greedy's do, for both
 sides inside the search too (``act_nb`` with greedy's style). A forced pass is
 no decision either and adds no tree level (``TI_PLAYER`` says whose node is whose).
 
+Two Skorm-specific aids make 400 iterations enough against greedy (without them
+mcts:400 lost nearly every game to greedy: with ~35 actions a ply, a node whose
+one refutation hides among the replies looks good until every reply was tried):
+
+- decisive moves (``decided_nb``): below the root and in rollouts, a position in
+  which the mover can take the enemy Warlord or win on the Gold Tile at once, or
+  in which the enemy Warlord waits on the Gold Tile unanswerable, is scored as
+  that win without playing it;
+- progressive widening over ordered actions (``order_nb``, ``widened_nb``): a
+  node offers the tree only its ``WIDEN0 + WIDEN1*sqrt(visits)`` most promising
+  actions, captures and shots first, so refutations are tried first.
+
 Skorm has no dice: with the default ``facing = "threat"`` an action sequence
 always reaches the same position, and open loop is plain UCT; with ``facing =
 "random"`` the landing facings are drawn afresh every iteration from the game's
