@@ -9,7 +9,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 RULES = ROOT.parent / "shared" / "RULES.md"
-RULING = re.compile(r"(?<![\w-])((?:SK|MC|ST|WF)-(?:\d+[a-z]?|[A-Z]))(?![\w-])")
+RULING = re.compile(r"(?<![\w-])((?:SK|MC|ST|WF)-(?:\d+[a-z]?|[A-Z]\d*))(?![\w-])")
 
 
 def _sources():
