@@ -136,7 +136,7 @@ class KillAWorker:
         for i, item in enumerate(self.inner.map_chunks(*args)):
             if i == 0:
                 pids = client.run(os.getpid)
-                for _ in range(500):          # the moment a worker is running a chunk
+                for _ in range(4000):         # the moment a worker is running a chunk (up to 20 s on a loaded machine)
                     processing = client.processing()
                     busy = [w for w, keys in processing.items() if keys and w in pids]
                     if busy:
@@ -151,7 +151,8 @@ class KillAWorker:
 
 
 def test_dask_worker_killed_mid_run_is_retried_with_identical_records(scenario, cluster2):
-    cfg = RunConfig(games=2400, seed=4, policies=("random", "random"), chunk_size=100)
+    # chunks long enough (greedy, 500 games) that a worker is still busy when the first result arrives
+    cfg = RunConfig(games=12000, seed=4, policies=("greedy", "greedy"), chunk_size=500)
     ref = simulate(scenario, cfg, progress=False).records()
     be = KillAWorker(cluster2)
     r = simulate(scenario, cfg, progress=False, backend=be)
