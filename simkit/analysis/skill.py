@@ -209,7 +209,7 @@ def skill_values(base, levels, config, *, threads=None, out_dir=None, snapshot_p
         t = t[t["method"].isin(["ablation", "regression_coef"])]
         per.append({f"{r.method}:{r.unit}": (float(r.value), float(r.ci_lo), float(r.ci_hi))
                     for r in t.itertuples() if r.value == r.value})
-        runs.append({"level": lvl, "degenerate": []})
+        runs.append({"level": lvl, "degenerate": res.data.get("degenerate", [])})
     result = SkillResult(levels, runs, _over_levels(levels, per, lambda m: 0.0))
     if out_dir is not None:
         _write(out_dir, result, "unit values", {"scenario": base.to_dict(), "config": config.to_dict()})

@@ -371,6 +371,9 @@ def unit_values(base, config, *, threads=None, out_dir=None, snapshot_ply=None, 
         sv = abl[u]["sides"]
         notes.append(f"the two sides disagree on {u}: side 0 {sv['0']['value']:+.4f}, side 1 {sv['1']['value']:+.4f} "
                      f"(significant, 95%)")
+    from simkit.analysis.degenerate import play_flags
+    degenerate = [f["message"] for f in play_flags(base.spec, records, config.policies)]
+    notes += [f"degenerate play: {m}" for m in degenerate]
     draws = float((records[:, 1] < 0).mean()) if len(records) else 0.0
     if draws > 0.9:
         notes.append(f"{100 * draws:.0f}% of the base games are draws: values say little; try another --policy "
@@ -386,7 +389,7 @@ def unit_values(base, config, *, threads=None, out_dir=None, snapshot_ply=None, 
             "ablation": abl, "regression": reg,
             "ranking": {"ablation": _ranking(abl), "regression": _ranking(reg["units"], "coef")},
             "methods_disagree": disagree, "sides_disagree": sides,
-            "draw_rate": draws, "notes": notes,
+            "draw_rate": draws, "notes": notes, "degenerate": degenerate,
             "elapsed_s": round(time.perf_counter() - t0, 3)}
     if pair is not None:
         data["pair"] = pair_test(base, pair[0], pair[1], config, threads=threads, log=log)
