@@ -38,10 +38,10 @@ from simkit.engine.rng import rng_below_nb
 from simkit.policies import MC_C, MC_CUTOFF, MC_ROLLOUT, MC_SCALE
 
 from .moves import (angle_nb, attack_nb, can_act_nb, face_mask_nb, gen_dests_nb, gen_targets_nb, in_arc_nb,
-                    move_nb, surround_nb)
+                    move_nb, surround_nb, turn_limit_nb)
 from .policies import (attack_score_nb, greedy_advance_nb, greedy_choose_nb, greedy_maps_nb, greedy_plan_nb,
                        pos_score_nb, random_bit_nb, random_unit_nb)
-from .state import ARC, DEF_DIES, FP_MCTS, FP_VALUE, G_MINIMP, IP_ACT, IP_CAP, IP_H, IP_MAXT, IP_P2, IP_W
+from .state import ARC, DEF_DIES, FP_MCTS, FP_VALUE, G_MINIMP, IP_CAP, IP_H, IP_MAXT, IP_P2, IP_W
 
 # search-state scalars (one int64 array)
 SC_TURN, SC_PLAYER, SC_NACT, SC_LIMIT, SC_PASSES, SC_RESULT, SC_ADVU, SC_ADVSQ = range(8)
@@ -135,7 +135,7 @@ def begin_turn_nb(sc, P, occ, usq, uface, utype, uside, acted, alive, nu):
         for u in range(nu):
             acted[u] = 0
         sc[SC_NACT] = 0
-        sc[SC_LIMIT] = nu if phase2 else ip[IP_ACT]
+        sc[SC_LIMIT] = turn_limit_nb(ip, turn, nu)   # WF-C1 included
         return
 
 
@@ -294,7 +294,7 @@ def attack_pairs_nb(u, m, side, last, P, occ, usq, uface, utype, uside, nu, gmap
 @njit(cache=True)
 def keep_best_nb(acts, at, af, atg, asc, keep, n, lo, kmax, cls):
     """Among candidates lo..n-1 of class ``cls`` (0 move, 1 attack) mark the kmax best by asc."""
-    for r in range(kmax):
+    for _r in range(kmax):
         b = -1
         for j in range(lo, n):
             if keep[j] == 0 and (atg[j] >= 0) == (cls == 1) and (b < 0 or asc[j] > asc[b]):
@@ -489,7 +489,7 @@ def mcts_choose_nb(mode, player, turn, nact, limit, P, occ, usq, uface, utype, u
     k = 0
     if nr > 1 and budget > 0:
         tree_reset_nb(ti, tf)
-        for it in range(budget):
+        for _it in range(budget):
             socc[:] = occ
             susq[:] = usq
             sface[:] = uface

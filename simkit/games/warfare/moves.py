@@ -9,7 +9,7 @@ from numba import njit
 
 from simkit.engine.dice import warfare_opposed_nb
 
-from .state import (ARC, ATT_DIES, CAV, DEF_DIES, DIAG, DXA, DYA, FLANK, FRONT, INF, IP_H, IP_MCAVFIRE,
+from .state import (ARC, ATT_DIES, IP_ACT, IP_ACT2, CAV, DEF_DIES, DIAG, DXA, DYA, FLANK, FRONT, INF, IP_H, IP_MCAVFIRE,
                     IP_MCHARGE, IP_MINFFRONT, IP_MSPEAR, IP_MTREE, IP_P2, IP_W, NOTHING, R_ANGLE, R_KILLS,
                     R_LOSSES, R_MATCH, SPE)
 
@@ -241,6 +241,19 @@ def gen_targets_nb(u, ip, urange, usq, uface, uside, utype, nu, out):
             out[n] = v
             n += 1
     return n
+
+
+@njit(cache=True)
+def turn_limit_nb(ip, turn, nu):
+    """Activations allowed in ``turn``: every unit in a phase-2 turn (WF-2), else ``activations``.
+
+    WF-C1: the second player's first phase-3 turn gets ``second_player_extra_activations`` more.
+    Players alternate by turn (a pass is a turn too), so that turn is always turn 3."""
+    if turn < 2:
+        return nu
+    if turn == 3:
+        return ip[IP_ACT] + ip[IP_ACT2]
+    return ip[IP_ACT]
 
 
 @njit(cache=True)

@@ -12,11 +12,12 @@ from simkit.policies import EPS_SCALE, POL_BUDGET, POL_EPS, POLICY_VECTOR, max_b
 
 from .mcts import MODE_ACT, MODE_ADV, mcts_choose_nb, new_search_nb
 
-from .moves import attack_nb, can_act_nb, face_mask_nb, gen_dests_nb, gen_targets_nb, move_nb, surround_nb
+from .moves import (attack_nb, can_act_nb, face_mask_nb, gen_dests_nb, gen_targets_nb, move_nb, surround_nb,
+                    turn_limit_nb)
 from .policies import (MCTS, RANDOM, greedy_advance_nb, greedy_choose_nb, greedy_maps_nb, random_bit_nb,
                        random_unit_nb)
-from .state import (ARC, DEF_DIES, END_ANNIHILATION, END_MOVE_LIMIT, END_STALEMATE, FP_VALUE, IP_ACT, IP_CAP,
-                    IP_DEPLOY, IP_MAXT, IP_N0, IP_N1, IP_NSQ, IP_P2, NFIELDS, NOTHING, R_ACT, R_ADV,
+from .state import (ARC, DEF_DIES, END_ANNIHILATION, END_MOVE_LIMIT, END_STALEMATE, FP_VALUE, IP_ACT, IP_ACT2,
+                    IP_CAP, IP_DEPLOY, IP_MAXT, IP_N0, IP_N1, IP_NSQ, IP_P2, NFIELDS, NOTHING, R_ACT, R_ADV,
                     R_ATTACKS, R_FINAL, R_LOSTROLL, R_MISS, R_SNAP, R_WONROLL, RECORD_FIELDS)
 
 LOG_COLS = 13
@@ -127,7 +128,7 @@ def play_game_nb(P, seed, game, first, policies, snapshot_turn, rec, agg, log, b
         passes = 0
         for u in range(nu):
             acted[u] = 0
-        limit = nu if phase2 else ip[IP_ACT]
+        limit = turn_limit_nb(ip, turn, nu)
         pol = policies[player]
         eps = policies[POL_EPS + player]
         nact = 0
@@ -330,7 +331,8 @@ def play_one(params, seed, game, first, policies, snapshot_ply=-1):
     ip = P[0]
     nu, nsq, nbuf = scratch(P)
     maxt = int(ip[IP_MAXT])
-    rows = 2 * nu + (maxt + 2) * (min(int(ip[IP_ACT]), nu) + 1) + 16   # a unit acts at most once a turn
+    # a unit acts at most once a turn; WF-C1 adds its extra activations once
+    rows = 2 * nu + (maxt + 2) * (min(int(ip[IP_ACT]), nu) + 1) + min(int(ip[IP_ACT2]), nu) + 16
     log = np.zeros((rows, LOG_COLS), dtype=np.int64)
     boards = np.full((maxt + 2, nu, 2), -1, dtype=np.int64)
     rec = np.zeros(NFIELDS, dtype=np.int32)
