@@ -82,3 +82,13 @@ def test_wf_c1_changes_greedy_games_and_shifts_them_to_the_second_player():
     for game in range(2):
         check_game(params(second_player_extra_activations=5), 5, game, game % 2,
                    tuple(policy_vector(SPEC, ["greedy", "mcts:6"])))
+
+
+def test_policy_weights_are_policy_knobs_and_sensitivity_varies_only_rules():
+    from simkit.analysis.sensitivity import rule_knobs
+    knobs = {o.name: o.policy_knob for o in SPEC.options}
+    assert all(knobs[n] for n in knobs if n.startswith(("greedy_", "mcts_")))
+    assert {o.name for o in rule_knobs(SPEC)} == {
+        "width", "height", "deploy_rows", "mod_cavalry_charge_infantry", "mod_cavalry_vs_archer_fire",
+        "mod_infantry_front_vs_archer", "mod_spearman_vs_infantry", "mod_tree_defense", "activations",
+        "second_player_extra_activations", "phase2_steps", "max_turns"}

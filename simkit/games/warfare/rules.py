@@ -119,7 +119,8 @@ OPTIONS = (
            check=table_of_values(UNITS, DEFAULT_VALUES, positive=True)),
     Option("deployment", "choice", "line", "deployment policy of both sides: line (battle line) or random",
            choices=("line", "random")),
-) + tuple(Option(n, "float", d, h) for n, d, h in GREEDY_KNOBS) + handicap_options(UNITS) + MCTS_OPTIONS
+) + tuple(Option(n, "float", d, h, policy_knob=True) for n, d, h in GREEDY_KNOBS) + handicap_options(UNITS) \
+    + MCTS_OPTIONS   # greedy_* and mcts_* tune a policy, not the game: sensitivity leaves them out
 
 
 def side_army(rules: dict, side: int) -> dict:
