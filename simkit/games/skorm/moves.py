@@ -8,7 +8,7 @@ import numpy as np
 from numba import njit
 
 from simkit.games.skorm.rules import (
-    I_GOLD, I_GOLD_IMM, I_GOLD_ON, I_MAX_PLIES, I_RANGE, I_STEPS_H, I_STEPS_W,
+    I_FIRST_ACTIONS2, I_GOLD, I_GOLD_IMM, I_GOLD_ON, I_MAX_PLIES, I_RANGE, I_STEPS_H, I_STEPS_W,
     P_ADJB, P_APPR, P_DEST, P_I, P_NB, P_RAY, P_SHOTB,
 )
 from simkit.games.skorm.state import (
@@ -187,7 +187,16 @@ def apply_action_nb(params, cell, face, plist, sc, code, landface, stats, agg):
 
 @njit(cache=True)
 def end_ply_nb(params, sc, passed):
-    """Close the ply of the side to move: pass count, SK-8 end checks, turn."""
+    """Close the ply of the side to move: pass count, SK-8 end checks, turn.
+
+    SK-C1: the second player's first turn is plies 1 .. k (k =
+    ``second_player_first_actions``); after each of its plies but the last the
+    turn stays with it, and the Gold Tile checks (the waiting Warlord's win, the
+    mover's arrival) are skipped, since SK-7 judges the Warlord where a *turn*
+    ends: an arrival in mid-turn would otherwise leave a stale wait behind if the
+    Warlord steps off again. A Warlord kill still ends the game at once. With
+    k = 1 no ply is mid-turn and this is SK-8 exactly.
+    """
     ip = params[P_I]
     s = sc[SC_TOMOVE]
     o = 1 - s
@@ -196,17 +205,19 @@ def end_ply_nb(params, sc, passed):
     else:
         sc[SC_PASSES] = 0
     sc[SC_PLY] += 1
+    midturn = sc[SC_PLY] >= 2 and sc[SC_PLY] <= ip[I_FIRST_ACTIONS2]  # SK-C1
+    gold_on = ip[I_GOLD_ON] == 1 and not midturn
     gold = ip[I_GOLD]
     reason = -1
     winner = -1
     if sc[SC_WL0 + o] < 0:
         reason = R_WARLORD
         winner = s
-    elif ip[I_GOLD_ON] == 1 and sc[SC_PENDING] == o:
+    elif gold_on and sc[SC_PENDING] == o:
         reason = R_GOLD
         winner = o
     else:
-        if ip[I_GOLD_ON] == 1 and sc[SC_WL0 + s] == gold:
+        if gold_on and sc[SC_WL0 + s] == gold:
             others = sc[SC_PN0 + o] - 1
             if others <= ip[I_GOLD_IMM]:
                 reason = R_GOLD_IMM
@@ -222,7 +233,8 @@ def end_ply_nb(params, sc, passed):
         sc[SC_DONE] = 1
         sc[SC_REASON] = reason
         sc[SC_WINNER] = winner
-    sc[SC_TOMOVE] = o
+    if not midturn:
+        sc[SC_TOMOVE] = o
 
 
 @njit(cache=True, inline="always")

@@ -79,6 +79,10 @@ OPTIONS = (
     Option("gold_tile_immediate_max", "int", 3,
            "a Warlord arriving on the Gold Tile wins at once when the opponent has at most this many pieces "
            "other than its Warlord (-1: never immediate)", min=-1, max=1000),
+    # SK-C1 (docs/games/skorm.md): tempo compensation for the player who moves second
+    Option("second_player_first_actions", "int", 1,
+           "SK-C1: actions (plies) the second player takes in its first turn, one after another; the Gold "
+           "Tile checks wait for the turn's end (1 = the rules as written)", min=1, max=8),
     Option("max_plies", "int", 300, "ply cap (passes included); the game is then a draw (move_limit)",
            min=1, max=100000),
     Option("placement", "choice", "reference",
@@ -108,8 +112,8 @@ P_I, P_F, P_NB, P_RAY, P_DEST, P_APPR, P_DISTG, P_ADJB, P_SHOTB, P_FORM, P_ZONE,
 
 # integer params (P_I)
 I_N, I_R, I_RANGE, I_STEPS_H, I_STEPS_W, I_GOLD_ON, I_GOLD_IMM, I_MAX_PLIES, I_PLACEMENT, I_FACING, \
-    I_P, I_GOLD, I_CORNER0, I_CORNER1, I_Z = range(15)
-NI = 15
+    I_P, I_GOLD, I_CORNER0, I_CORNER1, I_Z, I_FIRST_ACTIONS2 = range(16)
+NI = 16
 # float params (P_F): unit values 0..3 then weights
 F_W_WARLORD, F_W_GOLD, F_W_HANG, F_W_ADV = 4, 5, 6, 7
 NF = 8
@@ -305,6 +309,7 @@ def prepare(rules: dict):
     ip[I_FACING] = FACINGS.index(rules["facing"])
     ip[I_P], ip[I_GOLD] = P, index[(0, 0)]
     ip[I_CORNER0], ip[I_CORNER1], ip[I_Z] = index[(0, -R)], index[(0, R)], Z
+    ip[I_FIRST_ACTIONS2] = rules["second_player_first_actions"]
     F = np.zeros(NF, np.float64)
     for k, u in enumerate(UNITS):
         F[k] = rules["values"][u]
