@@ -17,14 +17,9 @@ def games_frame(records: np.ndarray, spec, seed: int, start: int = 0) -> pd.Data
 
 
 def units_long(df: pd.DataFrame, spec) -> pd.DataFrame:
-    """Per game, side and unit type: every `<stat>_<side>_<unit>` column as a long table."""
-    rows = []
-    for col in df.columns:
-        parts = str(col).split("_")
-        for i, p in enumerate(parts):
-            if p in ("0", "1") and "_".join(parts[i + 1:]) in spec.unit_types:
-                rows.append(("_".join(parts[:i]), int(p), "_".join(parts[i + 1:]), col))
-                break
+    """Per game, side and unit type: every per-unit column (`spec.unit_columns()`) as a long table."""
+    present = set(df.columns)
+    rows = [(c.stat, c.side, c.unit, c.name) for c in spec.unit_columns() if c.name in present]
     if not rows:
         return pd.DataFrame(columns=["game", "stat", "side", "unit", "value"])
     long = []

@@ -227,19 +227,13 @@ def flat_row(summary: dict) -> dict:
 
 
 def unit_table(tally: Tally):
-    """Per side and unit type: the sums of every `<stat>_<side>_<unit>` record column."""
+    """Per side and unit type: the sums of every per-unit record column (`spec.unit_columns()`)."""
     import pandas as pd
 
+    totals = tally.column_totals()
     rows = {}
-    for name, total in tally.column_totals().items():
-        parts = name.split("_")
-        for i, p in enumerate(parts):
-            if p in ("0", "1") and i + 1 < len(parts):
-                unit = "_".join(parts[i + 1:])
-                if unit in tally.spec.unit_types:
-                    stat = "_".join(parts[:i])
-                    rows.setdefault((int(p), unit), {})[stat] = total
-                break
+    for c in tally.spec.unit_columns():
+        rows.setdefault((c.side, c.unit), {})[c.stat] = totals[c.name]
     if not rows:
         return pd.DataFrame()
     df = pd.DataFrame.from_dict(rows, orient="index")
@@ -248,19 +242,15 @@ def unit_table(tally: Tally):
 
 
 def side_table(tally: Tally):
-    """Per game and side: the mean of every `<stat>_<side>` record column (no unit type).
-
-    Game-specific extras with no unit in their name land here (kills by attack angle,
-    shield blocks, scores).
-    """
+    """Per game and side: the mean of every per-side record column with no unit type
+    (`spec.side_columns()`: kills by attack angle, shield blocks, scores)."""
     import pandas as pd
 
     n = max(tally.games, 1)
+    totals = tally.column_totals()
     rows: dict = {}
-    for name, total in tally.column_totals().items():
-        stat, _, side = name.rpartition("_")
-        if side in ("0", "1") and stat and not any(stat.endswith(f"_{s}") for s in ("0", "1")):
-            rows.setdefault(stat, {})[f"side {side}"] = total / n
+    for c in tally.spec.side_columns():
+        rows.setdefault(c.stat, {})[f"side {c.side}"] = totals[c.name] / n
     if not rows:
         return pd.DataFrame()
     df = pd.DataFrame.from_dict(rows, orient="index")
@@ -269,18 +259,14 @@ def side_table(tally: Tally):
 
 
 def matrix_tables(tally: Tally) -> dict:
-    """`<stat>_<row>_x_<col>` columns as one matrix per stat (e.g. kills by attacker x victim unit)."""
+    """Unit-vs-unit columns (`spec.matrix_columns()`) as one matrix per stat, per game (e.g. kills
+    by attacker x victim unit: rows the column's unit, columns its vs_unit)."""
     import pandas as pd
 
     n = max(tally.games, 1)
+    totals = tally.column_totals()
     mats: dict = {}
-    for name, total in tally.column_totals().items():
-        if "_x_" not in name:
-            continue
-        left, col = name.split("_x_", 1)
-        for u in sorted(tally.spec.unit_types, key=len, reverse=True):
-            if left.endswith("_" + u):
-                mats.setdefault(left[: -len(u) - 1], {}).setdefault(u, {})[col] = total / n
-                break
+    for c in tally.spec.matrix_columns():
+        mats.setdefault(c.stat, {}).setdefault(c.unit, {})[c.vs_unit] = totals[c.name] / n
     return {stat: pd.DataFrame.from_dict(m, orient="index").rename_axis(f"{stat} (row x column)")
             for stat, m in mats.items()}

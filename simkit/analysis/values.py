@@ -186,8 +186,9 @@ def regression(spec, records, snapshot_ply: int | None = None) -> dict:
 
     fields = list(spec.record_fields)
     ending = [u for u in spec.unit_types if u in spec.game_ending_units]
-    units = [u for u in spec.unit_types if f"snap_0_{u}" in fields and f"snap_1_{u}" in fields
-             and u not in ending]
+    # each unit's material column per side at the snapshot (the spec's "snap" unit columns)
+    snap = {u: (spec.column("snap", 0, u), spec.column("snap", 1, u)) for u in spec.unit_types}
+    units = [u for u in spec.unit_types if None not in snap[u] and u not in ending]
     notes = []
     result = {"draws": "dropped", "units": {}, "notes": notes, "reference": spec.reference_unit,
               "left_out": {u: "its loss ends the game" for u in ending}, "ratios": False}
@@ -206,8 +207,8 @@ def regression(spec, records, snapshot_ply: int | None = None) -> dict:
     r = records[decided & running]
     result["games_used"] = int(len(r))
     result["draws_dropped"] = int((~decided & running).sum())
-    X = np.column_stack([r[:, fields.index(f"snap_0_{u}")].astype(np.float64)
-                         - r[:, fields.index(f"snap_1_{u}")] for u in units]) if len(r) else np.zeros((0, len(units)))
+    X = np.column_stack([r[:, fields.index(snap[u][0].name)].astype(np.float64)
+                         - r[:, fields.index(snap[u][1].name)] for u in units]) if len(r) else np.zeros((0, len(units)))
     varying = [i for i in range(len(units)) if len(r) > 1 and X[:, i].std() > 0]
     for i, u in enumerate(units):
         if i not in varying:

@@ -16,7 +16,7 @@ Kernel contract (``run_chunk``) — the one call the runner makes:
   that moves first in each game of the chunk (``len(firsts)`` games).
 - ``policies``: int64 array of 2, the policy id of side 0 and side 1
   (indexes into ``spec.policies``).
-- ``snapshot_ply``: the ply at which ``snap_<side>_<unit>`` material columns
+- ``snapshot_ply``: the ply at which the ``snap`` material columns (per side and unit)
   are recorded (the final position if the game ends earlier).
 - ``records``: int32 array ``(len(firsts), len(spec.record_fields))``; the first
   four fields are always ``first, winner, plies, end_reason`` (winner -1 = draw;
@@ -32,6 +32,52 @@ from typing import Any, Callable
 from simkit.scenario.schema import Option
 
 BASE_FIELDS = ("first", "winner", "plies", "end_reason")
+SIDES = (0, 1)
+
+
+@dataclass(frozen=True)
+class Column:
+    """One record column as data: its name and what it counts.
+
+    ``stat`` is the statistic ("kills", "losses", "snap", "final", "captures", ...);
+    ``side`` the side it belongs to (None: the game as a whole); ``unit`` the unit type
+    (None: the side as a whole); ``vs_unit`` the other unit type of a unit-vs-unit count
+    (``unit`` is the row: the attacker of kills by attacker x victim). Analysis and report
+    read these fields, never the name, so a column's name is free text.
+    """
+    name: str
+    stat: str
+    side: int | None = None
+    unit: str | None = None
+    vs_unit: str | None = None
+
+
+def plain_columns(*names: str) -> tuple[Column, ...]:
+    """Columns of the game as a whole (the base fields, a score): stat = name."""
+    return tuple(Column(n, n) for n in names)
+
+
+def per_side(stat: str) -> tuple[Column, ...]:
+    """``<stat>_<side>`` for each side."""
+    return tuple(Column(f"{stat}_{s}", stat, side=s) for s in SIDES)
+
+
+def per_side_unit(stat: str, units) -> tuple[Column, ...]:
+    """``<stat>_<side>_<unit>``, side-major (side 0's units, then side 1's)."""
+    return tuple(Column(f"{stat}_{s}_{u}", stat, side=s, unit=u) for s in SIDES for u in units)
+
+
+def unit_vs_unit(stat: str, units, vs_units=None) -> tuple[Column, ...]:
+    """``<stat>_<unit>_x_<vs_unit>``, row-major (both sides together)."""
+    return tuple(Column(f"{stat}_{a}_x_{d}", stat, unit=a, vs_unit=d)
+                 for a in units for d in (units if vs_units is None else vs_units))
+
+
+def column_names(columns) -> tuple[str, ...]:
+    return tuple(c.name for c in columns)
+
+
+BASE_COLUMNS = plain_columns(*BASE_FIELDS)
 
 
 @dataclass(frozen=True)
@@ -83,10 +129,39 @@ class GameSpec:
     # folder of the game's scenarios when it lives outside simkit/scenarios/ (a test game)
     scenario_dir: str | None = None
     extra: dict = field(default_factory=dict)
+    # what each record column counts, in record order (names == record_fields): per-unit,
+    # per-side and unit-vs-unit statistics as data (unit_table, the report, unit values read
+    # these). Empty: every column is plain (no per-unit or per-side statistics).
+    columns: tuple[Column, ...] = ()
 
     def __post_init__(self):
         assert self.record_fields[:4] == BASE_FIELDS, self.record_fields[:4]
+        if not self.columns:
+            object.__setattr__(self, "columns", plain_columns(*self.record_fields))
+        # a spec derived with dataclasses.replace(record_fields=...) must derive its columns too
+        assert column_names(self.columns) == tuple(self.record_fields), "columns do not match record_fields"
+        units = set(self.unit_types)
+        assert all(c.unit is None or c.unit in units for c in self.columns), "a column names an unknown unit"
+        assert all(c.vs_unit is None or c.unit is not None for c in self.columns)
         assert set(self.cap_reasons) <= set(self.end_reasons), (self.cap_reasons, self.end_reasons)
+
+    def unit_columns(self) -> tuple[Column, ...]:
+        """Per side and unit type (``<stat>_<side>_<unit>``)."""
+        return tuple(c for c in self.columns if c.side is not None and c.unit is not None and c.vs_unit is None)
+
+    def side_columns(self) -> tuple[Column, ...]:
+        """Per side, no unit type (kills by attack angle, shield blocks, scores)."""
+        return tuple(c for c in self.columns if c.side is not None and c.unit is None)
+
+    def matrix_columns(self) -> tuple[Column, ...]:
+        """Unit vs unit (kills by attacker x victim unit type)."""
+        return tuple(c for c in self.columns if c.vs_unit is not None)
+
+    def column(self, stat: str, side: int | None = None, unit: str | None = None,
+               vs_unit: str | None = None) -> Column | None:
+        """The column counting ``stat`` for this side / unit (None: the game records none)."""
+        return next((c for c in self.columns
+                     if (c.stat, c.side, c.unit, c.vs_unit) == (stat, side, unit, vs_unit)), None)
 
     def option(self, name: str) -> Option:
         return next(o for o in self.options if o.name == name)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,7 +17,8 @@ import pandas as pd
 
 from simkit.errors import UsageError
 
-UNIT_COL = re.compile(r"^(kills|losses|dispatched|attacks|snap|final)_([01])_(.+)$")
+# per-unit stats (the spec's unit columns) a report reads from games.parquet; ACTIVITY are charted
+UNIT_STATS = ("kills", "losses", "dispatched", "attacks", "snap", "final")
 ACTIVITY = ("kills", "losses", "dispatched", "attacks")
 Z95 = 1.959963984540054
 
@@ -78,6 +78,18 @@ class RunData:
         pol = " vs ".join(self.policies)
         return f"{self.game} / {self.name}" + (f" ({pol})" if pol else "")
 
+    @property
+    def spec(self):
+        """The game's spec for this run's rules (its record columns); None for a game unknown
+        to this checkout (the report then has no per-unit figures)."""
+        return _spec_of(self.game, self.rules)
+
+    def _unit_columns(self) -> list:
+        if self.games is None:
+            return []
+        present = set(self.games.columns)
+        return [c for c in _report_unit_columns(self.spec) if c.name in present]
+
     def length_cap(self) -> int | None:
         for key in ("max_plies", "max_turns"):
             v = self.rules.get(key)
@@ -91,25 +103,35 @@ class RunData:
         if self.games is None or not len(self.games):
             return pd.DataFrame(columns=["side", "unit", "stat", "mean", "lo", "hi", "total"])
         n = len(self.games)
-        for col in self.games.columns:
-            m = UNIT_COL.match(str(col))
-            if not m or m.group(1) not in ACTIVITY:
+        for c in self._unit_columns():
+            if c.stat not in ACTIVITY:
                 continue
-            x = self.games[col].to_numpy(dtype=np.float64)
+            x = self.games[c.name].to_numpy(dtype=np.float64)
             mean = float(x.mean())
             half = Z95 * float(x.std()) / math.sqrt(n) if n > 1 else math.nan
-            rows.append({"side": int(m.group(2)), "unit": m.group(3), "stat": m.group(1), "mean": mean,
+            rows.append({"side": c.side, "unit": c.unit, "stat": c.stat, "mean": mean,
                          "lo": mean - half, "hi": mean + half, "total": int(x.sum())})
         return pd.DataFrame(rows, columns=["side", "unit", "stat", "mean", "lo", "hi", "total"])
 
     def unit_types(self) -> list[str]:
         seen: list[str] = []
-        if self.games is not None:
-            for col in self.games.columns:
-                m = UNIT_COL.match(str(col))
-                if m and m.group(3) not in seen:
-                    seen.append(m.group(3))
+        for c in self._unit_columns():
+            if c.unit not in seen:
+                seen.append(c.unit)
         return seen
+
+
+def _spec_of(game: str, rules: dict):
+    try:
+        from simkit.games import get_game
+        return get_game(game).for_scenario(rules)
+    except Exception:  # an unknown game (or rules this checkout cannot read) still gets a report
+        return None
+
+
+def _report_unit_columns(spec) -> list:
+    """The per-side, per-unit columns of ``spec`` a report reads (stats UNIT_STATS)."""
+    return [] if spec is None else [c for c in spec.unit_columns() if c.stat in UNIT_STATS]
 
 
 @dataclass
@@ -219,13 +241,14 @@ def _first(d: dict, *keys):
     return math.nan
 
 
-def _read_games(path: Path) -> pd.DataFrame | None:
+def _read_games(path: Path, spec) -> pd.DataFrame | None:
     p = path / "games.parquet"
     if not p.exists():
         return None
     import pyarrow.parquet as pq
     names = pq.read_schema(p).names
-    cols = [c for c in names if c in ("first", "winner", "plies", "end_reason") or UNIT_COL.match(c)]
+    wanted = {"first", "winner", "plies", "end_reason"} | {c.name for c in _report_unit_columns(spec)}
+    cols = [c for c in names if c in wanted]
     return pq.read_table(p, columns=cols).to_pandas()
 
 
@@ -244,7 +267,9 @@ def load_run(path: Path) -> RunData:
     summary = _json(path / "summary.json")
     if not summary:
         raise UsageError(f"{path} holds no summary.json: finish the run first (simkit run --resume --out {path})")
-    return RunData(path, manifest, summary, _read_games(path), _read_aggregate(path))
+    run = RunData(path, manifest, summary, None, _read_aggregate(path))
+    run.games = _read_games(path, run.spec)
+    return run
 
 
 def _sweep_params(manifest: dict, table: pd.DataFrame) -> list[str]:

@@ -17,7 +17,7 @@ from simkit.engine.cache import register_kernel_dir
 
 register_kernel_dir(Path(__file__).parent)   # before the kernels below are defined
 
-from toygame.game import (END_REASONS, OPTIONS, POLICIES, RECORD_FIELDS, UNITS,  # noqa: E402
+from toygame.game import (END_REASONS, OPTIONS, POLICIES, RECORD_COLUMNS, RECORD_FIELDS, UNITS,  # noqa: E402
                           play, prepare, run_chunk)
 from simkit.games.base import GameSpec  # noqa: E402
 
@@ -29,6 +29,7 @@ SPEC = GameSpec(
     prepare=prepare,
     run_chunk=run_chunk,
     record_fields=RECORD_FIELDS,
+    columns=RECORD_COLUMNS,
     end_reasons=END_REASONS,
     cap_reasons=("turn_cap",),
     policies=POLICIES,

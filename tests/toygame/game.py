@@ -3,15 +3,16 @@ import numpy as np
 from numba import njit, prange
 
 from simkit.engine.rng import rng_below_nb, rng_seed_nb
+from simkit.games.base import BASE_COLUMNS, column_names, per_side_unit
 from simkit.policies import POL_ID
 from simkit.scenario.schema import Option
 
 UNITS = ("pawn",)
 POLICIES = ("random", "greedy")
 END_REASONS = ("home", "turn_cap")
-RECORD_FIELDS = ("first", "winner", "plies", "end_reason",
-                 "losses_0_pawn", "losses_1_pawn", "kills_0_pawn", "kills_1_pawn",
-                 "snap_0_pawn", "snap_1_pawn", "final_0_pawn", "final_1_pawn")
+RECORD_COLUMNS = (BASE_COLUMNS + per_side_unit("losses", UNITS) + per_side_unit("kills", UNITS)
+                  + per_side_unit("snap", UNITS) + per_side_unit("final", UNITS))
+RECORD_FIELDS = column_names(RECORD_COLUMNS)
 F_LOSS, F_KILL, F_SNAP, F_FINAL = 4, 6, 8, 10
 MAX_PAWNS = 8
 

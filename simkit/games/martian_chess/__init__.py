@@ -25,6 +25,7 @@ SPEC = GameSpec(
     validate=validate,
     run_chunk=_play.run_chunk,
     record_fields=_play.RECORD_FIELDS,
+    columns=_play.RECORD_COLUMNS,
     end_reasons=END_REASONS,
     cap_reasons=("move_limit", "stalemate"),
     board="canal",

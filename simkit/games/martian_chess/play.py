@@ -11,6 +11,7 @@ from simkit.games.martian_chess.state import (
     END_STALEMATE, M_END, M_KOMI, M_LAST_FROM, M_LAST_TO, M_PIPS, M_PLY, M_SCORE, M_TO_MOVE, M_WINNER,
     MAX_MOVES, NMETA, R_KOMI, R_MAX_PLIES, UNITS,
 )
+from simkit.games.base import BASE_COLUMNS, column_names, per_side, per_side_unit
 from simkit.policies import EPS_SCALE, POL_BUDGET, POL_EPS, POL_ID, POLICY_VECTOR, max_budget
 
 # record layout (names in RECORD_FIELDS below)
@@ -28,14 +29,10 @@ NFIELDS = 34
 TERMINAL_LEAD = 1000.0
 
 
-def _per_side_unit(prefix):
-    return tuple(f"{prefix}_{s}_{u}" for s in (0, 1) for u in UNITS)
-
-
-RECORD_FIELDS = (("first", "winner", "plies", "end_reason", "score_0", "score_1",
-                  "captures_0", "captures_1", "promotions_0", "promotions_1")
-                 + _per_side_unit("kills") + _per_side_unit("losses")
-                 + _per_side_unit("snap") + _per_side_unit("final"))
+RECORD_COLUMNS = (BASE_COLUMNS + per_side("score") + per_side("captures") + per_side("promotions")
+                  + per_side_unit("kills", UNITS) + per_side_unit("losses", UNITS)
+                  + per_side_unit("snap", UNITS) + per_side_unit("final", UNITS))   # SPEC.columns
+RECORD_FIELDS = column_names(RECORD_COLUMNS)
 assert len(RECORD_FIELDS) == NFIELDS
 
 

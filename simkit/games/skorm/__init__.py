@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from simkit.games.base import GameSpec
-from simkit.games.skorm.play import RECORD_FIELDS, perft, run_chunk
+from simkit.games.skorm.play import RECORD_COLUMNS, RECORD_FIELDS, perft, run_chunk
 from simkit.games.skorm.policies import POLICIES
 from simkit.games.skorm.render import play
 from simkit.games.skorm.rules import OPTIONS, P_CQ, P_CR, UNITS, prepare, validate
@@ -36,6 +36,7 @@ SPEC = GameSpec(
     prepare=prepare,
     run_chunk=run_chunk,
     record_fields=RECORD_FIELDS,
+    columns=RECORD_COLUMNS,
     end_reasons=END_REASONS,
     cap_reasons=("stalemate", "move_limit"),
     board="hex",

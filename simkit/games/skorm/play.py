@@ -13,21 +13,21 @@ from simkit.games.skorm.state import (
     END_REASONS, LOG_W_EXTRA, NSC, NSTAT, PASS, SC_CNT, SC_DONE, SC_PLY, SC_REASON, SC_TOMOVE, SC_WINNER,
     ST_BLOCK, ST_KCAP, ST_KSHOT, ST_LOSS, ST_PASS, log_row_nb, setup_game_nb,
 )
+from simkit.games.base import BASE_COLUMNS, column_names, per_side, per_side_unit
 from simkit.policies import EPS_SCALE, POL_BUDGET, POL_EPS, POL_ID, POLICY_VECTOR, max_budget
 
 SIDES = (0, 1)
 
 
-def _fields():
-    f = ["first", "winner", "plies", "end_reason"]
+def _columns():
+    c = BASE_COLUMNS
     for prefix in ("losses", "kills", "kills_capture", "kills_shot", "snap", "final"):
-        f += [f"{prefix}_{s}_{u}" for s in SIDES for u in UNITS]
-    f += [f"shield_blocks_{s}" for s in SIDES]
-    f += [f"passes_{s}" for s in SIDES]
-    return tuple(f)
+        c += per_side_unit(prefix, UNITS)
+    return c + per_side("shield_blocks") + per_side("passes")
 
 
-RECORD_FIELDS = _fields()
+RECORD_COLUMNS = _columns()   # what each column counts (SPEC.columns)
+RECORD_FIELDS = column_names(RECORD_COLUMNS)
 F_LOSS, F_KILL, F_KCAP, F_KSHOT, F_SNAP, F_FINAL = 4, 12, 20, 28, 36, 44
 F_BLOCK, F_PASS = 52, 54
 NFIELDS = 56

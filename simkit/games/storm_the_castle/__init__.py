@@ -2,7 +2,7 @@
 import dataclasses
 import functools
 
-from simkit.games.base import GameSpec
+from simkit.games.base import GameSpec, column_names
 from simkit.games.storm_the_castle import rules as _r
 from simkit.games.storm_the_castle.play import run_chunk, trajectory
 from simkit.games.storm_the_castle.policies import POLICIES
@@ -42,10 +42,11 @@ def _spec_for_rules(rules):
 @functools.lru_cache(maxsize=256)
 def _spec_for_deck(cards):
     names = tuple(n for n, _ in cards)
-    fields = _r.record_fields(names, [k for _, k in cards])[0]
+    columns = _r.record_columns(names, [k for _, k in cards])[0]
+    fields = column_names(columns)
     if names == SPEC.unit_types and fields == SPEC.record_fields:
         return SPEC
-    return dataclasses.replace(SPEC, unit_types=names, record_fields=fields,
+    return dataclasses.replace(SPEC, unit_types=names, record_fields=fields, columns=columns,
                                interaction_fields=tuple(f"kills_{s}_{u}" for s in (0, 1) for u in names))
 
 
@@ -57,6 +58,7 @@ SPEC = GameSpec(
     prepare=_r.prepare,
     run_chunk=run_chunk,
     record_fields=_r.fields_for(_DEFAULT_PARAMS),
+    columns=_r.record_columns(_DEFAULT_PARAMS.names, _DEFAULT_PARAMS.ctab[:, _r.T_KIND])[0],
     end_reasons=END_REASONS,
     cap_reasons=("move_limit", "stalemate"),
     board="graph",

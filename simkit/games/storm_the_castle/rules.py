@@ -13,6 +13,7 @@ from typing import NamedTuple
 import numpy as np
 
 from simkit.engine.dice import storm_success_array
+from simkit.games.base import BASE_COLUMNS, Column, column_names
 from simkit.errors import ScenarioError
 from simkit.policies import mcts_options, mcts_params
 from simkit.scenario.schema import Option, _suggest
@@ -339,20 +340,27 @@ def default_value(c):
     return float(max(v, 0.5))
 
 
-def record_fields(names, kinds):
-    fields = ["first", "winner", "plies", "end_reason"]
+def record_columns(names, kinds):
+    """What each record column counts (the spec's columns) for a deck of these card names and
+    kinds, and where the kernel writes each card stat (fidx) and side extra (eidx)."""
+    cols = list(BASE_COLUMNS)
     fidx = -np.ones((2, len(names), NSTAT), np.int64)
     eidx = np.zeros((2, len(EXTRAS)), np.int64)
     for s in (0, 1):
         for t, (n, k) in enumerate(zip(names, kinds)):
             for j, (stat, units, items) in enumerate(STATS):
                 if (items if k == K_ITEM else units):
-                    fidx[s, t, j] = len(fields)
-                    fields.append(f"{stat}_{s}_{n}" if stat != "losses" else f"losses_{s}_{n}")
+                    fidx[s, t, j] = len(cols)
+                    cols.append(Column(f"{stat}_{s}_{n}", stat, side=s, unit=n))
         for j, e in enumerate(EXTRAS):
-            eidx[s, j] = len(fields)
-            fields.append(f"{e}_{s}")
-    return tuple(fields), fidx, eidx
+            eidx[s, j] = len(cols)
+            cols.append(Column(f"{e}_{s}", e, side=s))
+    return tuple(cols), fidx, eidx
+
+
+def record_fields(names, kinds):
+    cols, fidx, eidx = record_columns(names, kinds)
+    return column_names(cols), fidx, eidx
 
 
 def action_rows(ctab, copies, spi) -> int:
@@ -469,8 +477,13 @@ def deck_cards(rules) -> tuple[tuple[str, int], ...]:
 
 def record_fields_for(rules) -> tuple[str, ...]:
     """The record columns of a scenario with these rules (== fields_for(prepare(rules)))."""
+    return column_names(record_columns_for(rules))
+
+
+def record_columns_for(rules) -> tuple[Column, ...]:
+    """What each record column of a scenario with these rules counts (its spec's columns)."""
     cards = deck_cards(rules)
-    return record_fields(tuple(n for n, _ in cards), [k for _, k in cards])[0]
+    return record_columns(tuple(n for n, _ in cards), [k for _, k in cards])[0]
 
 
 RECORD_FIELDS = record_fields_for({"deck": DEFAULT_DECK})   # the default deck's (SPEC.record_fields)

@@ -3,7 +3,7 @@ from simkit.games.base import GameSpec
 from simkit.games.warfare import play as _play
 from simkit.games.warfare.render import play
 from simkit.games.warfare.rules import OPTIONS, prepare, validate
-from simkit.games.warfare.state import END_REASONS, IP_W, IP_NSQ, POLICIES, RECORD_FIELDS, UNITS
+from simkit.games.warfare.state import END_REASONS, IP_W, IP_NSQ, POLICIES, RECORD_COLUMNS, RECORD_FIELDS, UNITS
 
 
 def _warm():
@@ -27,6 +27,7 @@ SPEC = GameSpec(
     validate=validate,
     run_chunk=_play.run_chunk,
     record_fields=RECORD_FIELDS,
+    columns=RECORD_COLUMNS,
     end_reasons=END_REASONS,
     cap_reasons=("move_limit", "stalemate"),
     board="square",

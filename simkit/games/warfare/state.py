@@ -47,6 +47,8 @@ The params tuple built by ``rules.prepare``::
 """
 import numpy as np
 
+from simkit.games.base import BASE_COLUMNS, column_names, per_side, per_side_unit, unit_vs_unit
+
 UNITS = ("cavalry", "spearman", "infantry", "archer")
 CAV, SPE, INF, ARC = 0, 1, 2, 3
 NT = 4
@@ -87,20 +89,25 @@ END_ANNIHILATION, END_MOVE_LIMIT, END_STALEMATE = 0, 1, 2
 POLICIES = ("random", "greedy", "mcts")
 
 
-def record_fields():
-    f = ["first", "winner", "plies", "end_reason"]
+def record_columns():
+    """What each record column counts (SPEC.columns), in record order."""
+    c = BASE_COLUMNS
     for kind in ("losses", "kills", "attacks", "snap", "final"):
-        f += [f"{kind}_{s}_{u}" for s in (0, 1) for u in UNITS]
+        c += per_side_unit(kind, UNITS)
     for a in ANGLES:
-        f += [f"kills_{a}_{s}" for s in (0, 1)]
-    f += [f"kills_{a}_x_{d}" for a in UNITS for d in UNITS]
-    f += [f"wins_roll_{s}" for s in (0, 1)] + [f"lost_rolls_{s}" for s in (0, 1)]
-    f += [f"archer_misses_{s}" for s in (0, 1)] + [f"advances_{s}" for s in (0, 1)]
-    f += [f"activations_{s}" for s in (0, 1)]
-    return tuple(f)
+        c += per_side(f"kills_{a}")
+    c += unit_vs_unit("kills", UNITS)   # attacker x defender type
+    for stat in ("wins_roll", "lost_rolls", "archer_misses", "advances", "activations"):
+        c += per_side(stat)
+    return c
 
 
-RECORD_FIELDS = record_fields()
+def record_fields():
+    return column_names(record_columns())
+
+
+RECORD_COLUMNS = record_columns()
+RECORD_FIELDS = column_names(RECORD_COLUMNS)
 _IDX = {n: i for i, n in enumerate(RECORD_FIELDS)}
 R_LOSSES = _IDX["losses_0_cavalry"]      # + side*4 + type
 R_KILLS = _IDX["kills_0_cavalry"]
