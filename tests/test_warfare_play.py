@@ -53,7 +53,7 @@ def check_game(Pm, seed, game, first, policies):
         rows = log[(log[:, 0] == t) & (log[:, 2] >= 0)]
         assert len(set(rows[:, 2].tolist())) == len(rows)
         if t >= 2:
-            assert len(rows) <= ip[3] + (ip[17] if t == 3 else 0)   # WF-C1: the second player's turn 3
+            assert len(rows) <= ip[3] + (ip[17] if t % 2 == 1 and (t - 1) // 2 <= ip[18] else 0)   # WF-C1
         else:
             assert (rows[:, 6] == -1).all()                             # phase 2: no attacks
         for i, r in enumerate(rows):

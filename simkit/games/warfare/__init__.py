@@ -43,4 +43,5 @@ SPEC = GameSpec(
     aggregate_index=_index,
     length_unit="turns",
     warm=_warm,
+    trajectory=_play.trajectory,
 )

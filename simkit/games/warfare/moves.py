@@ -9,9 +9,9 @@ from numba import njit
 
 from simkit.engine.dice import warfare_opposed_nb
 
-from .state import (ARC, ATT_DIES, IP_ACT, IP_ACT2, CAV, DEF_DIES, DIAG, DXA, DYA, FLANK, FRONT, INF, IP_H, IP_MCAVFIRE,
-                    IP_MCHARGE, IP_MINFFRONT, IP_MSPEAR, IP_MTREE, IP_P2, IP_W, NOTHING, R_ANGLE, R_KILLS,
-                    R_LOSSES, R_MATCH, SPE)
+from .state import (ARC, ATT_DIES, CAV, DEF_DIES, DIAG, DXA, DYA, FLANK, FRONT, INF, IP_ACT, IP_ACT2, IP_ACT2N, IP_H,
+                    IP_MCAVFIRE, IP_MCHARGE, IP_MINFFRONT, IP_MSPEAR, IP_MTREE, IP_P2, IP_W, NOTHING, R_ANGLE,
+                    R_KILLS, R_LOSSES, R_MATCH, SPE)
 
 INSTANT_DEF = 0   # defender dies without a roll
 INSTANT_ATT = 1   # attacker dies without a roll
@@ -247,11 +247,12 @@ def gen_targets_nb(u, ip, urange, usq, uface, uside, utype, nu, out):
 def turn_limit_nb(ip, turn, nu):
     """Activations allowed in ``turn``: every unit in a phase-2 turn (WF-2), else ``activations``.
 
-    WF-C1: the second player's first phase-3 turn gets ``second_player_extra_activations`` more.
-    Players alternate by turn (a pass is a turn too), so that turn is always turn 3."""
+    WF-C1: the second player's first ``second_player_extra_turns`` phase-3 turns get
+    ``second_player_extra_activations`` more. Players alternate by turn (a pass is a turn too),
+    so its k-th phase-3 turn is always turn 2k + 1."""
     if turn < 2:
         return nu
-    if turn == 3:
+    if turn % 2 == 1 and (turn - 1) // 2 <= ip[IP_ACT2N]:
         return ip[IP_ACT] + ip[IP_ACT2]
     return ip[IP_ACT]
 
@@ -294,3 +295,37 @@ def can_act_nb(side, phase2, ip, umove, urange, dest, destn, occ, usq, uface, us
                         return True
     return False
 
+
+
+@njit(cache=True)
+def count_activations_nb(side, phase2, ip, umove, urange, dest, destn, reach, occ, usq, uface, uside, utype, nu,
+                         buf):
+    """The options of ``side``'s first decision of a turn (no unit has acted yet), as the random
+    policy chooses among them: ending the turn, plus every (unit, end square, facing, target or no
+    attack) -- each unit's destinations (gen_dests_nb: staying, empty squares, swaps), each facing
+    the move allows, and in phase 3 each enemy in the front arc from there. For the trajectory."""
+    W = ip[IP_W]
+    total = 1
+    for u in range(nu):
+        if uside[u] != side or usq[u] < 0:
+            continue
+        m = umove[utype[u]]
+        if phase2 and m > ip[IP_P2]:
+            m = ip[IP_P2]
+        nd = gen_dests_nb(u, m, ip, dest, destn, occ, usq, uside, buf)
+        ranged = utype[u] == ARC
+        rg = urange[utype[u]]
+        for j in range(nd):
+            t = buf[j]
+            mask = face_mask_nb(m, usq[u], t, reach)
+            tx = t % W
+            ty = t // W
+            for f in range(4):
+                if (mask >> f) & 1:
+                    total += 1
+                    if not phase2:
+                        for v in range(nu):
+                            if usq[v] >= 0 and uside[v] != side and in_arc_nb(tx, ty, f, usq[v] % W, usq[v] // W,
+                                                                             ranged, rg):
+                                total += 1
+    return total

@@ -10,15 +10,15 @@ from numba import njit, prange
 from simkit.engine.rng import rng_below_nb, rng_seed_nb
 from simkit.policies import EPS_SCALE, POL_BUDGET, POL_EPS, POLICY_VECTOR, max_budget
 
-from .mcts import MODE_ACT, MODE_ADV, mcts_choose_nb, new_search_nb
+from .mcts import MODE_ACT, MODE_ADV, material_lead_nb, mcts_choose_nb, new_search_nb
 
-from .moves import (attack_nb, can_act_nb, face_mask_nb, gen_dests_nb, gen_targets_nb, move_nb, surround_nb,
-                    turn_limit_nb)
+from .moves import (attack_nb, can_act_nb, count_activations_nb, face_mask_nb, gen_dests_nb, gen_targets_nb, move_nb,
+                    surround_nb, turn_limit_nb)
 from .policies import (MCTS, RANDOM, greedy_advance_nb, greedy_choose_nb, greedy_maps_nb, random_bit_nb,
                        random_unit_nb)
 from .state import (ARC, DEF_DIES, END_ANNIHILATION, END_MOVE_LIMIT, END_STALEMATE, FP_VALUE, IP_ACT, IP_ACT2,
                     IP_CAP, IP_DEPLOY, IP_MAXT, IP_N0, IP_N1, IP_NSQ, IP_P2, NFIELDS, NOTHING, R_ACT, R_ADV,
-                    R_ATTACKS, R_FINAL, R_LOSTROLL, R_MISS, R_SNAP, R_WONROLL, RECORD_FIELDS)
+                    R_ATTACKS, R_FINAL, R_LOSSES, R_LOSTROLL, R_MISS, R_SNAP, R_WONROLL, RECORD_FIELDS)
 
 LOG_COLS = 13
 # log row: turn, player, unit, from, to, facing, target, target_sq, outcome, angle, advanced, surround_kills,
@@ -62,7 +62,7 @@ def material_nb(usq, utype, uside, nu, rec, offset):
 
 
 @njit(cache=True)
-def play_game_nb(P, seed, game, first, policies, snapshot_turn, rec, agg, log, boards,
+def play_game_nb(P, seed, game, first, policies, snapshot_turn, rec, agg, log, boards, tval, tloss, tlegal,
                  occ, usq, uface, utype, uside, acted, alive, buf, tbuf, gmap, gf, plan, plansc, gout, rng, Wk):
     """Play one game; fill ``rec`` (one record row, int32) and add deaths per square into ``agg``.
 
@@ -72,6 +72,12 @@ def play_game_nb(P, seed, game, first, policies, snapshot_turn, rec, agg, log, b
 
     ``log`` (rows > 0) receives one row per activation; ``boards`` (rows > 0) the
     (square, facing) of every unit at the start of each turn — for traces.
+
+    Trajectory buffers (``trajectory``; empty in the batch kernel, which then does no extra
+    work): ``tval[t]`` side 0's material lead (material_lead_nb, the MCTS cut-off's evaluation)
+    and ``tloss[t]`` the units lost so far (both sides) at the start of turn t, and after the last
+    turn at t = turns; ``tlegal[t]`` the options of turn t's first decision
+    (count_activations_nb; 1 for a turn passed). None of it draws a random number.
     """
     ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy = P
     rng_seed_nb(rng, seed, game)
@@ -97,6 +103,11 @@ def play_game_nb(P, seed, game, first, policies, snapshot_turn, rec, agg, log, b
             for u in range(nu):
                 boards[turn, u, 0] = usq[u]
                 boards[turn, u, 1] = uface[u]
+        if turn < tval.shape[0]:
+            tval[turn] = material_lead_nb(fp, usq, utype, uside, nu)
+            tloss[turn] = 0
+            for k in range(8):
+                tloss[turn] += rec[R_LOSSES + k]
         if turn >= maxt:
             end = END_MOVE_LIMIT
             if ip[IP_CAP] == 1:
@@ -112,6 +123,8 @@ def play_game_nb(P, seed, game, first, policies, snapshot_turn, rec, agg, log, b
             break
         phase2 = turn < 2
         if not can_act_nb(player, phase2, ip, umove, urange, dest, destn, occ, usq, uface, uside, utype, nu):
+            if turn < tlegal.shape[0]:
+                tlegal[turn] = 1        # passing is the only option
             if nlog < log.shape[0]:
                 log[nlog, :] = -1
                 log[nlog, 0] = turn
@@ -128,6 +141,9 @@ def play_game_nb(P, seed, game, first, policies, snapshot_turn, rec, agg, log, b
         passes = 0
         for u in range(nu):
             acted[u] = 0
+        if turn < tlegal.shape[0]:
+            tlegal[turn] = count_activations_nb(player, phase2, ip, umove, urange, dest, destn, reach, occ, usq,
+                                                uface, uside, utype, nu, buf)
         limit = turn_limit_nb(ip, turn, nu)
         pol = policies[player]
         eps = policies[POL_EPS + player]
@@ -242,6 +258,11 @@ def play_game_nb(P, seed, game, first, policies, snapshot_turn, rec, agg, log, b
         for u in range(nu):
             boards[turn, u, 0] = usq[u]
             boards[turn, u, 1] = uface[u]
+    if turn < tval.shape[0]:
+        tval[turn] = material_lead_nb(fp, usq, utype, uside, nu)
+        tloss[turn] = 0
+        for k in range(8):
+            tloss[turn] += rec[R_LOSSES + k]
     material_nb(usq, utype, uside, nu, rec, R_FINAL)
     if not snapped:
         for k in range(8):
@@ -291,13 +312,16 @@ def batch_nb(P, seed, start, firsts, policies, snapshot_turn, records, agg, cap)
         rng = np.zeros(1, dtype=np.uint64)
         log = np.zeros((0, LOG_COLS), dtype=np.int64)
         boards = np.zeros((0, nu, 2), dtype=np.int64)
+        tval = np.zeros(0, dtype=np.float64)
+        tloss = np.zeros(0, dtype=np.int64)
+        tlegal = np.zeros(0, dtype=np.int64)
         Wk = new_search_nb(nu, ip[IP_N0], ip[IP_N1], nsq, nbuf, NFIELDS, cap)
         lo = b * n // nblocks
         hi = (b + 1) * n // nblocks
         for i in range(lo, hi):
             play_game_nb(P, seed, start + i, np.int64(firsts[i]), policies, snapshot_turn, records[i], agg[b],
-                         log, boards, occ, usq, uface, utype, uside, acted, alive, buf, tbuf, gmap, gf, plan,
-                         plansc, gout, rng, Wk)
+                         log, boards, tval, tloss, tlegal, occ, usq, uface, utype, uside, acted, alive, buf, tbuf,
+                         gmap, gf, plan, plansc, gout, rng, Wk)
 
 
 def _typed(params):
@@ -325,30 +349,57 @@ def run_chunk(params, seed, start, firsts, policies, snapshot_ply):
     return records, agg.sum(axis=0)
 
 
-def play_one(params, seed, game, first, policies, snapshot_ply=-1):
-    """One game exactly as the batch kernel plays it: (record row, activation log, boards per turn)."""
+def _play_recorded(params, seed, game, first, policies, snapshot_ply, trace, traj):
+    """One game through play_game_nb with the trace (log, boards) and/or trajectory buffers."""
     P = _typed(params)
     ip = P[0]
     nu, nsq, nbuf = scratch(P)
     maxt = int(ip[IP_MAXT])
-    # a unit acts at most once a turn; WF-C1 adds its extra activations once
-    rows = 2 * nu + (maxt + 2) * (min(int(ip[IP_ACT]), nu) + 1) + min(int(ip[IP_ACT2]), nu) + 16
-    log = np.zeros((rows, LOG_COLS), dtype=np.int64)
-    boards = np.full((maxt + 2, nu, 2), -1, dtype=np.int64)
+    # a unit acts at most once a turn (WF-C1's extra activations included)
+    rows = 2 * nu + (maxt + 2) * (min(int(ip[IP_ACT] + ip[IP_ACT2]), nu) + 1) + 16
+    log = np.zeros((rows if trace else 0, LOG_COLS), dtype=np.int64)
+    boards = np.full((maxt + 2 if trace else 0, nu, 2), -1, dtype=np.int64)
+    nt = maxt + 2 if traj else 0
+    tval = np.zeros(nt, dtype=np.float64)
+    tloss = np.zeros(nt, dtype=np.int64)
+    tlegal = np.zeros(nt, dtype=np.int64)
     rec = np.zeros(NFIELDS, dtype=np.int32)
     agg = np.zeros(nsq, dtype=np.int64)
     pv = _policy_vector(policies)
     Wk = new_search_nb(np.int64(nu), ip[IP_N0], ip[IP_N1], np.int64(nsq), np.int64(nbuf), np.int64(NFIELDS),
                        np.int64(max_budget(pv) + 2))
     nlog = play_game_nb(P, np.int64(seed), np.int64(game), np.int64(first), pv,
-                        np.int64(snapshot_ply), rec, agg, log, boards,
+                        np.int64(snapshot_ply), rec, agg, log, boards, tval, tloss, tlegal,
                         np.zeros(nsq, np.int64), np.zeros(nu, np.int64), np.zeros(nu, np.int64),
                         np.zeros(nu, np.int64), np.zeros(nu, np.int64), np.zeros(nu, np.int64),
                         np.zeros(2, np.int64), np.zeros(nbuf, np.int64), np.zeros(nu + 1, np.int64),
                         np.zeros((3, nsq), np.int64), np.zeros(4, np.float64), np.zeros((nu, 2), np.int64),
                         np.zeros(nu, np.float64), np.zeros(4, np.int64), np.zeros(1, np.uint64), Wk)
+    return rec, agg, log[:nlog], boards, tval, tloss, tlegal
+
+
+def play_one(params, seed, game, first, policies, snapshot_ply=-1):
+    """One game exactly as the batch kernel plays it: (record row, activation log, boards per turn)."""
+    rec, agg, log, boards, _, _, _ = _play_recorded(params, seed, game, first, policies, snapshot_ply, True, False)
     turns = int(rec[2])
-    return rec, log[:nlog], boards[:turns + 1], agg
+    return rec, log, boards[:turns + 1], agg
 
 
-__all__ = ["RECORD_FIELDS", "run_chunk", "play_one", "batch_nb", "play_game_nb"]
+def trajectory(params, seed, game, first, policies, snapshot_ply=None):
+    """(values, legal, interactions, record) of one game, played by the batch kernel's own
+    ``play_game_nb`` (so the record is run_chunk's for the same seed, game, first, policies).
+
+    Per turn t of the game's L turns (its length unit): values[t] = side 0's material lead
+    (unit values; the lead the MCTS cut-off scores, in mcts_scale's units) at the start of
+    turn t, values[L] after the last turn; legal[t] = the options of turn t's first decision
+    (moves.count_activations_nb: ending the turn plus every (unit, square, facing, target or
+    none) activation; 1 for a passed turn); interactions[t] = units killed in turn t (both
+    sides, combat and surround)."""
+    from simkit.engine.runner import DEFAULT_SNAPSHOT_PLY
+    snap = DEFAULT_SNAPSHOT_PLY if snapshot_ply is None else snapshot_ply
+    rec, _, _, _, tval, tloss, tlegal = _play_recorded(params, seed, game, first, policies, snap, False, True)
+    n = int(rec[2])
+    return tval[:n + 1].copy(), tlegal[:n].copy(), np.diff(tloss[:n + 1]), rec
+
+
+__all__ = ["RECORD_FIELDS", "run_chunk", "play_one", "trajectory", "batch_nb", "play_game_nb"]

@@ -108,8 +108,11 @@ OPTIONS = (
            min=1, max=1000),
     # WF-C1 (docs/games/warfare.md): compensation for moving second; 0 plays the same games
     Option("second_player_extra_activations", "int", 0,
-           "WF-C1: extra activations on the second player's first phase-3 turn (turn 3 of the game)",
-           min=0, max=1000),
+           "WF-C1: extra activations on the second player's first phase-3 turn (turn 3 of the game) and, "
+           "with second_player_extra_turns > 1, on its next ones", min=0, max=1000),
+    Option("second_player_extra_turns", "int", 1,
+           "WF-C1: how many of the second player's phase-3 turns, from its first (turn 3, 5, ...), get "
+           "second_player_extra_activations", min=1, max=100000),
     Option("phase2_steps", "int", 2, "WF-2: squares each unit may move in its side's first turn (min with move)",
            min=0, max=8),
     Option("max_turns", "int", 100, "turn cap (turns of both players together)", min=1, max=100000),
@@ -283,6 +286,7 @@ def prepare(rules: dict):
     ip[S.IP_NSQ] = nsq
     ip[S.IP_ACT] = rules["activations"]
     ip[S.IP_ACT2] = rules["second_player_extra_activations"]
+    ip[S.IP_ACT2N] = rules["second_player_extra_turns"]
     ip[S.IP_P2] = rules["phase2_steps"]
     ip[S.IP_MAXT] = rules["max_turns"]
     ip[S.IP_CAP] = 0 if rules["cap_result"] == "draw" else 1

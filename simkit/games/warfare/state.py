@@ -73,8 +73,9 @@ WIN_LO = -20
 IP_W, IP_H, IP_NSQ, IP_ACT, IP_P2, IP_MAXT, IP_CAP, IP_DEPLOY = range(8)
 IP_MCHARGE, IP_MCAVFIRE, IP_MINFFRONT, IP_MSPEAR, IP_MTREE = range(8, 13)
 IP_N0, IP_N1, IP_ROWS, IP_MAXU = range(13, 17)
-IP_ACT2 = 17     # WF-C1: extra activations of the second player's first phase-3 turn
-IP_SIZE = 18
+IP_ACT2 = 17     # WF-C1: extra activations of the second player's first phase-3 turn(s)
+IP_ACT2N = 18    # WF-C1: how many of its phase-3 turns get them
+IP_SIZE = 19
 
 FP_VALUE = 0
 FP_GREEDY = 4
