@@ -98,3 +98,51 @@ def test_sk_c1_changes_the_games_from_the_second_players_first_turn():
     assert not np.array_equal(base, more)
     # a game the first player wins in one ply cannot exist; lengths stay plausible
     assert (more[:, 2] > 2).all()
+
+
+# ---------------------------------------------------------------- trajectory (issue 16)
+from simkit.games.skorm.play import Game, trajectory  # noqa: E402
+from simkit.games.skorm.mcts import DECIDED, lead_nb  # noqa: E402
+from simkit.engine.runner import DEFAULT_SNAPSHOT_PLY  # noqa: E402
+
+
+@pytest.mark.parametrize("pol,seed", [((0, 0), 0), ((1, 1), 0), ((1, 1), 5), ((0, 1), 2), ((1, 0), 9)])
+def test_trajectory_plays_run_chunks_game(pol, seed):
+    P = params_for()
+    firsts = np.array([0, 1, 1, 0], np.int8)
+    rec, _ = run_chunk(P, seed, 0, firsts, pol, DEFAULT_SNAPSHOT_PLY)
+    for g in range(len(firsts)):
+        values, legal, inter, r = trajectory(P, seed, g, int(firsts[g]), pol)
+        assert np.array_equal(r, rec[g])
+        L = int(rec[g, 2])
+        assert len(values) == L + 1 and len(legal) == L and len(inter) == L
+        kills = sum(int(rec[g, 12 + j]) for j in range(8))   # kills_<s>_<u>
+        assert inter.sum() == kills
+
+
+def test_trajectory_values_legal_and_kills_follow_the_plies():
+    """Replay the same game ply by ply with the step API (same stream: greedy's
+    tie-breaks and facing draws come from it in the same order) and compare."""
+    P = params_for()
+    values, legal, inter, rec = trajectory(P, 4, 1, 1, (1, 1))
+    g = Game(P, seed=4, game=1, first=1)
+    counts = np.zeros(g.counts.shape[0], np.int64)
+    for t in range(len(legal)):
+        assert values[t] == lead_nb(P, g.cell, g.face, g.plist, g.sc, counts)
+        assert legal[t] == len(g.legal_actions())
+        before = g.sc[11:19].sum()          # pieces on the board (SC_CNT)
+        g.play(1)
+        assert inter[t] == before - g.sc[11:19].sum()
+    assert g.done and g.winner == rec[1]
+    assert values[-1] == (DECIDED if rec[1] == 0 else -DECIDED if rec[1] == 1 else values[-1])
+
+
+def test_quality_runs_on_skorm(tmp_path):
+    from simkit.analysis.quality import quality
+    from simkit.engine.runner import RunConfig
+    from simkit.scenario import load_scenario
+    res = quality(load_scenario("skorm"), RunConfig(games=6, seed=1, policies=("greedy", "greedy")),
+                  out_dir=tmp_path / "q")
+    m = res.metrics()
+    assert m["branching"]["mean"] > 1 and m["interaction"]["mean"] > 0
+    assert (tmp_path / "q" / "quality.json").exists()

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from simkit.games.base import GameSpec
-from simkit.games.skorm.play import RECORD_COLUMNS, RECORD_FIELDS, perft, run_chunk
+from simkit.games.skorm.play import RECORD_COLUMNS, RECORD_FIELDS, perft, run_chunk, trajectory
 from simkit.games.skorm.policies import POLICIES
 from simkit.games.skorm.render import play
 from simkit.games.skorm.rules import OPTIONS, P_CQ, P_CR, UNITS, prepare, validate
@@ -52,4 +52,5 @@ SPEC = GameSpec(
     aggregate_index=aggregate_index,
     length_unit="plies",
     warm=warm,
+    trajectory=trajectory,
 )

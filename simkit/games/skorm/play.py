@@ -5,10 +5,10 @@ import numpy as np
 from numba import njit, prange
 
 from simkit.engine.rng import rng_below_nb, rng_seed_nb
-from simkit.games.skorm.mcts import mcts_choose_nb, new_search_nb
+from simkit.games.skorm.mcts import DECIDED, lead_nb, mcts_choose_nb, new_search_nb
 from simkit.games.skorm.moves import apply_action_nb, end_ply_nb, gen_actions_nb
 from simkit.games.skorm.policies import POL_GREEDY_NOSHOOT, POL_MCTS, POL_RANDOM, act_nb, greedy_choose_nb
-from simkit.games.skorm.rules import I_N, I_P, I_RANGE, P_I, P_RAY, UNITS
+from simkit.games.skorm.rules import I_MAX_PLIES, I_N, I_P, I_RANGE, P_I, P_RAY, UNITS
 from simkit.games.skorm.state import (
     END_REASONS, LOG_W_EXTRA, NSC, NSTAT, PASS, SC_CNT, SC_DONE, SC_PLY, SC_REASON, SC_TOMOVE, SC_WINNER,
     ST_BLOCK, ST_KCAP, ST_KSHOT, ST_LOSS, ST_PASS, log_row_nb, setup_game_nb,
@@ -86,19 +86,43 @@ def _material_nb(sc, rec, off):
 
 
 @njit(cache=True)
+def _kills_nb(stats):
+    k = 0
+    for j in range(8):
+        k += stats[ST_KCAP + j] + stats[ST_KSHOT + j]
+    return k
+
+
+@njit(cache=True)
 def play_game_nb(params, seed, game, first, policies, snapshot_ply, cell, face, plist, sc, acts,
-                 blocks, counts, stats, rng, rec, agg, log, ws):
-    """Play one whole game (placement included); fill ``rec``; return log rows used."""
+                 blocks, counts, stats, rng, rec, agg, log, ws, tv, tl):
+    """Play one whole game (placement included); fill ``rec``; return log rows used.
+
+    ``tv, tl``: the quality trajectory (``trajectory``), empty arrays when not wanted (the
+    batch kernel, traces); filling them reads the position and never touches the game's
+    stream or scratch, so records are the same either way. tv[t] = side 0's ``lead_nb``
+    before ply t and after the last; tl[t] = (legal actions at ply t, kills in ply t)."""
     rng_seed_nb(rng, seed, game)
     li = setup_game_nb(params, rng, first, cell, face, plist, sc, log)
     stats[:] = 0
     snapped = False
+    traj = tv.shape[0] > 0
+    tk = np.zeros(counts.shape[0] if traj else 0, np.int64)   # lead_nb's scratch, not the policies'
+    tb = np.zeros(1, np.int64)
     while sc[SC_DONE] == 0:
         if not snapped and sc[SC_PLY] == snapshot_ply:
             _material_nb(sc, rec, F_SNAP)
             snapped = True
         s = sc[SC_TOMOVE]
+        t = sc[SC_PLY]
+        if traj:
+            tv[t] = lead_nb(params, cell, face, plist, sc, tk)
+            # the list random draws from (a forced pass: 0); play_ply_nb regenerates it
+            tl[t, 0] = gen_actions_nb(params, cell, face, plist, sc, s, acts, tb)
+            tl[t, 1] = -_kills_nb(stats)
         code = play_ply_nb(params, rng, policies, cell, face, plist, sc, acts, blocks, counts, stats, agg, ws)
+        if traj:
+            tl[t, 1] += _kills_nb(stats)
         if log.shape[0] > 0:
             li = log_row_nb(log, li, 1 if code >= 0 else 2, code, s, cell, face)
     if not snapped:
@@ -116,6 +140,16 @@ def play_game_nb(params, seed, game, first, policies, snapshot_ply, cell, face, 
     for s in range(2):
         rec[F_BLOCK + s] = stats[ST_BLOCK + s]
         rec[F_PASS + s] = stats[ST_PASS + s]
+    if traj:
+        # a decided game ends on its outcome, as the search scores a finished game: after a
+        # Gold Tile win the material lead can still favour the loser, and after a Warlord kill
+        # lead_nb has no Warlord to look at; a drawn game ends on the position
+        if sc[SC_WINNER] == 0:
+            tv[sc[SC_PLY]] = DECIDED
+        elif sc[SC_WINNER] == 1:
+            tv[sc[SC_PLY]] = -DECIDED
+        else:
+            tv[sc[SC_PLY]] = lead_nb(params, cell, face, plist, sc, tk)
     return li
 
 
@@ -141,9 +175,11 @@ def run_batch_nb(params, seed, start, firsts, policies, tree_cap, snapshot_ply, 
         rng = np.zeros(1, np.uint64)
         log = np.zeros((0, LOG_W_EXTRA + 2 * N), np.int64)
         ws = new_search_nb(params, tree_cap, maxa)
+        tv = np.zeros(0, np.float64)
+        tl = np.zeros((0, 2), np.int64)
         for i in range(lo, hi):
             play_game_nb(params, seed, start + i, np.int64(firsts[i]), policies, snapshot_ply, cell, face,
-                         plist, sc, acts, blocks, counts, stats, rng, records[i], agg[b], log, ws)
+                         plist, sc, acts, blocks, counts, stats, rng, records[i], agg[b], log, ws, tv, tl)
 
 
 def policy_array(policies) -> np.ndarray:
@@ -164,6 +200,36 @@ def run_chunk(params, seed, start, firsts, policies, snapshot_ply):
         run_batch_nb(params, np.int64(seed), np.int64(start), np.asarray(firsts, np.int8), pv,
                      np.int64(max_budget(pv) + 2), np.int64(snapshot_ply), records, agg)
     return records, agg.sum(axis=0)
+
+
+def trajectory(params, seed, game, first, policies, snapshot_ply=None):
+    """(values, legal, interactions, record) of one game for simkit quality, played by the batch
+    kernel's own ``play_game_nb`` (so the record is run_chunk's for the same seed, game, first,
+    policies and snapshot ply).
+
+    Per ply t of the L plies (passes included): values[t] = side 0's ``lead_nb`` (the
+    evaluation MCTS scores positions with: greedy's material and Gold Tile distance terms plus
+    the mover's best pending take; greedy's units, as ``mcts_scale``) before ply t, and
+    values[L] after the last (a won game: +-DECIDED); legal[t] = the side to move's legal
+    actions at ply t as the random policy counts them (0 for a forced pass); interactions[t] =
+    pieces killed in ply t (captures + shots)."""
+    from simkit.engine.runner import DEFAULT_SNAPSHOT_PLY
+    snap = DEFAULT_SNAPSHOT_PLY if snapshot_ply is None else snapshot_ply
+    ip = params[P_I]
+    N, P, L = int(ip[I_N]), int(ip[I_P]), int(ip[I_MAX_PLIES])
+    pv = policy_array(policies)
+    maxa = max_actions(params)
+    rec = np.zeros(NFIELDS, np.int32)
+    tv = np.zeros(L + 1, np.float64)
+    tl = np.zeros((L, 2), np.int64)
+    play_game_nb(params, np.int64(seed), np.int64(game), np.int64(first), pv, np.int64(snap),
+                 np.zeros(N, np.int8), np.zeros(N, np.int8), np.zeros((2, P), np.int64), np.zeros(NSC, np.int64),
+                 np.zeros(maxa, np.int64), np.zeros(1, np.int64), np.zeros(6 + P, np.int64),
+                 np.zeros(NSTAT, np.int64), np.zeros(1, np.uint64), rec, np.zeros(N, np.int64),
+                 np.zeros((0, LOG_W_EXTRA + 2 * N), np.int64),
+                 new_search_nb(params, np.int64(max_budget(pv) + 2), np.int64(maxa)), tv, tl)
+    n = int(rec[2])
+    return tv[:n + 1].copy(), tl[:n, 0].copy(), tl[:n, 1].copy(), rec
 
 
 # ------------------------------------------------------------------ perft

@@ -84,7 +84,7 @@ def run_logged(params, seed, game, first, policies, snapshot_ply=0):
                       np.zeros(N, np.int8), np.zeros((2, P), np.int64), np.zeros(NSC, np.int64),
                       np.zeros(maxa, np.int64), np.zeros(1, np.int64),
                       np.zeros(6 + P, np.int64), np.zeros(NSTAT, np.int64), np.zeros(1, np.uint64),
-                      rec, np.zeros(N, np.int64), log, ws)
+                      rec, np.zeros(N, np.int64), log, ws, np.zeros(0, np.float64), np.zeros((0, 2), np.int64))
     return log[:li], rec
 
 
