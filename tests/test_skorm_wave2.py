@@ -146,3 +146,15 @@ def test_quality_runs_on_skorm(tmp_path):
     m = res.metrics()
     assert m["branching"]["mean"] > 1 and m["interaction"]["mean"] > 0
     assert (tmp_path / "q" / "quality.json").exists()
+
+
+# ---------------------------------------------------------------- policy knobs (issue 15)
+def test_greedy_and_mcts_knobs_are_policy_knobs_and_rules_are_not():
+    from simkit.games.skorm.rules import OPTIONS
+    knobs = {o.name for o in OPTIONS if o.policy_knob}
+    assert {"w_warlord_safety", "w_gold_distance", "w_hanging", "w_advance", "values", "facing",
+            "mcts_c", "mcts_rollout", "mcts_cutoff", "mcts_scale"} <= knobs
+    # options that change the game for every policy (random included) are rules
+    assert not knobs & {"board_radius", "zone_depth", "army", "archer_range", "horseman_steps", "warlord_steps",
+                        "gold_tile", "gold_tile_immediate_max", "max_plies", "placement",
+                        "second_player_first_actions", "remove_0", "remove_1"}

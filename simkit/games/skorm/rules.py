@@ -92,18 +92,19 @@ OPTIONS = (
     Option("facing", "choice", "threat",
            "how the greedy policy turns Shieldmen (SK-4): 'none' (never), 'random' (a moving Shieldman lands "
            "facing a uniform direction), 'threat' (every Shieldman faces its most dangerous attacker)",
-           choices=FACINGS),
+           choices=FACINGS, policy_knob=True),
     Option("values", "table", dict(DEFAULT_VALUES), "unit values used by the greedy policy's material term",
-           check=table_of_values(UNITS, DEFAULT_VALUES)),
+           check=table_of_values(UNITS, DEFAULT_VALUES), policy_knob=True),
     Option("w_warlord_safety", "float", 20.0, "greedy: penalty when the own Warlord can be taken next turn",
-           min=0),
+           min=0, policy_knob=True),
     Option("w_gold_distance", "float", 0.25, "greedy: penalty per hex between the own Warlord and the Gold Tile",
-           min=0),
+           min=0, policy_knob=True),
     Option("w_hanging", "float", 0.5,
-           "greedy: penalty x value of the most valuable own piece the opponent could take next turn", min=0),
+           "greedy: penalty x value of the most valuable own piece the opponent could take next turn", min=0,
+           policy_knob=True),
     Option("w_advance", "float", 0.5,
            "greedy: bonus per hex a piece other than the Warlord moves toward the enemy Warlord (aggression)",
-           min=0),
+           min=0, policy_knob=True),
 ) + handicap_options(UNITS) + mcts_options(c=MCTS_C, rollout=MCTS_ROLLOUT, cutoff=MCTS_CUTOFF, scale=MCTS_SCALE)
 
 # ---------------------------------------------------------------- params layout
