@@ -51,5 +51,5 @@ def play(params, seed, game, first, policies) -> str:
         out.append(board_text(board))
     w = int(rec[1])
     result = "draw" if w < 0 else f"player {w} wins"
-    out.append(f"\n{result} ({END_REASONS[rec[3]]}) after {rec[2]} plies, score {rec[4]}-{rec[5]}")
+    out.append(f"\n{result} ({END_REASONS[rec[3]]}) after {rec[2]} plies, score {rec[4]}-{rec[5]}{komi}")
     return "\n".join(out)
