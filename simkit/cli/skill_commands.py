@@ -291,7 +291,7 @@ def quality(target, sets, games, policy, policy0, policy1, seed, first, out, no_
     from simkit.cli.show import console
     unit = sc.spec.length_unit
     t = Table(title=f"{sc.spec.title} game quality: {sc.name} ({games:,} games, {' vs '.join(config.policies)}, "
-                    f"seed {seed}; per {unit[:-1]})", header_style="bold")
+                    f"seed {seed}; per {'ply' if unit == 'plies' else unit.rstrip('s')})", header_style="bold")
     for col in ("metric", "mean", "95% CI", "games"):
         t.add_column(col, justify="left" if col == "metric" else "right")
     for m, v in s["metrics"].items():
