@@ -83,6 +83,8 @@ def test_sensitivity_steps_and_tornado_report(tmp_path):
     assert steps_of(Option("k", "int", 3, "", min=3, max=10), 3) == [("up", 4)]
     assert steps_of(Option("f", "float", 0.5, "", min=0.0, max=1.0), 0.5) == [("down", 0.45), ("up", 0.55)]
     assert steps_of(Option("f", "float", 0.0, "", min=0.0), 0.0) == [("up", 0.1)]
+    assert steps_of(Option("komi", "float", 0.0, "", min=-100, max=100, step=0.5), 0.0) == [("down", -0.5),
+                                                                                            ("up", 0.5)]
     out = tmp_path / "sens"
     r = CliRunner().invoke(cli, ["sensitivity", "martian_chess", "--option", "deadlock_plies", "--option",
                                  "max_plies", "--games", "300", "--policy", "random", "--out", str(out),

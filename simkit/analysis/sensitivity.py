@@ -1,8 +1,8 @@
 """`simkit sensitivity`: which rule numbers move the balance, one step at a time.
 
 For every numeric rule option (or a given list) the scenario is played at the
-option's value one step down and one step up (integers: ±1; floats: ±10% of the
-value, ±0.1 at 0), clipped to the option's bounds, with the same seed and game
+option's value one step down and one step up (the option's declared ``step``, else
+integers ±1 and floats ±10% of the value, ±0.1 at 0), clipped to the option's bounds, with the same seed and game
 indices as the base (common random numbers). Each effect is the paired mean of the
 per-game difference variant − base, with a 95% paired interval:
 
@@ -31,7 +31,9 @@ EFFECTS = {"first_player_advantage": "first_score", "draw_rate": "draw", "mean_l
 
 def steps_of(option, value) -> list[tuple[str, object]]:
     """The (direction, value) variants of one numeric option around ``value``, inside its bounds."""
-    if option.kind == "int":
+    if option.step is not None:
+        cand = [("down", round(value - option.step, 12)), ("up", round(value + option.step, 12))]
+    elif option.kind == "int":
         cand = [("down", value - 1), ("up", value + 1)]
     else:
         d = abs(value) * 0.1 if value else 0.1

@@ -32,6 +32,9 @@ class Option:
     # a knob of a policy (greedy weights, MCTS settings), not a rule of the game: `sensitivity`
     # and compensation searches leave it alone by default
     policy_knob: bool = False
+    # the natural step of a numeric option (`sensitivity` goes one step down and up): None = 1 for
+    # integers, 10% of the value for floats
+    step: float | None = None
 
     def allowed(self) -> str:
         if self.kind == "bool":

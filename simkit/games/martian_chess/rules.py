@@ -16,7 +16,7 @@ OPTIONS = (
     Option("clock_plies", "int", 7, "MC-4: quiet plies after the call that end the game", min=1, max=1000),
     Option("max_plies", "int", 400, "ply cap; at the cap the higher score wins, equal draws", min=1, max=100000),
     Option("komi", "float", 0.0, "MC-C1: points (a multiple of 0.5) added to the score of the player who moves "
-           "second wherever scores are compared; x.5 leaves no equal scores", min=-100, max=100),
+           "second wherever scores are compared; x.5 leaves no equal scores", min=-100, max=100, step=0.5),
     Option("greedy_score", "float", 1.0, "greedy weight: score lead (pips)", min=-100, max=100, policy_knob=True),
     Option("greedy_material", "float", 0.5, "greedy weight: pips controlled, own zone minus opponent's",
            min=-100, max=100, policy_knob=True),
