@@ -108,10 +108,11 @@ OPTIONS = (
            min=1, max=1000),
     # WF-C1 (docs/games/warfare.md): compensation for moving second; 0 plays the same games
     Option("second_player_extra_activations", "int", 0,
-           "WF-C1: extra activations on the second player's first phase-3 turn (turn 3 of the game) and, "
+           "WF-C1: extra activations on the second player's first phase-3 turn (its second turn; turn 4 "
+           "of a play trace) and, "
            "with second_player_extra_turns > 1, on its next ones", min=0, max=1000),
     Option("second_player_extra_turns", "int", 1,
-           "WF-C1: how many of the second player's phase-3 turns, from its first (turn 3, 5, ...), get "
+           "WF-C1: how many of the second player's phase-3 turns, from its first, get "
            "second_player_extra_activations", min=1, max=100000),
     Option("phase2_steps", "int", 2, "WF-2: squares each unit may move in its side's first turn (min with move)",
            min=0, max=8),
