@@ -173,3 +173,12 @@ def test_sweep_and_compare_flag_degenerate_cells(tmp_path):
                                  "--no-save", "--threads", "1"])
     assert r.exit_code == 0, r.output
     assert "degenerate play (A)" in r.output
+
+
+def test_pair_score_interval_stays_inside_the_score_range():
+    from simkit.analysis.matchup import pair_score
+    from simkit.engine.runner import RunConfig
+    from simkit.scenario import load_scenario
+    c = pair_score(load_scenario("warfare"), RunConfig(games=10, policies=("greedy", "greedy")), "greedy", "random",
+                   threads=1)
+    assert c["score"] == 1.0 and c["ci"][1] == 1.0 and 0.0 <= c["ci"][0] < 1.0

@@ -90,7 +90,9 @@ def pair_score(scenario, config, p: str, q: str, *, threads=None) -> dict:
     c = score_p - 0.5
     pv = paired_mean(float(c.sum()), float((c * c).sum()), len(c))["p_value"]
     draws = float(np.mean(np.concatenate([r[:, 1] < 0 for r in recs.values()]))) if len(score_p) else float("nan")
-    return {"score": pm["diff"], "ci": list(pm["ci"]), "p_value": pv, "as_side0": float(s0[(p, q)].mean()),
+    # a score lies in [0, 1]: the rule-of-three floor of an all-win sample must not leave it
+    ci = [max(0.0, pm["ci"][0]), min(1.0, pm["ci"][1])]
+    return {"score": pm["diff"], "ci": ci, "p_value": pv, "as_side0": float(s0[(p, q)].mean()),
             "as_side1": float(1.0 - s0[(q, p)].mean()), "games": len(score_p), "draw_rate": draws,
             "records": recs}
 
