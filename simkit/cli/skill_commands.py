@@ -9,6 +9,33 @@ from simkit.cli.options import scenario_options
 from simkit.policies import FIRST_MODES
 
 
+def _players(f):
+    """--policy/--policy0/--policy1, --seed and --first, as every playing command has them."""
+    for deco in reversed([
+        click.option("--policy", default=None, help="Policy of both sides (default greedy)."),
+        click.option("--policy0", default=None, help="Policy of side 0."),
+        click.option("--policy1", default=None, help="Policy of side 1."),
+        click.option("--seed", type=int, default=0, show_default=True),
+        click.option("--first", type=click.Choice(FIRST_MODES), default="alternate", show_default=True),
+    ]):
+        f = deco(f)
+    return f
+
+
+def _threads(f):
+    return click.option("--threads", type=int, default=None, help="Numba threads (default: all cores).")(f)
+
+
+def _saves(files: str, kind: str, printed: str):
+    """--out DIR (the result directory), --no-save and --json."""
+    def deco(f):
+        f = click.option("--json", "as_json", is_flag=True, help=f"Print {printed}.")(f)
+        f = click.option("--no-save", is_flag=True, help="Write no directory.")(f)
+        return click.option("--out", type=click.Path(file_okay=False), default=None,
+                            help=f"Directory for {files} (default: runs/{kind}-<game>-<time>).")(f)
+    return deco
+
+
 @cli.command()
 @click.argument("target")
 @scenario_options
@@ -21,10 +48,7 @@ from simkit.policies import FIRST_MODES
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--first", type=click.Choice(FIRST_MODES), default="alternate", show_default=True)
 @click.option("--threads", type=int, default=None, help="Numba threads (default: all cores).")
-@click.option("--out", type=click.Path(file_okay=False), default=None,
-              help="Directory for ladder.json/ladder.csv (default: runs/ladder-<game>-<time>).")
-@click.option("--no-save", is_flag=True, help="Write no directory.")
-@click.option("--json", "as_json", is_flag=True, help="Print ladder.json.")
+@_saves("ladder.json/ladder.csv", "ladder", "ladder.json")
 def ladder(target, sets, rungs, start, ceiling, games, seed, first, threads, out, no_save, as_json):
     """Skill ladder of TARGET: each rung against the rung below, both seat orders, same seeds.
 
@@ -116,16 +140,9 @@ def print_skill(result, title: str):
 @click.option("--verify-games", type=int, default=None,
               help="Games per finalist in the verification (default 8x --games).")
 @click.option("--finalists", type=click.IntRange(1, 10), default=3, show_default=True)
-@click.option("--policy", default=None, help="Policy of both sides (default greedy).")
-@click.option("--policy0", default=None, help="Policy of side 0.")
-@click.option("--policy1", default=None, help="Policy of side 1.")
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--first", type=click.Choice(FIRST_MODES), default="alternate", show_default=True)
-@click.option("--threads", type=int, default=None, help="Numba threads (default: all cores).")
-@click.option("--out", type=click.Path(file_okay=False), default=None,
-              help="Directory for tune.json/tune.csv (default: runs/tune-<game>-<time>).")
-@click.option("--no-save", is_flag=True, help="Write no directory.")
-@click.option("--json", "as_json", is_flag=True, help="Print tune.json.")
+@_players
+@_threads
+@_saves("tune.json/tune.csv", "tune", "tune.json")
 def tune(target, sets, knobs, objectives, lexicographic, tolerance, games, verify_games, finalists, policy,
          policy0, policy1, seed, first, threads, out, no_save, as_json):
     """Search rule knobs of TARGET for the setting that meets the objectives.
@@ -186,16 +203,9 @@ def tune(target, sets, knobs, objectives, lexicographic, tolerance, games, verif
 @click.option("--option", "options", multiple=True, metavar="KEY",
               help="A numeric rule option to vary (repeatable; default: every numeric rule option).")
 @click.option("--games", "-n", type=int, default=4000, show_default=True, help="Games per setting.")
-@click.option("--policy", default=None, help="Policy of both sides (default greedy).")
-@click.option("--policy0", default=None, help="Policy of side 0.")
-@click.option("--policy1", default=None, help="Policy of side 1.")
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--first", type=click.Choice(FIRST_MODES), default="alternate", show_default=True)
-@click.option("--threads", type=int, default=None, help="Numba threads (default: all cores).")
-@click.option("--out", type=click.Path(file_okay=False), default=None,
-              help="Directory for sensitivity.json/.csv (default: runs/sensitivity-<game>-<time>).")
-@click.option("--no-save", is_flag=True, help="Write no directory.")
-@click.option("--json", "as_json", is_flag=True, help="Print sensitivity.json.")
+@_players
+@_threads
+@_saves("sensitivity.json/.csv", "sensitivity", "sensitivity.json")
 def sensitivity(target, sets, options, games, policy, policy0, policy1, seed, first, threads, out, no_save,
                 as_json):
     """One step down and up of every numeric rule of TARGET: effects on balance, draws and length.
@@ -256,15 +266,8 @@ def sensitivity(target, sets, options, games, policy, policy0, policy1, seed, fi
 @click.argument("target")
 @scenario_options
 @click.option("--games", "-n", type=int, default=1000, show_default=True, help="Games to trace.")
-@click.option("--policy", default=None, help="Policy of both sides (default greedy).")
-@click.option("--policy0", default=None, help="Policy of side 0.")
-@click.option("--policy1", default=None, help="Policy of side 1.")
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--first", type=click.Choice(FIRST_MODES), default="alternate", show_default=True)
-@click.option("--out", type=click.Path(file_okay=False), default=None,
-              help="Directory for quality.json and quality_games.csv (default: runs/quality-<game>-<time>).")
-@click.option("--no-save", is_flag=True, help="Write no directory.")
-@click.option("--json", "as_json", is_flag=True, help="Print quality.json.")
+@_players
+@_saves("quality.json and quality_games.csv", "quality", "quality.json")
 def quality(target, sets, games, policy, policy0, policy1, seed, first, out, no_save, as_json):
     """Game-quality metrics of TARGET from per-move trajectories, with 95% intervals.
 
