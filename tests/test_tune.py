@@ -71,6 +71,18 @@ def test_tune_command_writes_every_point(tmp_path):
     assert (tmp_path / "rep" / "tune_0.png").stat().st_size > 1000
 
 
+def test_tune_races_settings_with_identical_rules_once(tmp_path):
+    # komi 0 (an integer) and 0.0 resolve to the same rules: one of them is raced, the other reported
+    out = tmp_path / "t"
+    r = CliRunner().invoke(cli, ["tune", "martian_chess", "--knob", "komi=0,0.0,0.5", "--objective",
+                                 "first_player_advantage=0", "--policy", "random", "--games", "100",
+                                 "--verify-games", "200", "--finalists", "2", "--out", str(out), "--threads", "1"])
+    assert r.exit_code == 0, r.output
+    s = json.loads((out / "tune.json").read_text())
+    assert s["identical_settings"] == [{"setting": {"komi": 0.0}, "plays_as": {"komi": 0}}]
+    assert s["evaluations"] == 2
+
+
 def test_tune_refuses_bad_knobs():
     r = CliRunner().invoke(cli, ["tune", "martian_chess", "--knob", "nosuchkey=1..3", "--objective",
                                  "first_player_advantage=0"])

@@ -168,6 +168,7 @@ class TuneResult:
     tolerance: float = 0.01
     config: object = None
     out_dir: Path | None = None
+    same_as: dict = field(default_factory=dict)      # setting -> the raced setting with identical rules
 
     @property
     def best(self) -> dict | None:
@@ -199,7 +200,9 @@ class TuneResult:
                 "finalists": [{"setting": dict(zip(self.keys, v["point"])), "games": v["games"],
                                "loss": v["loss"] if not isinstance(v["loss"], tuple) else list(v["loss"])}
                               for v in self.verified],
-                "evaluations": len(self.evaluated), "config": self.config.to_dict() if self.config else None}
+                "evaluations": len(self.evaluated), "config": self.config.to_dict() if self.config else None,
+                "identical_settings": [{"setting": dict(zip(self.keys, pt)), "plays_as": dict(zip(self.keys, twin))}
+                                       for pt, twin in self.same_as.items()]}
 
 
 def search(points, evaluate, objectives, *, games: int, verify_games: int, seed: int, tolerance: float,
@@ -259,6 +262,18 @@ def tune(target, knobs, objectives, config, *, base_sets=None, verify_games=None
     if len(points) > MAX_POINTS:      # a seeded sample keeps the search bounded and reproducible
         points = random.Random(config.seed).sample(points, MAX_POINTS)
     scenarios = {pt: load_scenario(target, cell_overrides(base_sets, keys, pt)) for pt in points}
+    # settings that resolve to identical rules play identical games: race only the first of each
+    # (e.g. zero extra activations spread over any number of turns)
+    from simkit.analysis.compare import same_rules
+    kept: list = []
+    same_as: dict = {}
+    for pt in points:
+        twin = next((q for q in kept if same_rules(scenarios[q], scenarios[pt])), None)
+        if twin is None:
+            kept.append(pt)
+        else:
+            same_as[pt] = twin
+    points = kept
     verify_games = verify_games or 8 * config.games
     cache: dict = {}
 
@@ -273,6 +288,7 @@ def tune(target, knobs, objectives, config, *, base_sets=None, verify_games=None
     res = search(points, evaluate, objs, games=config.games, verify_games=verify_games, seed=config.seed,
                  tolerance=tolerance, finalists=finalists, lexicographic=lexicographic, log=log)
     res.keys, res.config, res.out_dir = keys, config, Path(out_dir) if out_dir else None
+    res.same_as = {pt: twin for pt, twin in same_as.items()}
     if out_dir is not None:
         out = Path(out_dir)
         if (out / "manifest.json").exists():
