@@ -115,3 +115,15 @@ def test_sensitivity_steps_and_tornado_report(tmp_path):
     assert r.exit_code == 0, r.output
     html = (tmp_path / "rep" / "index.html").read_text()
     assert "Sensitivity: martian_chess" in html and "tornado_0.png" in html
+
+
+def test_a_taken_out_dir_is_refused_before_any_game(tmp_path, monkeypatch):
+    import simkit.engine.runner as runner
+    (tmp_path / "manifest.json").write_text("{}")
+    played = []
+    monkeypatch.setattr(runner, "simulate", lambda *a, **k: played.append(1))
+    for args in (["tune", "martian_chess", "--knob", "komi=0,0.5", "--objective", "first_player_advantage=0"],
+                 ["quality", "martian_chess"], ["sensitivity", "martian_chess"], ["ladder", "martian_chess"]):
+        r = CliRunner().invoke(cli, args + ["--out", str(tmp_path)])
+        assert r.exit_code == 2 and "already holds results" in r.output, (args, r.output)
+    assert played == []

@@ -10,7 +10,7 @@ from simkit.engine.rng import rng_seed_nb
 from simkit.engine.runner import RunConfig, simulate
 from simkit.games.warfare import SPEC
 from simkit.games.warfare.mcts import MODE_ACT, MODE_ADV, mcts_choose_nb, new_search_nb
-from simkit.games.warfare.state import END_MOVE_LIMIT, NFIELDS, UNITS
+from simkit.games.warfare.state import END_MOVE_LIMIT, NFIELDS
 from simkit.policies import policy_vector
 from simkit.scenario import load_scenario
 from test_warfare_play import check_game

@@ -10,7 +10,6 @@ SkillTrace measure the same thing).
 """
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,16 +73,12 @@ class LadderResult:
 def ladder(scenario, rungs, config, *, threads=None, out_dir=None, log=None) -> LadderResult:
     """Play each rung of ``rungs`` against the one below (``config.games`` games per seat order)."""
     from simkit.analysis.matchup import check_policies
-    from simkit.backends.store import atomic_write_bytes, atomic_write_json
+    from simkit.backends.store import atomic_write_bytes, atomic_write_json, claim_result_dir, mark_complete
     from simkit.engine.runner import environment
-    from simkit.errors import UsageError
 
     rungs = check_policies(scenario.spec, rungs)
-    out = Path(out_dir) if out_dir is not None else None
+    out = claim_result_dir(out_dir)
     if out is not None:
-        if (out / "manifest.json").exists():
-            raise UsageError(f"directory {out} already holds results; choose another --out")
-        out.mkdir(parents=True, exist_ok=True)
         atomic_write_json(out / "manifest.json", {
             "kind": "ladder", "status": "running", "scenario": scenario.to_dict(), "rungs": rungs,
             "config": config.to_dict(), "versions": environment(),
@@ -103,6 +98,5 @@ def ladder(scenario, rungs, config, *, threads=None, out_dir=None, log=None) -> 
     if out is not None:
         atomic_write_json(out / "ladder.json", res.summary())
         atomic_write_bytes(out / "ladder.csv", res.table.to_csv(index=False).encode())
-        atomic_write_json(out / "manifest.json", json.loads((out / "manifest.json").read_text())
-                          | {"status": "complete", "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
+        mark_complete(out)
     return res

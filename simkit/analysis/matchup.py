@@ -9,7 +9,6 @@ against itself scores 1/2 by symmetry of the seat swap).
 from __future__ import annotations
 
 import itertools
-import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -105,16 +104,12 @@ def flip_cell(c: dict) -> dict:
 
 
 def matchup(scenario, policies, config, *, threads=None, out_dir=None, log=None) -> MatchupResult:
-    from simkit.backends.store import atomic_write_bytes, atomic_write_json
+    from simkit.backends.store import atomic_write_bytes, atomic_write_json, claim_result_dir, mark_complete
     from simkit.engine.runner import environment
-    from simkit.errors import UsageError
 
     pols = check_policies(scenario.spec, policies)
-    out = Path(out_dir) if out_dir is not None else None
+    out = claim_result_dir(out_dir)
     if out is not None:
-        if (out / "manifest.json").exists():
-            raise UsageError(f"directory {out} already holds results; choose another --out")
-        out.mkdir(parents=True, exist_ok=True)
         atomic_write_json(out / "manifest.json", {
             "kind": "matchup", "status": "running", "scenario": scenario.to_dict(), "policies": pols,
             "config": config.to_dict(), "versions": environment(),
@@ -134,6 +129,5 @@ def matchup(scenario, policies, config, *, threads=None, out_dir=None, log=None)
     if out is not None:
         atomic_write_json(out / "matchup.json", result.summary())
         atomic_write_bytes(out / "matchup.csv", result.table.to_csv(index=False).encode())
-        atomic_write_json(out / "manifest.json", json.loads((out / "manifest.json").read_text())
-                          | {"status": "complete", "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
+        mark_complete(out)
     return result

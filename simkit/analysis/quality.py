@@ -143,7 +143,6 @@ class QualityResult:
 def quality(scenario, config, *, out_dir=None, log=None) -> QualityResult:
     """Play ``config.games`` games one at a time through the game's trajectory hook."""
     import time
-    from pathlib import Path
 
     import pandas as pd
 
@@ -155,6 +154,8 @@ def quality(scenario, config, *, out_dir=None, log=None) -> QualityResult:
         raise UsageError(f"{spec.name} records no per-move trajectory yet, so its quality metrics "
                          f"cannot be computed")
     pv = validate_config(spec, config)
+    from simkit.backends.store import atomic_write_bytes, atomic_write_json, claim_result_dir
+    out = claim_result_dir(out_dir)         # before any game is traced
     params = scenario.params()
     scale = float(scenario.rules.get("mcts_scale", 1.0))
     firsts = np.zeros(config.games, dtype=np.int8)
@@ -170,13 +171,8 @@ def quality(scenario, config, *, out_dir=None, log=None) -> QualityResult:
         if log and (g + 1) % 200 == 0:
             log(f"{g + 1:,} of {config.games:,} games")
     res = QualityResult(spec.name, scenario.name, pd.DataFrame(rows), config, scale)
-    if out_dir is not None:
-        from simkit.backends.store import atomic_write_bytes, atomic_write_json
+    if out is not None:
         from simkit.engine.runner import environment
-        out = Path(out_dir)
-        if (out / "manifest.json").exists():
-            raise UsageError(f"directory {out} already holds results; choose another --out")
-        out.mkdir(parents=True, exist_ok=True)
         atomic_write_json(out / "quality.json", res.summary() | {"elapsed_s": round(time.perf_counter() - t0, 2)})
         atomic_write_bytes(out / "quality_games.csv", res.per_game.to_csv(index=False).encode())
         atomic_write_json(out / "manifest.json", {

@@ -77,7 +77,7 @@ class SensitivityResult:
 def sensitivity(target, config, *, options=None, base_sets=None, threads=None, out_dir=None, log=None):
     from simkit.analysis.metrics import game_values
     from simkit.analysis.stats import paired_mean
-    from simkit.backends.store import atomic_write_bytes, atomic_write_json
+    from simkit.backends.store import atomic_write_bytes, atomic_write_json, claim_result_dir
     from simkit.engine.runner import environment, simulate, validate_config
     from simkit.scenario import load_scenario
     from simkit.scenario.sweep import cell_overrides
@@ -96,9 +96,7 @@ def sensitivity(target, config, *, options=None, base_sets=None, threads=None, o
         knobs = [names[n] for n in options]
     if not knobs:
         raise UsageError(f"{spec.name} has no numeric rule option to vary")
-    out = Path(out_dir) if out_dir is not None else None
-    if out is not None and (out / "manifest.json").exists():
-        raise UsageError(f"directory {out} already holds results; choose another --out")
+    out = claim_result_dir(out_dir)
     t0 = time.perf_counter()
     vb = game_values(simulate(base, config, threads=threads, progress=False, keep=True).records())
     rows, skipped = [], []
@@ -123,7 +121,6 @@ def sensitivity(target, config, *, options=None, base_sets=None, threads=None, o
     _holm(rows)
     res = SensitivityResult(spec.name, base.name, rows, skipped, config, out)
     if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
         atomic_write_json(out / "sensitivity.json", res.summary() | {"elapsed_s": round(time.perf_counter() - t0, 2)})
         atomic_write_bytes(out / "sensitivity.csv", res.table.to_csv(index=False).encode())
         atomic_write_json(out / "manifest.json", {

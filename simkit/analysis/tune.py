@@ -240,7 +240,7 @@ MAX_POINTS = 64
 def tune(target, knobs, objectives, config, *, base_sets=None, verify_games=None, tolerance=0.01,
          finalists=3, lexicographic=False, threads=None, out_dir=None, log=None) -> TuneResult:
     """Tune ``knobs`` (list of ``KEY=RANGE``) of ``target`` for ``objectives`` (list of text)."""
-    from simkit.backends.store import atomic_write_bytes, atomic_write_json
+    from simkit.backends.store import atomic_write_bytes, atomic_write_json, claim_result_dir
     from simkit.engine.runner import environment, simulate, validate_config
     from simkit.scenario import load_scenario
     from simkit.scenario.sweep import cell_overrides
@@ -262,6 +262,7 @@ def tune(target, knobs, objectives, config, *, base_sets=None, verify_games=None
     if len(points) > MAX_POINTS:      # a seeded sample keeps the search bounded and reproducible
         points = random.Random(config.seed).sample(points, MAX_POINTS)
     scenarios = {pt: load_scenario(target, cell_overrides(base_sets, keys, pt)) for pt in points}
+    out = claim_result_dir(out_dir)         # before the search, so a taken --out costs nothing
     # settings that resolve to identical rules play identical games: race only the first of each
     # (e.g. zero extra activations spread over any number of turns)
     from simkit.analysis.compare import same_rules
@@ -289,11 +290,7 @@ def tune(target, knobs, objectives, config, *, base_sets=None, verify_games=None
                  tolerance=tolerance, finalists=finalists, lexicographic=lexicographic, log=log)
     res.keys, res.config, res.out_dir = keys, config, Path(out_dir) if out_dir else None
     res.same_as = {pt: twin for pt, twin in same_as.items()}
-    if out_dir is not None:
-        out = Path(out_dir)
-        if (out / "manifest.json").exists():
-            raise UsageError(f"directory {out} already holds results; choose another --out")
-        out.mkdir(parents=True, exist_ok=True)
+    if out is not None:
         import pandas as pd
         atomic_write_json(out / "tune.json", res.summary() | {"elapsed_s": round(time.perf_counter() - t0, 2)})
         atomic_write_bytes(out / "tune.csv", pd.DataFrame(res.rows()).to_csv(index=False).encode())

@@ -35,6 +35,25 @@ def atomic_write_json(path: Path, obj):
     atomic_write_bytes(path, (json.dumps(obj, indent=2, default=_jsonable) + "\n").encode())
 
 
+def claim_result_dir(out_dir) -> Path | None:
+    """The result directory of an analysis command, created; refused (before any game is played)
+    when it already holds results. None stays None (write nothing)."""
+    if out_dir is None:
+        return None
+    out = Path(out_dir)
+    if (out / "manifest.json").exists():
+        raise UsageError(f"directory {out} already holds results; choose another --out")
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
+def mark_complete(out: Path):
+    """Set a result directory's manifest to complete, with the finishing time."""
+    manifest = json.loads((out / "manifest.json").read_text())
+    atomic_write_json(out / "manifest.json",
+                      manifest | {"status": "complete", "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
+
+
 def _jsonable(x):
     if isinstance(x, (np.integer,)):
         return int(x)

@@ -31,7 +31,7 @@ EXAMPLES = {
 
 def run_example(name: str, runs: Path, reports: Path) -> Path:
     dirs = []
-    for i, cmd in enumerate(EXAMPLES[name]):
+    for cmd in EXAMPLES[name]:
         d = runs / name / (cmd[1] if len(EXAMPLES[name]) > 1 else "result")
         shutil.rmtree(d, ignore_errors=True)
         d.parent.mkdir(parents=True, exist_ok=True)
