@@ -20,14 +20,6 @@ from simkit.engine.tally import quiet_games
 
 CAP_SHARE = 0.20
 NO_INTERACTION_SHARE = 0.50
-CAP_REASONS = ("move_limit", "stalemate", "clock_cap", "turn_limit", "max_plies", "max_turns")
-
-
-def cap_reasons(spec) -> tuple[str, ...]:
-    declared = getattr(spec, "cap_reasons", None)
-    if declared is not None:
-        return tuple(declared)
-    return tuple(r for r in spec.end_reasons if r in CAP_REASONS)
 
 
 def stronger(policies) -> str:
@@ -60,12 +52,12 @@ def count_flags(spec, n: int, ends, draws: int, quiet: int | None, policies) -> 
     pol = " vs ".join(policies)
     hint = f"; try a stronger policy (e.g. --policy {stronger(policies)})"
     out = []
-    caps = [spec.end_reasons.index(r) for r in cap_reasons(spec)]
+    caps = [spec.end_reasons.index(r) for r in spec.cap_reasons]
     capped = int(ends[caps].sum()) if caps else 0
     if capped / n > CAP_SHARE:
         out.append({"flag": "capped", "share": capped / n,
                     "message": f"{capped / n:.1%} of {n:,} games under {pol} end by a cap "
-                               f"({', '.join(cap_reasons(spec))}), not by the game's own ending{hint}."})
+                               f"({', '.join(spec.cap_reasons)}), not by the game's own ending{hint}."})
     if quiet is not None and quiet / n > NO_INTERACTION_SHARE:
         out.append({"flag": "no_interaction", "share": quiet / n,
                     "message": f"{quiet / n:.1%} of games under {pol} have no capture or kill at all{hint}."})

@@ -26,7 +26,7 @@ Z95 = 1.959963984540054
 # metric -> (summary key, neutral value or None for unsigned metrics)
 SKILL_METRICS = {
     "first_player_advantage": ("first_player_advantage", 0.0),
-    "side0_advantage": (None, 0.0),
+    "side0_advantage": ("side0_expected_score", 0.0),
     "draw_rate": ("draw_rate", None),
     "mean_length": ("mean_plies", None),
 }
@@ -78,26 +78,12 @@ class SkillResult:
                 "runs": self.runs}
 
 
-def _side0_advantage(s: dict) -> tuple[float, float, float]:
-    """Side 0's expected score minus 1/2, with a normal interval from the two win rates."""
-    n = s["games"]
-    w0, w1 = s["side0_win_rate"], s["side1_win_rate"]
-    d = 1.0 - w0 - w1
-    est = w0 + d / 2 - 0.5
-    # per-game score x in {0, 1/2, 1}: var = E[x^2] - E[x]^2
-    var = w0 + d / 4 - (est + 0.5) ** 2
-    half = Z95 * math.sqrt(max(var, 0.25 / n) / n) if n else math.inf   # never zero-width
-    return (est, est - half, est + half)
-
-
 def metric_estimates(s: dict) -> dict:
     out = {}
     for m, (key, _) in SKILL_METRICS.items():
-        if key is None:
-            out[m] = _side0_advantage(s)
-        else:
-            lo, hi = s.get(f"{key}_ci") or (math.nan, math.nan)
-            out[m] = (float(s[key]), float(lo), float(hi))
+        lo, hi = s.get(f"{key}_ci") or (math.nan, math.nan)
+        shift = 0.5 if key == "side0_expected_score" else 0.0     # an advantage: expected score - 1/2
+        out[m] = (float(s[key]) - shift, float(lo) - shift, float(hi) - shift)
     return out
 
 
