@@ -40,7 +40,7 @@ from simkit.policies import MC_C, MC_CUTOFF, MC_ROLLOUT, MC_SCALE
 from .moves import (angle_nb, attack_nb, can_act_nb, face_mask_nb, gen_dests_nb, gen_targets_nb, in_arc_nb,
                     move_nb, surround_nb, turn_limit_nb)
 from .policies import (attack_score_nb, greedy_advance_nb, greedy_choose_nb, greedy_maps_nb, greedy_plan_nb,
-                       pos_score_nb, random_bit_nb, random_unit_nb)
+                       melee_facing_nb, pos_score_nb, random_bit_nb, random_unit_nb)
 from .state import ARC, DEF_DIES, FP_MCTS, FP_VALUE, G_MINIMP, IP_CAP, IP_H, IP_MAXT, IP_P2, IP_W
 
 # search-state scalars (one int64 array)
@@ -263,11 +263,7 @@ def attack_pairs_nb(u, m, side, last, P, occ, usq, uface, utype, uside, nu, gmap
                     mask = reach[m, sq, t]
                     if mask == 0:
                         continue
-                    f = -1
-                    if ox != 0 and (mask >> (3 if ox > 0 else 1)) & 1:
-                        f = 3 if ox > 0 else 1
-                    elif oy != 0 and (mask >> (2 if oy > 0 else 0)) & 1:
-                        f = 2 if oy > 0 else 0
+                    f = melee_facing_nb(mask, ox, oy)
                     if f < 0:
                         continue
                     ang = angle_nb(nx, ny, vx, vy, uface[v], False)

@@ -233,6 +233,17 @@ def greedy_plan_nb(u, m, side, P, occ, usq, uface, utype, uside, gmap, gf, plan,
     plansc[u] = best - cur
 
 
+@njit(cache=True, inline="always")
+def melee_facing_nb(mask, ox, oy):
+    """Facing on the square at offset (ox, oy) from an enemy that looks back at it (towards -ox, -oy),
+    if ``mask`` (the facings reachable there) allows one; -1 if not. Greedy and the search share it."""
+    if ox != 0 and (mask >> (3 if ox > 0 else 1)) & 1:
+        return 3 if ox > 0 else 1
+    if oy != 0 and (mask >> (2 if oy > 0 else 0)) & 1:
+        return 2 if oy > 0 else 0
+    return -1
+
+
 @njit(cache=True)
 def attack_score_nb(at, dt, ang, ranged, dtree, ip, fp, wintab, last):
     kind, am, dm = combat_kind_nb(at, dt, ang, ranged, dtree, ip)
@@ -323,12 +334,7 @@ def greedy_attack_nb(side, P, occ, usq, uface, utype, uside, acted, nu, last, ou
                     mask = reach[m, sq, t]
                     if mask == 0:
                         continue
-                    # facing from t towards v: -ox, -oy
-                    f = -1
-                    if ox != 0 and (mask >> (3 if ox > 0 else 1)) & 1:
-                        f = 3 if ox > 0 else 1
-                    elif oy != 0 and (mask >> (2 if oy > 0 else 0)) & 1:
-                        f = 2 if oy > 0 else 0
+                    f = melee_facing_nb(mask, ox, oy)
                     if f < 0:
                         continue
                     ang = angle_nb(nx, ny, vx, vy, uface[v], False)
