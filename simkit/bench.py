@@ -25,8 +25,11 @@ def _measure(spec, params, pvec, n, seed):
     return time.perf_counter() - t, time.process_time() - c, int(records[:, 2].astype(np.int64).sum())
 
 
-def run_bench(games=None, *, seconds=1.0, repeats=3, log=None, mcts_budget=400):
-    """Every policy of every game plays itself; MCTS at ``mcts_budget`` iterations per decision."""
+def run_bench(games=None, *, seconds=1.0, repeats=3, log=None, mcts_budget=400, policies=None, thread_counts=None):
+    """Every policy of every game plays itself; MCTS at ``mcts_budget`` iterations per decision.
+
+    ``policies`` / ``thread_counts`` restrict the cells (default: every policy, 1 thread and all threads).
+    """
     from simkit.games import GAMES, get_game
     from simkit.policies import MCTS, policy_vector
     from simkit.scenario import load_scenario
@@ -36,9 +39,11 @@ def run_bench(games=None, *, seconds=1.0, repeats=3, log=None, mcts_budget=400):
         spec = get_game(name)
         params = load_scenario(name).params()
         for base in spec.policies:
+            if policies and base not in policies:
+                continue
             policy = f"{MCTS}:{mcts_budget}" if base == MCTS else base
             pid = tuple(int(x) for x in policy_vector(spec, (policy, policy)))
-            for threads in sorted({1, top}):
+            for threads in sorted({min(t, top) for t in thread_counts or (1, top)}):
                 set_threads(threads)
                 _measure(spec, params, pid, 2 * threads, 1)  # compile or load the kernels first
                 n = 2 * threads if base == MCTS else 64
@@ -115,3 +120,73 @@ def run_dask_bench(game: str = "martian_chess", policy: str = "greedy", *, worke
             f"{dask_s:.2f} s -> speed-up {row['speedup']:.2f}x (cluster start {started:.1f} s, warm-up "
             f"{warmed:.1f} s, not counted){'' if same else '  RESULTS DIFFER'}")
     return row
+
+
+def run_against(other: str, games=None, *, seconds=1.0, repeats=5, log=None, mcts_budget=400,
+                policies=None, thread_counts=None) -> dict:
+    """This checkout and another (e.g. a git worktree of an older commit) measured side by side.
+
+    Each repeat runs one `simkit bench --repeats 1` per checkout in a fresh process, the order
+    alternating, so both see the same machine load over the same minutes; medians per cell and
+    the ratio this/other. The other checkout's kernels are cached in ``<other>/.bench-cache``.
+    """
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import simkit
+    here = str(Path(simkit.__file__).resolve().parents[1])
+    other = str(Path(other).resolve())
+    if not (Path(other) / "simkit" / "__init__.py").exists():
+        raise ValueError(f"--against {other}: not a simkit checkout (no simkit/__init__.py there)")
+    cell = json.dumps({"games": list(games or ()) or None, "seconds": seconds, "repeats": 1,
+                       "mcts_budget": mcts_budget, "policies": list(policies or ()) or None,
+                       "thread_counts": list(thread_counts or ()) or None})
+    # The measuring loop is this file's run_bench, executed against the other checkout's package: it
+    # uses only APIs every simkit has had (registry, scenario, policy_vector, play_chunk), so an older
+    # checkout without this option is measured by the very same code.
+    driver = f"exec(compile(open({__file__!r}).read(), {__file__!r}, 'exec'), {{'__name__': '__main__'}})"
+
+    def once(tree):
+        env = dict(os.environ, PYTHONPATH=tree)
+        if tree == other:   # its own cache: the same kernel files with other sources would evict ours
+            env["NUMBA_CACHE_DIR"] = str(Path(other) / ".bench-cache")
+        out = subprocess.run([sys.executable, "-c", driver, cell], env=env, cwd=tree, capture_output=True, text=True)
+        if out.returncode:
+            raise RuntimeError(f"bench in {tree} failed:\n{out.stderr[-2000:]}")
+        return json.loads(out.stdout)
+
+    runs = {here: [], other: []}
+    for r in range(repeats + 1):            # repeat 0 compiles or loads the kernels, not counted
+        for tree in ((here, other) if r % 2 else (other, here)):
+            res = once(tree)
+            if r:
+                runs[tree].append(res)
+            if log:
+                log(f"repeat {r}/{repeats} {'(warm-up) ' if not r else ''}{'this' if tree == here else 'other'} "
+                    f"checkout done")
+    key = ("game", "policy", "threads")
+    rows = []
+    for cell in runs[here][0]["results"]:
+        k = tuple(cell[f] for f in key)
+
+        def med(tree, field):
+            return statistics.median(next(c[field] for c in res["results"] if tuple(c[f] for f in key) == k)
+                                     for res in runs[tree])
+        row = {f: cell[f] for f in key} | {"length_unit": cell["length_unit"]}
+        for field in ("plies_per_s", "plies_per_cpu_s", "games_per_s"):
+            new, old = med(here, field), med(other, field)
+            row[field] = new
+            row[f"{field}_other"] = old
+            row[f"{field}_ratio"] = new / old if old else float("nan")
+        rows.append(row)
+    return {"environment": environment(), "seconds": seconds, "repeats": repeats, "this": here,
+            "other": other, "results": rows}
+
+
+if __name__ == "__main__":      # one measurement for run_against, in whichever checkout is on PYTHONPATH
+    import json
+    import sys
+    print(json.dumps(run_bench(**json.loads(sys.argv[1]))))

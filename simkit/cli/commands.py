@@ -331,7 +331,13 @@ def dice_warfare(attacker_mod, defender_mod, as_json):
                    "with 1 thread (the speed-up; needs simkit[dask]).")
 @click.option("--mcts-budget", type=click.IntRange(1, 1_000_000), default=400, show_default=True,
               help="MCTS iterations per decision for the mcts rows.")
-def bench(games, seconds, repeats, output, as_json, with_dask, mcts_budget):
+@click.option("--policy", "policies", multiple=True, help="Only these policies (repeatable; default all).")
+@click.option("--threads", "thread_counts", type=click.IntRange(1, 1024), multiple=True,
+              help="Only these thread counts (repeatable; default 1 and all).")
+@click.option("--against", type=click.Path(file_okay=False, exists=True), default=None,
+              help="Another simkit checkout (e.g. `git worktree add /tmp/base v1`) measured side by side: "
+                   "fresh processes alternating between the two, medians and the ratio this/other.")
+def bench(games, seconds, repeats, output, as_json, with_dask, mcts_budget, policies, thread_counts, against):
     """Plies/s and games/s per game and policy, for 1 thread and all threads (medians).
 
     Turns for turn-based games. plies/CPU-s divides by the CPU time this process
@@ -343,10 +349,19 @@ def bench(games, seconds, repeats, output, as_json, with_dask, mcts_budget):
       simkit bench martian_chess --repeats 5 --output bench.json
       simkit bench martian_chess --dask
       simkit bench warfare --mcts-budget 100
+      simkit bench martian_chess --policy random --threads 1 --against /tmp/base
     """
-    from simkit.bench import run_bench, run_dask_bench
+    from simkit.bench import run_against, run_bench, run_dask_bench
     log = None if as_json else lambda m: click.echo(m, err=True)
-    results = run_bench(list(games) or None, seconds=seconds, repeats=repeats, log=log, mcts_budget=mcts_budget)
+    if against:
+        results = run_against(against, list(games) or None, seconds=seconds, repeats=repeats, log=log,
+                              mcts_budget=mcts_budget, policies=policies, thread_counts=thread_counts)
+        if output:
+            from simkit.backends.store import atomic_write_json
+            atomic_write_json(Path(output), results)
+        return _echo_json(results) if as_json else _print_against(results)
+    results = run_bench(list(games) or None, seconds=seconds, repeats=repeats, log=log, mcts_budget=mcts_budget,
+                        policies=policies, thread_counts=thread_counts)
     if with_dask:
         results["dask"] = run_dask_bench(games[0] if games else "martian_chess", seconds=max(4.0, 4 * seconds),
                                          repeats=repeats, log=log)
@@ -370,6 +385,21 @@ def bench(games, seconds, repeats, output, as_json, with_dask, mcts_budget):
         console().print(f"Dask, {d['workers']} workers x 1 thread vs local 1 thread ({d['game']} {d['policy']}, "
                         f"{d['games']:,} games): {d['dask_s']:.2f} s vs {d['local_1_thread_s']:.2f} s, "
                         f"speed-up {d['speedup']:.2f}x")
+
+
+def _print_against(results):
+    from rich.table import Table
+    from simkit.cli.show import console
+    t = Table(title=f"simkit bench: this checkout vs {results['other']} (medians of {results['repeats']})",
+              header_style="bold")
+    for c in ("game", "policy", "threads", "unit", "this /CPU-s", "other /CPU-s", "ratio", "this /s", "other /s",
+              "ratio (wall)"):
+        t.add_column(c, justify="left" if c in ("game", "policy", "unit") else "right")
+    for r in results["results"]:
+        t.add_row(r["game"], r["policy"], str(r["threads"]), r["length_unit"], f"{r['plies_per_cpu_s']:,.0f}",
+                  f"{r['plies_per_cpu_s_other']:,.0f}", f"{r['plies_per_cpu_s_ratio']:.2f}x",
+                  f"{r['plies_per_s']:,.0f}", f"{r['plies_per_s_other']:,.0f}", f"{r['plies_per_s_ratio']:.2f}x")
+    console().print(t)
 
 
 @cli.command()
