@@ -106,3 +106,15 @@ def test_console_script_runs_in_a_new_process(tmp_path):
                         "--policy", "random"], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["games"] == 50
+
+
+def test_precompile_times_each_game_and_the_whole_step(runner):
+    # two games in two spawned processes: each reports its own time, then the wall time
+    res = invoke(runner, ["precompile", "martian_chess", "skorm", "--jobs", "2"])
+    assert res.exit_code == 0, res.output
+    lines = res.output.strip().splitlines()
+    assert sorted(line.split(":")[0] for line in lines[:2]) == ["martian_chess", "skorm"]
+    assert all(" ready in " in line for line in lines[:2])
+    assert lines[-1].startswith("all 2 games ready in") and "(2 at a time)" in lines[-1]
+    bad = invoke(runner, ["precompile", "nope"])
+    assert bad.exit_code != 0 and "martian_chess" in bad.output
