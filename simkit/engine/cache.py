@@ -19,15 +19,18 @@ installed, so an editable checkout and a wheel install with identical sources
 share compiled kernels. Root: ``NUMBA_CACHE_DIR`` if set, else numba's user-wide
 cache directory (never inside the source tree).
 
-`install()` runs when ``simkit.engine`` or ``simkit.games`` is imported, i.e.
-before any kernel is defined. Game folders outside the package (a test game)
+`install()` runs when ``simkit.engine`` or ``simkit.games`` is imported, and takes
+effect as numba's caching module loads, i.e. before any kernel is defined. Game folders outside the package (a test game)
 call `register_kernel_dir(folder)` first thing in their ``__init__``.
 """
 from __future__ import annotations
 
 import functools
 import hashlib
+import importlib.abc
+import importlib.machinery
 import os
+import sys
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1]          # .../simkit
@@ -153,12 +156,40 @@ def _locator_class():
 
 
 def install() -> None:
-    """Put simkit's locator first in numba's list (idempotent)."""
-    from numba.core import caching
+    """Put simkit's locator first in numba's list (idempotent), now if numba is imported, else the
+    moment it is: importing simkit must not import numba (`simkit games` and `rules` need none), and
+    every kernel module imports numba before it defines a kernel, so none is defined before this."""
+    caching = sys.modules.get("numba.core.caching")
+    if caching is not None:
+        return _install(caching)
+    if not any(isinstance(f, _AfterNumbaCaching) for f in sys.meta_path):
+        sys.meta_path.insert(0, _AfterNumbaCaching())
+
+
+def _install(caching) -> None:
     impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl   # renamed in numba 0.62
     cls = _locator_class()
     if cls not in impl._locator_classes:
         impl._locator_classes.insert(0, cls)
+
+
+class _AfterNumbaCaching(importlib.abc.MetaPathFinder):
+    """Runs `_install` right after numba.core.caching is first executed."""
+
+    def find_spec(self, name, path, target=None):
+        if name != "numba.core.caching":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        if spec is None or spec.loader is None:
+            return spec
+        exec_module = spec.loader.exec_module
+
+        def exec_then_install(module):
+            exec_module(module)
+            _install(module)
+        spec.loader.exec_module = exec_then_install
+        return spec
 
 
 def clear() -> list[Path]:

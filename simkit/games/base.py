@@ -81,6 +81,18 @@ BASE_COLUMNS = plain_columns(*BASE_FIELDS)
 
 
 @dataclass(frozen=True)
+class Hook:
+    """A GameSpec function that lives in a jitted module, imported on its first call: listing the
+    games or their rules then imports no numba (issue 13). Picklable, so a spec can travel."""
+    module: str
+    name: str
+
+    def __call__(self, *args, **kwargs):
+        import importlib
+        return getattr(importlib.import_module(self.module), self.name)(*args, **kwargs)
+
+
+@dataclass(frozen=True)
 class GameSpec:
     name: str
     title: str

@@ -1,8 +1,7 @@
 """Martian Chess (RULES §2): 4x8 board, ownership by zone, pips as points."""
-from simkit.games.base import GameSpec
+from simkit.games.base import GameSpec, Hook
 from simkit.games.martian_chess import play as _play
 from simkit.games.martian_chess.policies import POLICIES
-from simkit.games.martian_chess.render import play
 from simkit.games.martian_chess.rules import OPTIONS, prepare, validate
 from simkit.games.martian_chess.state import END_REASONS, UNITS, name_of
 
@@ -23,7 +22,7 @@ SPEC = GameSpec(
     options=OPTIONS,
     prepare=prepare,
     validate=validate,
-    run_chunk=_play.run_chunk,
+    run_chunk=Hook("simkit.games.martian_chess.play", "run_chunk"),
     record_fields=_play.RECORD_FIELDS,
     columns=_play.RECORD_COLUMNS,
     end_reasons=END_REASONS,
@@ -33,10 +32,10 @@ SPEC = GameSpec(
     policies=POLICIES,
     interaction_fields=("captures_0", "captures_1"),
     reference_unit="pawn",
-    play=play,
-    perft=_play.perft,
+    play=Hook("simkit.games.martian_chess.render", "play"),
+    perft=Hook("simkit.games.martian_chess.play", "perft"),
     aggregate_label="captures per cell",
     aggregate_index=lambda params: [name_of(c) for c in range(32)],
     warm=_warm,
-    trajectory=_play.trajectory,
+    trajectory=Hook("simkit.games.martian_chess.play", "trajectory"),
 )

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from simkit.games.base import GameSpec
-from simkit.games.skorm.play import RECORD_COLUMNS, RECORD_FIELDS, perft, run_chunk, trajectory
+from simkit.games.base import GameSpec, Hook
+from simkit.games.skorm.play import RECORD_COLUMNS, RECORD_FIELDS
 from simkit.games.skorm.policies import POLICIES
-from simkit.games.skorm.render import play
 from simkit.games.skorm.rules import OPTIONS, P_CQ, P_CR, UNITS, prepare, validate
 from simkit.games.skorm.state import END_REASONS
 
@@ -20,6 +19,8 @@ def aggregate_index(params) -> list[str]:
 
 def warm() -> None:
     """Compile (or load from cache) every kernel: batch, trace, perft."""
+    from simkit.games.skorm.play import perft, run_chunk
+    from simkit.games.skorm.render import play
     from simkit.games.skorm.rules import default_rules
     params = prepare(default_rules())
     run_chunk(params, 0, 0, np.zeros(2, np.int8), (1, 0), 0)
@@ -34,7 +35,7 @@ SPEC = GameSpec(
     unit_types=UNITS,
     options=OPTIONS,
     prepare=prepare,
-    run_chunk=run_chunk,
+    run_chunk=Hook("simkit.games.skorm.play", "run_chunk"),
     record_fields=RECORD_FIELDS,
     columns=RECORD_COLUMNS,
     end_reasons=END_REASONS,
@@ -45,12 +46,12 @@ SPEC = GameSpec(
     interaction_fields=tuple(f"kills_{s}_{u}" for s in (0, 1) for u in UNITS),
     reference_unit="shieldman",
     game_ending_units=("warlord",),
-    play=play,
+    play=Hook("simkit.games.skorm.render", "play"),
     validate=validate,
-    perft=perft,
+    perft=Hook("simkit.games.skorm.play", "perft"),
     aggregate_label="deaths",
     aggregate_index=aggregate_index,
     length_unit="plies",
     warm=warm,
-    trajectory=trajectory,
+    trajectory=Hook("simkit.games.skorm.play", "trajectory"),
 )

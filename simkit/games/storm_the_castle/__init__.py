@@ -2,9 +2,8 @@
 import dataclasses
 import functools
 
-from simkit.games.base import GameSpec, column_names
+from simkit.games.base import GameSpec, Hook, column_names
 from simkit.games.storm_the_castle import rules as _r
-from simkit.games.storm_the_castle.play import run_chunk, trajectory
 from simkit.games.storm_the_castle.policies import POLICIES
 from simkit.games.storm_the_castle.state import END_REASONS
 
@@ -20,6 +19,7 @@ def _aggregate_index(params):
 
 def _warm():
     import numpy as np
+    from simkit.games.storm_the_castle.play import run_chunk
     p = _r.prepare(_default_rules())
     run_chunk(p, 0, 0, np.zeros(2, np.int8), np.array([1, 0], np.int64), 5)
     _play(p, 0, 0, 0, (1, 1))
@@ -30,7 +30,9 @@ def _default_rules():
     return validate_rules(_r.OPTIONS, {})
 
 
-_DEFAULT_PARAMS = _r.prepare(_default_rules())
+# the default deck's layout, without prepare() (its dice tables import numba)
+_DEFAULT_RULES = _default_rules()
+_DEFAULT_NAMES = tuple(n for n, _ in _r.deck_cards(_DEFAULT_RULES))
 
 
 def _spec_for_rules(rules):
@@ -53,19 +55,19 @@ def _spec_for_deck(cards):
 SPEC = GameSpec(
     name="storm_the_castle",
     title="Storm the Castle",
-    unit_types=_DEFAULT_PARAMS.names,
+    unit_types=_DEFAULT_NAMES,
     options=_r.OPTIONS,
     prepare=_r.prepare,
-    run_chunk=run_chunk,
-    record_fields=_r.fields_for(_DEFAULT_PARAMS),
-    columns=_r.record_columns(_DEFAULT_PARAMS.names, _DEFAULT_PARAMS.ctab[:, _r.T_KIND])[0],
+    run_chunk=Hook("simkit.games.storm_the_castle.play", "run_chunk"),
+    record_fields=_r.record_fields_for(_DEFAULT_RULES),
+    columns=_r.record_columns_for(_DEFAULT_RULES),
     end_reasons=END_REASONS,
     cap_reasons=("move_limit", "stalemate"),
     board="graph",
     board_figsize=(8.5, 6.0),
     dice="2d6_target",
     policies=POLICIES,
-    interaction_fields=tuple(f"kills_{s}_{u}" for s in (0, 1) for u in _DEFAULT_PARAMS.names),
+    interaction_fields=tuple(f"kills_{s}_{u}" for s in (0, 1) for u in _DEFAULT_NAMES),
     reference_unit="shield_bearer",
     play=_play,
     validate=_r.validate,
@@ -77,7 +79,7 @@ SPEC = GameSpec(
     length_unit="turns",
     warm=_warm,
     for_rules=_spec_for_rules,
-    trajectory=trajectory,
+    trajectory=Hook("simkit.games.storm_the_castle.play", "trajectory"),
     extra={
         "unit_types_for": lambda params: tuple(_r.Params(*params).names),
     },

@@ -12,7 +12,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from simkit.engine.dice import storm_success_array
 from simkit.games.base import BASE_COLUMNS, Column, column_names
 from simkit.errors import ScenarioError
 from simkit.policies import mcts_options, mcts_params
@@ -452,6 +451,7 @@ def prepare(rules) -> Params:
                      rules["defenders"], nc, T, NS, len(fields), action_rows(ctab, copies, spi),
                      rules["second_player_dispatch_bonus"], rules["second_player_extra_cards"]], np.int64)
     fopt = np.array([rules["attack_threshold"], rules["keep_attack_threshold"]], np.float64)
+    from simkit.engine.dice import storm_success_array   # jitted module: not needed to list the options
     ptable = storm_success_array(PT_LO, PT_HI).astype(np.float64)
     prio = np.zeros(T, np.float64)
     if rules["dispatch_order"] == "list":

@@ -1,12 +1,11 @@
 """Warfare! (RULES §4): square grid, facing, flanking, opposed d6."""
-from simkit.games.base import GameSpec
-from simkit.games.warfare import play as _play
-from simkit.games.warfare.render import play
+from simkit.games.base import GameSpec, Hook
 from simkit.games.warfare.rules import OPTIONS, prepare, validate
 from simkit.games.warfare.state import END_REASONS, IP_W, IP_NSQ, POLICIES, RECORD_COLUMNS, RECORD_FIELDS, UNITS
 
 
 def _warm():
+    from simkit.games.warfare import play as _play
     params = prepare({o.name: o.default for o in OPTIONS})
     _play.run_chunk(params, 0, 0, [0, 1], [0, 1], 10)
     _play.run_chunk(params, 0, 0, [0], [2, 1, 4, 0, 0, 0], 10)   # mcts:4 (same kernel, other branches)
@@ -25,7 +24,7 @@ SPEC = GameSpec(
     options=OPTIONS,
     prepare=prepare,
     validate=validate,
-    run_chunk=_play.run_chunk,
+    run_chunk=Hook("simkit.games.warfare.play", "run_chunk"),
     record_fields=RECORD_FIELDS,
     columns=RECORD_COLUMNS,
     end_reasons=END_REASONS,
@@ -35,7 +34,7 @@ SPEC = GameSpec(
     policies=POLICIES,
     interaction_fields=tuple(f"kills_{s}_{u}" for s in (0, 1) for u in UNITS),
     reference_unit="infantry",
-    play=play,
+    play=Hook("simkit.games.warfare.render", "play"),
     perft=None,
     perft_note=("dice decide every contested attack, so the game tree has chance nodes; "
                 "perft of the deterministic move tree is not provided"),
@@ -43,5 +42,5 @@ SPEC = GameSpec(
     aggregate_index=_index,
     length_unit="turns",
     warm=_warm,
-    trajectory=_play.trajectory,
+    trajectory=Hook("simkit.games.warfare.play", "trajectory"),
 )

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from simkit.engine.dice import warfare_distribution
 from simkit.errors import ScenarioError
 from simkit.policies import mcts_options, mcts_params
 from simkit.scenario.schema import Option, _suggest, handicap_options, table_of_counts, table_of_values
@@ -252,6 +251,7 @@ def reach_tables(width: int, height: int, max_move: int):
 
 def win_table(lo: int = S.WIN_LO, hi: int = -S.WIN_LO) -> np.ndarray:
     """P(attacker wins an opposed roll) by modifier difference lo..hi (exact, from dice.py)."""
+    from simkit.engine.dice import warfare_distribution   # jitted module: not needed to list the options
     return np.array([float(warfare_distribution(d, 0)["attacker_wins"]) for d in range(lo, hi + 1)])
 
 
