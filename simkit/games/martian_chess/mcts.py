@@ -15,7 +15,7 @@ from simkit.engine.mcts import (
     ROOT, TF_VISITS, backprop_nb, best_action_nb, reward_from_eval_nb, reward_from_winner_nb, select_nb, tree_reset_nb,
 )
 from simkit.engine.rng import rng_below_nb
-from simkit.games.martian_chess.moves import apply_move_nb, gen_moves_nb, start_turn_nb
+from simkit.games.martian_chess.moves import apply_move_nb, count_moves_nb, gen_moves_nb, nth_move_nb, start_turn_nb
 from simkit.games.martian_chess.policies import choose_greedy_nb, evaluate_nb
 from simkit.games.martian_chess.state import END_STALEMATE, M_END, M_TO_MOVE, M_WINNER
 from simkit.policies import MC_C, MC_CUTOFF, MC_N, MC_ROLLOUT, MC_SCALE
@@ -129,13 +129,19 @@ def mcts_choose_nb(board, meta, rays, rules, weights, mc, budget, moves, n, rng,
         # rollout up to the cut-off
         plies = 0
         while sm[M_END] < 0 and plies < cutoff:
-            k = next_moves_nb(sb, sm, rays, rules, smoves)
-            if k == 0:
-                break
             if greedy:
+                k = next_moves_nb(sb, sm, rays, rules, smoves)
+                if k == 0:
+                    break
                 mv = choose_greedy_nb(sb, sm, rays, rules, weights, smoves, k, rng, gb, gm)
-            else:
-                mv = smoves[rng_below_nb(rng, k)]
+            else:   # the random draw on the count; only the drawn move is generated
+                start_turn_nb(sm, rules)
+                k = count_moves_nb(sb, sm, rays, rules, smoves)
+                if k == 0:
+                    sm[M_END] = END_STALEMATE
+                    sm[M_WINNER] = -1
+                    break
+                mv = nth_move_nb(sb, sm, rays, rules, smoves, rng_below_nb(rng, k))
             apply_move_nb(sb, sm, rules, mv)
             plies += 1
         backprop_nb(ti, tf, path, depth, leaf_reward_nb(sb, sm, rays, weights, scale))

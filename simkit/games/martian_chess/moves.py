@@ -1,10 +1,12 @@
 """Martian Chess legal moves, move application and end checks (RULES §2)."""
+import numpy as np
 from numba import njit
 
+from simkit.games.martian_chess.bits import highest_nb, lowest_nb, popcount_nb
 from simkit.games.martian_chess.state import (
-    CLOCK_DEADLOCK, CLOCK_LEADER, END_CLOCK, END_LIMIT, END_TERRITORY, M_CALLED, M_CLOCK,
+    CLOCK_DEADLOCK, CLOCK_LEADER, END_CLOCK, END_LIMIT, END_TERRITORY, M_BITS, M_CALLED, M_CLOCK,
     M_END, M_KOMI, M_LAST_FROM, M_LAST_TO, M_PIPS, M_PLY, M_QUIET, M_SCORE, M_TO_MOVE, M_WINNER, R_CLOCK_MODE,
-    R_CLOCK_PLIES, R_DEADLOCK_PLIES, R_FIELD_PROMOTION, R_MAX_PLIES,
+    R_CLOCK_PLIES, R_DEADLOCK_PLIES, R_FIELD_PROMOTION, R_MAX_PLIES, T_PAWN, T_RAY, T_STEP, T_STEP2,
 )
 
 
@@ -34,44 +36,209 @@ def piece_reach_nb(pips):
     return 0, 8, 7
 
 
+# Bitboards (docs/games/martian_chess.md, "Speed"): bit c of a mask is cell c. Directions as in
+# state.build_rays; those that step to higher cells (+4, +1, +5, +3) list their cells in
+# distance order by ascending bit, the others (-4, -1, -3, -5) by descending bit.
+FULL = 0xFFFFFFFF
+FILE_A = 0x11111111
+FILE_D = 0x88888888
+RISING = 0b00110101   # bit d set: direction d steps to higher cells
+
+
+@njit(cache=True, inline="always")
+def bits_of_nb(meta, k):
+    """Bitboard k (0 pawns, 1 drones, 2 queens) of the position, as a non-negative int64."""
+    return np.int64(meta[M_BITS + k]) & FULL
+
+
 @njit(cache=True)
-def gen_moves_nb(board, meta, rays, rules, out):
-    """Write the mover's legal moves (from * 32 + to) into ``out``; return how many."""
+def set_bitboards_nb(board, meta):
+    """Derive the position's bitboards (meta[M_BITS:]) from the board."""
+    pawns = 0
+    drones = 0
+    queens = 0
+    for c in range(32):
+        v = board[c]
+        if v == 1:
+            pawns |= np.int64(1) << c
+        elif v == 2:
+            drones |= np.int64(1) << c
+        elif v == 3:
+            queens |= np.int64(1) << c
+    meta[M_BITS] = np.int32(pawns)
+    meta[M_BITS + 1] = np.int32(drones)
+    meta[M_BITS + 2] = np.int32(queens)
+
+
+@njit(cache=True, inline="always")
+def zone_mask_nb(p):
+    return np.int64(0xFFFF) << (16 * p)
+
+
+@njit(cache=True, inline="always")
+def slide_nb(tab, s, d, occ):
+    """A queen's cells along direction d from s, up to and including the first occupied one.
+
+    The classical ray trick: the full ray minus the full ray beyond the first blocker. A
+    sentinel bit (cell 31 for rising rays, cell 0 for falling ones, whose rays in that
+    direction are empty) stands in for "no blocker", so there is no branch on it.
+    """
+    ray = tab[s, T_RAY + d]
+    b = ray & occ
+    if (RISING >> d) & 1:
+        return ray ^ tab[lowest_nb(b | 0x80000000), T_RAY + d]
+    return ray ^ tab[highest_nb(b | 1), T_RAY + d]
+
+
+@njit(cache=True, inline="always")
+def reach_dir_nb(tab, s, v, d, occ):
+    """Cells piece ``v`` on s reaches along direction d (the first occupied one included)."""
+    if v == 1:
+        return tab[s, T_STEP + d]
+    if v == 2:
+        a = tab[s, T_STEP + d]
+        if a & occ:
+            return a
+        return a | tab[s, T_STEP2 + d]
+    return slide_nb(tab, s, d, occ)
+
+
+@njit(cache=True, inline="always")
+def reach_nb(tab, s, v, occ):
+    """Every cell piece ``v`` on s reaches (the union over its directions)."""
+    if v == 1:
+        return tab[s, T_PAWN]
+    a = 0
+    if v == 2:
+        for d in range(4):
+            a |= reach_dir_nb(tab, s, 2, d, occ)
+        return a
+    for d in range(8):
+        a |= slide_nb(tab, s, d, occ)
+    return a
+
+
+@njit(cache=True, inline="always")
+def landing_nb(meta, rules, p, pawns, drones, queens):
+    """Cells each kind of the mover's piece may end on: (pawn, drone, queen) masks.
+
+    Anything but an own-zone piece; MC-2 adds the own pieces it may merge with.
+    """
+    zone = zone_mask_nb(p)
+    free = FULL & ~((pawns | drones | queens) & zone)
+    ok1 = free
+    ok2 = free
+    if rules[R_FIELD_PROMOTION] != 0:
+        if queens & zone == 0:
+            ok1 |= drones & zone   # pawn onto drone: a queen
+            ok2 |= pawns & zone    # drone onto pawn: a queen
+        if drones & zone == 0:
+            ok1 |= pawns & zone    # pawn onto pawn: a drone
+    return ok1, ok2, free
+
+
+@njit(cache=True, inline="always")
+def legal_from_nb(tab, meta, s, v, occ, ok1, ok2, ok3):
+    """The mask that piece ``v`` on s may land on: its landing cells, less the MC-3 rejection."""
+    ok = ok1 if v == 1 else (ok2 if v == 2 else ok3)
+    if s == meta[M_LAST_TO]:   # MC-3: the piece the opponent just carried across may not go straight back
+        ok &= ~(np.int64(1) << meta[M_LAST_FROM])
+    return ok
+
+
+@njit(cache=True)
+def count_moves_nb(board, meta, tab, rules, cum):
+    """How many legal moves the mover has (the length gen_moves_nb's list would have).
+
+    ``cum`` (int32, >= 32) receives, for the i-th own piece in cell order, its cell in
+    ``cum[16 + i]`` and the moves of pieces 0..i in ``cum[i]``: nth_move_nb picks from that.
+    """
     p = meta[M_TO_MOVE]
-    lo = 16 * p
-    hi = lo + 16
-    has_queen = False
-    has_drone = False
-    for c in range(lo, hi):
-        if board[c] == 3:
-            has_queen = True
-        elif board[c] == 2:
-            has_drone = True
-    promote = rules[R_FIELD_PROMOTION] != 0
-    back_from = meta[M_LAST_TO]   # MC-3: the piece the opponent just carried across ...
-    back_to = meta[M_LAST_FROM]   # ... may not go straight back
+    pawns = bits_of_nb(meta, 0)
+    drones = bits_of_nb(meta, 1)
+    queens = bits_of_nb(meta, 2)
+    occ = pawns | drones | queens
+    ok1, ok2, ok3 = landing_nb(meta, rules, p, pawns, drones, queens)
+    own = occ & zone_mask_nb(p)
     n = 0
-    for s in range(lo, hi):
+    i = 0
+    while own:
+        s = lowest_nb(own)
+        own &= own - 1
         v = board[s]
-        if v == 0:
-            continue
-        d0, d1, reach = piece_reach_nb(v)
+        n += popcount_nb(reach_nb(tab, s, v, occ) & legal_from_nb(tab, meta, s, v, occ, ok1, ok2, ok3))
+        cum[i] = n
+        cum[16 + i] = s
+        i += 1
+    cum[i] = -1
+    return n
+
+
+@njit(cache=True)
+def nth_move_nb(board, meta, tab, rules, cum, r):
+    """The move at index ``r`` of gen_moves_nb's list, from count_moves_nb's ``cum`` (no list built)."""
+    i = 0
+    while cum[i] <= r:
+        i += 1
+    if i > 0:
+        r -= cum[i - 1]
+    s = cum[16 + i]
+    v = board[s]
+    p = meta[M_TO_MOVE]
+    pawns = bits_of_nb(meta, 0)
+    drones = bits_of_nb(meta, 1)
+    queens = bits_of_nb(meta, 2)
+    occ = pawns | drones | queens
+    ok1, ok2, ok3 = landing_nb(meta, rules, p, pawns, drones, queens)
+    ok = legal_from_nb(tab, meta, s, v, occ, ok1, ok2, ok3)
+    d0, d1, _ = piece_reach_nb(v)
+    for d in range(d0, d1):
+        m = reach_dir_nb(tab, s, v, d, occ) & ok
+        c = popcount_nb(m)
+        if r < c:
+            if not (RISING >> d) & 1:
+                r = c - 1 - r   # a falling ray lists its nearest cell (highest bit) first
+            for _ in range(r):
+                m &= m - 1
+            return s * 32 + lowest_nb(m)
+        r -= c
+    return -1   # unreachable for 0 <= r < n
+
+
+@njit(cache=True)
+def gen_moves_nb(board, meta, tab, rules, out):
+    """Write the mover's legal moves (from * 32 + to) into ``out``; return how many.
+
+    Order: from-cell ascending, then direction (state.build_rays), then distance; the
+    random policy's draw and greedy's tie-breaking depend on it.
+    """
+    p = meta[M_TO_MOVE]
+    pawns = bits_of_nb(meta, 0)
+    drones = bits_of_nb(meta, 1)
+    queens = bits_of_nb(meta, 2)
+    occ = pawns | drones | queens
+    ok1, ok2, ok3 = landing_nb(meta, rules, p, pawns, drones, queens)
+    own = occ & zone_mask_nb(p)
+    n = 0
+    while own:
+        s = lowest_nb(own)
+        own &= own - 1
+        v = board[s]
+        ok = legal_from_nb(tab, meta, s, v, occ, ok1, ok2, ok3)
+        d0, d1, _ = piece_reach_nb(v)
         for d in range(d0, d1):
-            for k in range(reach):
-                t = rays[s, d, k]
-                if t < 0:
-                    break
-                w = board[t]
-                legal = True
-                if w != 0 and lo <= t < hi:
-                    # MC-2: only a field promotion may land on an own piece.
-                    legal = promote and ((not has_queen and v + w == 3) or
-                                         (not has_drone and v == 1 and w == 1))
-                if legal and not (s == back_from and t == back_to):
+            m = reach_dir_nb(tab, s, v, d, occ) & ok
+            if (RISING >> d) & 1:
+                while m:
+                    out[n] = s * 32 + lowest_nb(m)
+                    n += 1
+                    m &= m - 1
+            else:
+                while m:
+                    t = highest_nb(m)
                     out[n] = s * 32 + t
                     n += 1
-                if w != 0:
-                    break  # nothing jumps
+                    m ^= np.int64(1) << t
     return n
 
 
@@ -100,6 +267,9 @@ def apply_move_nb(board, meta, rules, mv):
     w = board[t]
     captured = 0
     zt = t // 16
+    bt = np.int64(1) << t
+    if w != 0:
+        meta[M_BITS + w - 1] = np.int32(bits_of_nb(meta, w - 1) ^ bt)
     if w != 0 and zt != p:
         captured = w
         meta[M_SCORE + p] += w
@@ -107,6 +277,9 @@ def apply_move_nb(board, meta, rules, mv):
         board[t] = v
     else:
         board[t] = v + w  # a field promotion merges pips: 1+2 queen, 1+1 drone
+    meta[M_BITS + v - 1] = np.int32(bits_of_nb(meta, v - 1) ^ (np.int64(1) << s))
+    u = board[t]
+    meta[M_BITS + u - 1] = np.int32(bits_of_nb(meta, u - 1) | bt)
     board[s] = 0
     if zt != p:
         meta[M_PIPS + p] -= v
@@ -141,27 +314,44 @@ def apply_move_nb(board, meta, rules, mv):
     return captured
 
 
+@njit(cache=True, inline="always")
+def hanging_nb(tab, attacker, pawns, drones, queens):
+    """Pips of the most valuable piece in the defender's zone that ``attacker`` can capture.
+
+    Pawn and drone attacks are shifted as whole sets (file masks stop the wrap-around);
+    only queens slide one by one, and not at all once a queen is found en prise.
+    """
+    occ = pawns | drones | queens
+    za = zone_mask_nb(attacker)
+    prey = occ & ~za & FULL
+    x = pawns & za
+    att = ((x & ~FILE_D) << 5) | ((x & ~FILE_A) << 3) | ((x & ~FILE_D) >> 3) | ((x & ~FILE_A) >> 5)
+    x = drones & za
+    up = (x << 4) & FULL
+    down = x >> 4
+    right = (x & ~FILE_D) << 1
+    left = (x & ~FILE_A) >> 1
+    empty = ~occ
+    att |= up | down | right | left | ((up & empty) << 4) | ((down & empty) >> 4) \
+        | ((right & empty & ~FILE_D) << 1) | ((left & empty & ~FILE_A) >> 1)
+    if att & prey & queens:
+        return 3
+    x = queens & za
+    while x:
+        s = lowest_nb(x)
+        x &= x - 1
+        att |= reach_nb(tab, s, 3, occ)
+    att &= prey
+    if att & queens:
+        return 3
+    if att & drones:
+        return 2
+    if att & pawns:
+        return 1
+    return 0
+
+
 @njit(cache=True)
-def attacked_max_nb(board, attacker, rays):
-    """Pips of the most valuable piece in the defender's zone that ``attacker`` can capture."""
-    lo = 16 * attacker
-    hi = lo + 16
-    best = 0
-    for s in range(lo, hi):
-        v = board[s]
-        if v == 0:
-            continue
-        d0, d1, reach = piece_reach_nb(v)
-        for d in range(d0, d1):
-            for k in range(reach):
-                t = rays[s, d, k]
-                if t < 0:
-                    break
-                w = board[t]
-                if w != 0:
-                    if (t < lo or t >= hi) and w > best:
-                        best = w
-                        if best == 3:
-                            return best  # nothing is worth more than a queen
-                    break
-    return best
+def attacked_max_nb(board, attacker, tab, meta):
+    """hanging_nb of the position (board, meta)."""
+    return hanging_nb(tab, attacker, bits_of_nb(meta, 0), bits_of_nb(meta, 1), bits_of_nb(meta, 2))

@@ -5,8 +5,10 @@ from numba import njit, prange
 from simkit.engine.mcts import TF_N, TI_N
 from simkit.engine.rng import rng_below_nb, rng_seed_nb
 from simkit.games.martian_chess.mcts import mcts_choose_nb
-from simkit.games.martian_chess.moves import apply_move_nb, gen_moves_nb, start_turn_nb
-from simkit.games.martian_chess.policies import MCTS, choose_move_nb, evaluate_nb
+from simkit.games.martian_chess.moves import (
+    apply_move_nb, count_moves_nb, gen_moves_nb, nth_move_nb, set_bitboards_nb, start_turn_nb,
+)
+from simkit.games.martian_chess.policies import MCTS, RANDOM, choose_greedy_nb, evaluate_nb
 from simkit.games.martian_chess.state import (
     END_STALEMATE, M_END, M_KOMI, M_LAST_FROM, M_LAST_TO, M_PIPS, M_PLY, M_SCORE, M_TO_MOVE, M_WINNER,
     MAX_MOVES, NMETA, R_KOMI, R_MAX_PLIES, UNITS,
@@ -48,24 +50,6 @@ def material_nb(board, rec, offset):
 
 
 @njit(cache=True)
-def choose_nb(policies, p, board, meta, rays, rules, weights, mc, moves, n, rng, sb, sm,
-              ti, tf, path, sb2, sm2, smoves):
-    """Side p's move under its entry of the policy vector (simkit.policies).
-
-    The epsilon draw happens only when epsilon > 0, so a policy without it consumes
-    the game's stream exactly as before the degrader existed.
-    """
-    eps = policies[POL_EPS + p]
-    if eps > 0 and rng_below_nb(rng, EPS_SCALE) < eps:
-        return moves[rng_below_nb(rng, n)]
-    pid = policies[POL_ID + p]
-    if pid == MCTS:
-        return mcts_choose_nb(board, meta, rays, rules, weights, mc, policies[POL_BUDGET + p], moves, n, rng,
-                              ti, tf, path, sb, sm, smoves, sb2, sm2)
-    return choose_move_nb(pid, board, meta, rays, rules, weights, moves, n, rng, sb, sm)
-
-
-@njit(cache=True)
 def lead0_nb(board, meta, rays, weights):
     """Side 0's evaluation lead (the trajectory's value; docs/games/martian_chess.md, "Trajectory").
 
@@ -103,6 +87,7 @@ def play_game_nb(init_board, rays, rules, weights, mc, seed, game, first, polici
     for c in range(16):
         meta[M_PIPS] += board[c]
         meta[M_PIPS + 1] += board[c + 16]
+    set_bitboards_nb(board, meta)
     rec[:] = 0
     rec[F_FIRST] = first
     snapped = False
@@ -114,16 +99,35 @@ def play_game_nb(init_board, rays, rules, weights, mc, seed, game, first, polici
         if tracing:
             tvalues[meta[M_PLY]] = lead0_nb(board, meta, rays, weights)
         start_turn_nb(meta, rules)
-        n = gen_moves_nb(board, meta, rays, rules, moves)
+        # Side p's move under its entry of the policy vector (simkit.policies), dispatched here
+        # rather than in a call that takes every array. A random move (also epsilon's) is drawn
+        # on the move count and only that move is generated: the same draw and the same move as
+        # indexing gen_moves_nb's list. The epsilon draw happens only when epsilon > 0, so a
+        # policy without it consumes the game's stream exactly as before the degrader existed.
+        p = meta[M_TO_MOVE]
+        eps = policies[POL_EPS + p]
+        pid = policies[POL_ID + p]
+        counted = pid == RANDOM or eps > 0
+        if counted:
+            n = count_moves_nb(board, meta, rays, rules, moves)   # moves holds its per-piece counts
+        else:
+            n = gen_moves_nb(board, meta, rays, rules, moves)
         if n == 0:  # MC-5: blocked in -> draw at once
             meta[M_END] = END_STALEMATE
             meta[M_WINNER] = -1
             break
         if tracing:
             tlegal[meta[M_PLY]] = n
-        p = meta[M_TO_MOVE]
-        mv = choose_nb(policies, p, board, meta, rays, rules, weights, mc, moves, n, rng, sb, sm,
-                       ti, tf, path, sb2, sm2, smoves)
+        if (eps > 0 and rng_below_nb(rng, EPS_SCALE) < eps) or pid == RANDOM:
+            mv = nth_move_nb(board, meta, rays, rules, moves, rng_below_nb(rng, n))
+        else:
+            if counted:
+                gen_moves_nb(board, meta, rays, rules, moves)
+            if pid == MCTS:
+                mv = mcts_choose_nb(board, meta, rays, rules, weights, mc, policies[POL_BUDGET + p], moves, n, rng,
+                                    ti, tf, path, sb, sm, smoves, sb2, sm2)
+            else:
+                mv = choose_greedy_nb(board, meta, rays, rules, weights, moves, n, rng, sb, sm)
         s = mv // 32
         t = mv % 32
         v = board[s]
