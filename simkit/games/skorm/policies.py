@@ -39,14 +39,15 @@ from numba import njit
 
 from simkit.engine.rng import argmax_step_nb, rng_below_nb
 from simkit.games.skorm.moves import (
-    act_from, act_to, act_type, apply_action_nb, bit_nb, end_ply_nb, face_threats_nb, static_attack_bits_nb,
-    threat_dirs_nb, two_step_bits_nb,
+    act_from, act_to, act_type, apply_action_nb, bit_nb, count_actions_nb, end_ply_nb, face_threats_nb,
+    gen_actions_nb, select_action_nb, static_attack_bits_nb, threat_dirs_nb, two_step_bits_nb,
 )
 from simkit.games.skorm.rules import (
     F_W_GOLD, F_W_HANG, F_W_WARLORD, I_FACING, I_GOLD, I_GOLD_IMM, I_GOLD_ON, I_STEPS_H, I_STEPS_W,
-    F_W_ADV, P_ADJB, P_DIST, P_DISTG, P_F, P_I, P_NB,
+    F_W_ADV, P_ADJB, P_APPR, P_DEST, P_DIST, P_DISTG, P_F, P_FRAY, P_I, P_NB, P_RAY, P_SHOTB,
 )
-from simkit.games.skorm.state import SC_PN0, SC_TOMOVE, SC_WL0, ST_PASS
+from simkit.games.skorm.state import PASS, SC_PN0, SC_TOMOVE, SC_WL0, ST_BLOCK, ST_PASS
+from simkit.policies import EPS_SCALE
 
 POLICIES = ("random", "greedy", "greedy_noshoot", "mcts")
 POL_RANDOM, POL_GREEDY, POL_GREEDY_NOSHOOT, POL_MCTS = 0, 1, 2, 3
@@ -54,7 +55,7 @@ WIN_SCORE = 1e18
 
 
 @njit(cache=True)
-def act_nb(params, rng, code, greedy_style, cell, face, plist, sc, counts, stats, agg):
+def act_nb(params, rng, code, greedy_style, cell, face, plist, slot, sc, counts, stats, agg):
     """Play the chosen action ``code`` (PASS: the side has none) of the side to
     move, turn its Shieldmen and close the ply (SK-8).
 
@@ -68,12 +69,69 @@ def act_nb(params, rng, code, greedy_style, cell, face, plist, sc, counts, stats
         a = act_from(code)
         if act_type(code) == 0 and cell[a] == 1 + 4 * s and (not greedy_style or facing == 1):
             landface = rng_below_nb(rng, 6)
-        apply_action_nb(params, cell, face, plist, sc, code, landface, stats, agg)
+        apply_action_nb(cell, face, plist, slot, sc, code, landface, stats, agg)
     else:
         stats[ST_PASS + s] += 1
     if greedy_style and facing == 2:
         face_threats_nb(params, cell, face, plist, sc, s, counts)
-    end_ply_nb(params, sc, code < 0)
+    end_ply_nb(params[P_I], sc, code < 0)
+
+
+@njit(cache=True)
+def random_ply_nb(params, rng, eps, cell, face, plist, slot, sc, npa, stats, agg):
+    """One ply of the ``random`` policy (also under ``eps:P:random``) without an
+    action list: count the legal actions piece by piece (count_actions_nb), draw
+    ``rng % n`` as the listed version did, walk to the piece that holds the drawn
+    action and pick it in gen_actions_nb's order; then play it in the random style
+    (act_nb). The draws (degrader, action, landing facing) are the listed ones, so
+    the records are the same. ``npa``: int64 scratch of at least P entries."""
+    ip = params[P_I]
+    s = sc[SC_TOMOVE]
+    n, nblk = count_actions_nb(ip, params[P_NB], params[P_ADJB], params[P_SHOTB], params[P_FRAY], cell, face,
+                               plist, sc, s, npa)
+    stats[ST_BLOCK + 1 - s] += nblk
+    if eps > 0 and n > 0:
+        rng_below_nb(rng, EPS_SCALE)  # the degrader's draw: its outcome is random play either way
+    code = PASS
+    if n > 0:
+        r = rng_below_nb(rng, n)
+        i = 0
+        while r >= npa[i]:
+            r -= npa[i]
+            i += 1
+        a = plist[s, i]
+        code = select_action_nb(ip, params[P_NB], params[P_RAY], params[P_DEST], params[P_APPR], cell, face, s, a, r)
+        landface = -1
+        if act_type(code) == 0 and cell[a] == 1 + 4 * s:
+            landface = rng_below_nb(rng, 6)
+        apply_action_nb(cell, face, plist, slot, sc, code, landface, stats, agg)
+    else:
+        stats[ST_PASS + s] += 1
+    end_ply_nb(ip, sc, code < 0)
+    return code
+
+
+@njit(cache=True)
+def greedy_ply_nb(params, rng, pol, eps, cell, face, plist, slot, sc, acts, blocks, counts, stats, agg):
+    """One ply of ``greedy`` or ``greedy_noshoot`` (``pol``), under the degrader
+    ``eps`` (parts per million): list the actions, draw the degrader (only when
+    eps > 0 and there is an action), pick greedy's action or a uniform one, play it."""
+    s = sc[SC_TOMOVE]
+    blocks[0] = 0
+    n = gen_actions_nb(params, cell, face, plist, sc, s, acts, blocks)
+    stats[ST_BLOCK + 1 - s] += blocks[0]
+    greedy = True
+    if eps > 0 and n > 0 and rng_below_nb(rng, EPS_SCALE) < eps:
+        greedy = False
+    code = PASS
+    if n > 0:
+        if greedy:
+            code = acts[greedy_choose_nb(params, cell, face, plist, sc, acts, n, rng, counts,
+                                         pol == POL_GREEDY_NOSHOOT)]
+        else:
+            code = acts[rng_below_nb(rng, n)]
+    act_nb(params, rng, code, greedy, cell, face, plist, slot, sc, counts, stats, agg)
+    return code
 
 
 @njit(cache=True)
