@@ -1,12 +1,18 @@
-"""Martian Chess legal moves, move application and end checks (RULES §2)."""
+"""Martian Chess legal moves, move application and end checks (RULES §2).
+
+The kernels here and in policies/mcts/play allocate nothing, so they are compiled with
+``_nrt=False``: without numba's reference counting, passing the board/meta/table arrays
+costs no atomic incref/decref pairs, which were a third of a ply's time.
+"""
 import numpy as np
 from numba import njit
 
-from simkit.games.martian_chess.bits import highest_nb, lowest_nb, popcount_nb
+from simkit.games.martian_chess.bits import HAVE_PDEP, highest_nb, lowest_nb, nth_bit_nb, pext_nb, popcount_nb
 from simkit.games.martian_chess.state import (
     CLOCK_DEADLOCK, CLOCK_LEADER, END_CLOCK, END_LIMIT, END_TERRITORY, M_BITS, M_CALLED, M_CLOCK,
     M_END, M_KOMI, M_LAST_FROM, M_LAST_TO, M_PIPS, M_PLY, M_QUIET, M_SCORE, M_TO_MOVE, M_WINNER, R_CLOCK_MODE,
-    R_CLOCK_PLIES, R_DEADLOCK_PLIES, R_FIELD_PROMOTION, R_MAX_PLIES, T_PAWN, T_RAY, T_STEP, T_STEP2,
+    R_CLOCK_PLIES, R_DEADLOCK_PLIES, R_FIELD_PROMOTION, R_MAX_PLIES, T_DATT, T_DREL, T_PAWN, T_QATT_F,
+    T_QATT_R, T_QREL_F, T_QREL_R, T_RAY, T_STEP, T_STEP2,
 )
 
 
@@ -16,7 +22,7 @@ def score_half_nb(meta, p):
     return 2 * meta[M_SCORE + p] + meta[M_KOMI + p]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def start_turn_nb(meta, rules):
     """MC-4 `leader`: a player ahead on score (komi included, MC-C1) calls the clock as its turn begins."""
     if rules[R_CLOCK_MODE] == CLOCK_LEADER and meta[M_CALLED] == 0:
@@ -51,7 +57,16 @@ def bits_of_nb(meta, k):
     return np.int64(meta[M_BITS + k]) & FULL
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def copy_position_nb(board, meta, to_board, to_meta):
+    """to_board/to_meta = board/meta (a loop: an array slice copy would need numba's runtime)."""
+    for c in range(board.shape[0]):
+        to_board[c] = board[c]
+    for k in range(meta.shape[0]):
+        to_meta[k] = meta[k]
+
+
+@njit(cache=True, _nrt=False)
 def set_bitboards_nb(board, meta):
     """Derive the position's bitboards (meta[M_BITS:]) from the board."""
     pawns = 0
@@ -91,31 +106,41 @@ def slide_nb(tab, s, d, occ):
 
 
 @njit(cache=True, inline="always")
-def reach_dir_nb(tab, s, v, d, occ):
-    """Cells piece ``v`` on s reaches along direction d (the first occupied one included)."""
-    if v == 1:
-        return tab[s, T_STEP + d]
-    if v == 2:
-        a = tab[s, T_STEP + d]
-        if a & occ:
-            return a
-        return a | tab[s, T_STEP2 + d]
-    return slide_nb(tab, s, d, occ)
+def queen_reach_nb(tab, s, occ):
+    """Every cell a queen on s reaches (the first occupied one on each line included).
+
+    With BMI2: two lookups, indexed by the occupancy of the cells that can block it along its
+    file and along its rank and diagonals, packed by PEXT. Without: eight ray slides.
+    """
+    if HAVE_PDEP:
+        return (tab[s, T_QATT_F + pext_nb(occ, tab[s, T_QREL_F])]
+                | tab[s, T_QATT_R + pext_nb(occ, tab[s, T_QREL_R])])
+    a = 0
+    for d in range(8):
+        a |= slide_nb(tab, s, d, occ)
+    return a
+
+
+@njit(cache=True, inline="always")
+def drone_reach_nb(tab, s, occ):
+    """Every cell a drone on s reaches: a second step only through an empty first one."""
+    if HAVE_PDEP:
+        return tab[s, T_DATT + pext_nb(occ, tab[s, T_DREL])]
+    a = 0
+    for d in range(4):
+        f = tab[s, T_STEP + d]
+        a |= f | (tab[s, T_STEP2 + d] & -np.int64((f & occ) == 0))
+    return a
 
 
 @njit(cache=True, inline="always")
 def reach_nb(tab, s, v, occ):
-    """Every cell piece ``v`` on s reaches (the union over its directions)."""
+    """Every cell piece ``v`` on s reaches; ``& tab[s, T_RAY + d]`` splits it by direction."""
     if v == 1:
         return tab[s, T_PAWN]
-    a = 0
     if v == 2:
-        for d in range(4):
-            a |= reach_dir_nb(tab, s, 2, d, occ)
-        return a
-    for d in range(8):
-        a |= slide_nb(tab, s, d, occ)
-    return a
+        return drone_reach_nb(tab, s, occ)
+    return queen_reach_nb(tab, s, occ)
 
 
 @njit(cache=True, inline="always")
@@ -146,66 +171,86 @@ def legal_from_nb(tab, meta, s, v, occ, ok1, ok2, ok3):
     return ok
 
 
-@njit(cache=True)
-def count_moves_nb(board, meta, tab, rules, cum):
+@njit(cache=True, _nrt=False)
+def count_moves_nb(board, meta, tab, rules, cnt):
     """How many legal moves the mover has (the length gen_moves_nb's list would have).
 
-    ``cum`` (int32, >= 32) receives, for the i-th own piece in cell order, its cell in
-    ``cum[16 + i]`` and the moves of pieces 0..i in ``cum[i]``: nth_move_nb picks from that.
+    ``cnt`` (int32, >= 32) receives each own piece's move count at its cell; nth_move_nb
+    picks from it. One loop per kind, so the kind is not branched on per piece.
     """
     p = meta[M_TO_MOVE]
     pawns = bits_of_nb(meta, 0)
     drones = bits_of_nb(meta, 1)
     queens = bits_of_nb(meta, 2)
     occ = pawns | drones | queens
+    zone = zone_mask_nb(p)
     ok1, ok2, ok3 = landing_nb(meta, rules, p, pawns, drones, queens)
-    own = occ & zone_mask_nb(p)
+    back_from = meta[M_LAST_TO]   # MC-3: the piece the opponent just carried across ...
+    back_to = np.int64(1) << (meta[M_LAST_FROM] & 31)   # ... may not go straight back
     n = 0
-    i = 0
-    while own:
-        s = lowest_nb(own)
-        own &= own - 1
-        v = board[s]
-        n += popcount_nb(reach_nb(tab, s, v, occ) & legal_from_nb(tab, meta, s, v, occ, ok1, ok2, ok3))
-        cum[i] = n
-        cum[16 + i] = s
-        i += 1
-    cum[i] = -1
+    x = pawns & zone
+    while x:
+        s = lowest_nb(x)
+        x &= x - 1
+        m = tab[s, T_PAWN] & ok1
+        if s == back_from:
+            m &= ~back_to
+        c = popcount_nb(m)
+        cnt[s] = c
+        n += c
+    x = drones & zone
+    while x:
+        s = lowest_nb(x)
+        x &= x - 1
+        m = drone_reach_nb(tab, s, occ) & ok2
+        if s == back_from:
+            m &= ~back_to
+        c = popcount_nb(m)
+        cnt[s] = c
+        n += c
+    x = queens & zone
+    while x:
+        s = lowest_nb(x)
+        x &= x - 1
+        m = queen_reach_nb(tab, s, occ) & ok3
+        if s == back_from:
+            m &= ~back_to
+        c = popcount_nb(m)
+        cnt[s] = c
+        n += c
     return n
 
 
-@njit(cache=True)
-def nth_move_nb(board, meta, tab, rules, cum, r):
-    """The move at index ``r`` of gen_moves_nb's list, from count_moves_nb's ``cum`` (no list built)."""
-    i = 0
-    while cum[i] <= r:
-        i += 1
-    if i > 0:
-        r -= cum[i - 1]
-    s = cum[16 + i]
-    v = board[s]
+@njit(cache=True, _nrt=False)
+def nth_move_nb(board, meta, tab, rules, cnt, r):
+    """The move at index ``r`` of gen_moves_nb's list, from count_moves_nb's ``cnt`` (no list built)."""
     p = meta[M_TO_MOVE]
     pawns = bits_of_nb(meta, 0)
     drones = bits_of_nb(meta, 1)
     queens = bits_of_nb(meta, 2)
     occ = pawns | drones | queens
+    own = occ & zone_mask_nb(p)
+    s = lowest_nb(own)
+    while r >= cnt[s]:   # the pieces in cell order, as gen_moves_nb lists them
+        r -= cnt[s]
+        own &= own - 1
+        s = lowest_nb(own)
+    v = board[s]
     ok1, ok2, ok3 = landing_nb(meta, rules, p, pawns, drones, queens)
-    ok = legal_from_nb(tab, meta, s, v, occ, ok1, ok2, ok3)
+    full = reach_nb(tab, s, v, occ) & legal_from_nb(tab, meta, s, v, occ, ok1, ok2, ok3)
     d0, d1, _ = piece_reach_nb(v)
     for d in range(d0, d1):
-        m = reach_dir_nb(tab, s, v, d, occ) & ok
+        m = full & tab[s, T_RAY + d]
         c = popcount_nb(m)
         if r < c:
             if not (RISING >> d) & 1:
                 r = c - 1 - r   # a falling ray lists its nearest cell (highest bit) first
-            for _ in range(r):
-                m &= m - 1
-            return s * 32 + lowest_nb(m)
+            return s * 32 + nth_bit_nb(m, r)
         r -= c
     return -1   # unreachable for 0 <= r < n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def gen_moves_nb(board, meta, tab, rules, out):
     """Write the mover's legal moves (from * 32 + to) into ``out``; return how many.
 
@@ -224,10 +269,10 @@ def gen_moves_nb(board, meta, tab, rules, out):
         s = lowest_nb(own)
         own &= own - 1
         v = board[s]
-        ok = legal_from_nb(tab, meta, s, v, occ, ok1, ok2, ok3)
+        full = reach_nb(tab, s, v, occ) & legal_from_nb(tab, meta, s, v, occ, ok1, ok2, ok3)
         d0, d1, _ = piece_reach_nb(v)
         for d in range(d0, d1):
-            m = reach_dir_nb(tab, s, v, d, occ) & ok
+            m = full & tab[s, T_RAY + d]
             if (RISING >> d) & 1:
                 while m:
                     out[n] = s * 32 + lowest_nb(m)
@@ -242,7 +287,7 @@ def gen_moves_nb(board, meta, tab, rules, out):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def decide_nb(meta, mover):
     """Winner on score, komi included (MC-C1); equal scores go to ``mover`` (pass -1 for a draw)."""
     a = score_half_nb(meta, 0)
@@ -254,7 +299,7 @@ def decide_nb(meta, mover):
     return mover
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def apply_move_nb(board, meta, rules, mv):
     """Play ``mv`` for the player to move, run the end checks, pass the turn.
 
@@ -340,7 +385,7 @@ def hanging_nb(tab, attacker, pawns, drones, queens):
     while x:
         s = lowest_nb(x)
         x &= x - 1
-        att |= reach_nb(tab, s, 3, occ)
+        att |= queen_reach_nb(tab, s, occ)
     att &= prey
     if att & queens:
         return 3
@@ -351,7 +396,7 @@ def hanging_nb(tab, attacker, pawns, drones, queens):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def attacked_max_nb(board, attacker, tab, meta):
     """hanging_nb of the position (board, meta)."""
     return hanging_nb(tab, attacker, bits_of_nb(meta, 0), bits_of_nb(meta, 1), bits_of_nb(meta, 2))

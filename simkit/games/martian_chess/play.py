@@ -6,7 +6,7 @@ from simkit.engine.mcts import TF_N, TI_N
 from simkit.engine.rng import rng_below_nb, rng_seed_nb
 from simkit.games.martian_chess.mcts import mcts_choose_nb
 from simkit.games.martian_chess.moves import (
-    apply_move_nb, count_moves_nb, gen_moves_nb, nth_move_nb, set_bitboards_nb, start_turn_nb,
+    apply_move_nb, copy_position_nb, count_moves_nb, gen_moves_nb, nth_move_nb, set_bitboards_nb, start_turn_nb,
 )
 from simkit.games.martian_chess.policies import MCTS, RANDOM, choose_greedy_nb, evaluate_nb
 from simkit.games.martian_chess.state import (
@@ -38,7 +38,7 @@ RECORD_FIELDS = column_names(RECORD_COLUMNS)
 assert len(RECORD_FIELDS) == NFIELDS
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def material_nb(board, rec, offset):
     """Count pieces by type in each zone into rec[offset + side * 3 + pips - 1]."""
     for k in range(6):
@@ -49,7 +49,7 @@ def material_nb(board, rec, offset):
             rec[offset + (c // 16) * 3 + v - 1] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def lead0_nb(board, meta, rays, weights):
     """Side 0's evaluation lead (the trajectory's value; docs/games/martian_chess.md, "Trajectory").
 
@@ -62,7 +62,7 @@ def lead0_nb(board, meta, rays, weights):
     return v if q == 0 else -v
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play_game_nb(init_board, rays, rules, weights, mc, seed, game, first, policies, snapshot_ply,
                  rec, deaths, log, board, meta, moves, sb, sm, rng, ti, tf, path, sb2, sm2, smoves,
                  tvalues, tlegal, tcaptures):
@@ -76,7 +76,8 @@ def play_game_nb(init_board, rays, rules, weights, mc, seed, game, first, polici
     ply. Recording draws nothing from the game's stream, so the game is the same with or without it.
     """
     rng_seed_nb(rng, seed, game)
-    board[:] = init_board
+    for c in range(32):
+        board[c] = init_board[c]
     meta[:] = 0
     meta[M_TO_MOVE] = first
     meta[M_LAST_FROM] = -1
@@ -213,7 +214,7 @@ def run_chunk(params, seed, start, firsts, policies, snapshot_ply):
     return records, deaths.sum(axis=0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def perft_nb(board, meta, rays, rules, depth, moves, boards, metas):
     """Leaf count at ``depth``: depth 0 counts 1; a finished or MC-5-blocked position has no children
     (docs/games/martian_chess.md, "Rulings added here")."""
@@ -225,8 +226,7 @@ def perft_nb(board, meta, rays, rules, depth, moves, boards, metas):
     for i in range(n):
         b = boards[depth]
         m = metas[depth]
-        b[:] = board
-        m[:] = meta
+        copy_position_nb(board, meta, b, m)
         apply_move_nb(b, m, rules, moves[depth, i])
         if m[M_END] >= 0:
             total += 1 if depth == 1 else 0

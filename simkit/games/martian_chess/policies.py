@@ -16,7 +16,7 @@ W_SCORE, W_MATERIAL, W_HANGING = 0, 1, 2
 WIN = 1.0e9
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def evaluate_nb(board, meta, tab, weights, p):
     """Static value for player p: score lead, material controlled, worst piece left en prise.
 
@@ -107,7 +107,7 @@ def after_move_value_nb(board, meta, tab, rules, weights, p, pawns, drones, quee
     return weights[W_SCORE] * score + weights[W_MATERIAL] * (own - opp) - weights[W_HANGING] * hanging
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose_greedy_nb(board, meta, tab, rules, weights, moves, n, rng, sb, sm):
     """Win if possible, else the best one-ply evaluation; ties broken uniformly.
 

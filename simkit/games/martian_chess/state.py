@@ -106,14 +106,48 @@ def build_rays() -> np.ndarray:
     return rays
 
 
-# build_tables() columns: T_RAY + d full ray of direction d; T_STEP + d the first cell along d;
-# T_STEP2 + d (d < 4) the second cell along an orthogonal d; T_PAWN a pawn's steps. Row 32 is all zero.
+# build_tables() columns (row = the piece's cell; row 32 is all zero):
+#   T_RAY + d   the full ray of direction d (state.build_rays order)
+#   T_STEP + d  the first cell along d;  T_STEP2 + d (d < 4) the second along an orthogonal d
+#   T_PAWN      a pawn's four diagonal steps
+#   T_QREL_F / T_QREL_R  the cells whose occupancy decides a queen's reach along its file /
+#               along its rank and diagonals (each ray without its last cell): at most 6 each
+#   T_DREL      the drone's first steps that have a second step behind them (at most 4)
+#   T_QATT_F + i, T_QATT_R + i, T_DATT + i: the reach (first blocker included) for the i-th
+#               occupancy of those cells, i = the occupied cells packed in cell order (PEXT)
 T_RAY = 0
 T_STEP = 8
 T_STEP2 = 16
-T_PAWN = 20      # a pawn's four diagonal steps
-NTABLE = 21
+T_PAWN = 20
+T_QREL_F = 21
+T_QREL_R = 22
+T_DREL = 23
+T_QATT_F = 24
+T_QATT_R = T_QATT_F + 64
+T_DATT = T_QATT_R + 64
+NTABLE = T_DATT + 16
 ZONE_MASK = (0x0000FFFF, 0xFFFF0000)   # cells a player controls, by zone
+
+
+def _reach(rays, c, dirs, limit, occupied) -> int:
+    """Cells reached from c along ``dirs`` up to ``limit`` steps, stopping on an occupied one."""
+    out = 0
+    for d in dirs:
+        for k in range(limit):
+            t = int(rays[c, d, k])
+            if t < 0:
+                break
+            out |= 1 << t
+            if occupied >> t & 1:
+                break
+    return out
+
+
+def _subsets(mask: int):
+    """(index, subset) for every subset of mask's cells, index = the subset packed in cell order."""
+    cells = [c for c in range(NCELLS) if mask >> c & 1]
+    for i in range(1 << len(cells)):
+        yield i, sum(1 << cells[b] for b in range(len(cells)) if i >> b & 1)
 
 
 def build_tables() -> np.ndarray:
@@ -132,6 +166,17 @@ def build_tables() -> np.ndarray:
                 elif k == 1 and d < 4:
                     tab[c, T_STEP2 + d] = 1 << t
         tab[c, T_PAWN] = tab[c, T_STEP + 4] | tab[c, T_STEP + 5] | tab[c, T_STEP + 6] | tab[c, T_STEP + 7]
+        for rel_col, att_col, dirs, limit in ((T_QREL_F, T_QATT_F, (0, 1), 7), (T_QREL_R, T_QATT_R, (2, 3, 4, 5, 6, 7), 7),
+                                              (T_DREL, T_DATT, (0, 1, 2, 3), 2)):
+            rel = 0
+            for d in dirs:
+                ray = [int(t) for t in rays[c, d, :limit] if t >= 0]
+                rel |= sum(1 << t for t in ray[:-1])   # the last cell blocks nothing behind it
+            tab[c, rel_col] = rel
+            for i, occupied in _subsets(rel):
+                tab[c, att_col + i] = _reach(rays, c, dirs, limit, occupied)
+    assert max(bin(int(tab[c, T_QREL_F])).count("1") for c in range(NCELLS)) <= 6
+    assert max(bin(int(tab[c, T_QREL_R])).count("1") for c in range(NCELLS)) <= 6
     return tab
 
 
