@@ -9,7 +9,7 @@ from numba import njit
 
 from simkit.games.skorm.rules import (
     I_FIRST_ACTIONS2, I_GOLD, I_GOLD_IMM, I_GOLD_ON, I_MAX_PLIES, I_RANGE, I_STEPS_H, I_STEPS_W,
-    P_ADJB, P_APPR, P_DEST, P_I, P_NB, P_RAY, P_SHOTB,
+    P_ADJB, P_APPR, P_DEST, P_FRAY, P_I, P_NB, P_RAY, P_SHOTB,
 )
 from simkit.games.skorm.bits import cellbit_nb, has_nb, pop2_nb
 from simkit.games.skorm.state import (
@@ -505,18 +505,96 @@ def threat_dirs_nb(params, cell, p, o, counts):
 
 
 @njit(cache=True)
+def enemy_masks_nb(ip, cell, plist, sc, o):
+    """Side ``o``'s pieces as masks: (capturers: every piece but its archers; archers;
+    two-steppers, as the step options allow) and the occupied cells of both sides."""
+    zero = np.uint64(0)
+    lo = 1 + 4 * o
+    two_h = ip[I_STEPS_H] >= 2
+    two_w = ip[I_STEPS_W] >= 2
+    cap0 = zero
+    cap1 = zero
+    arc0 = zero
+    arc1 = zero
+    tw0 = zero
+    tw1 = zero
+    occ0 = zero
+    occ1 = zero
+    for side in range(2):
+        for j in range(sc[SC_PN0 + side]):
+            x = plist[side, j]
+            b0, b1 = cellbit_nb(x)
+            occ0 |= b0
+            occ1 |= b1
+            if side != o:
+                continue
+            c = cell[x]
+            if c == lo + 1:
+                arc0 |= b0
+                arc1 |= b1
+            else:
+                cap0 |= b0
+                cap1 |= b1
+            if (c == lo + 2 and two_h) or (c == lo + 3 and two_w):
+                tw0 |= b0
+                tw1 |= b1
+    return cap0, cap1, arc0, arc1, tw0, tw1, occ0, occ1
+
+
+@njit(cache=True)
+def threat_mask_nb(nb, adjb, fray, p, emp0, emp1, cap0, cap1, tw0, tw1, arc0, arc1):
+    """threat_dirs_nb's direction mask from masks: direction ``d`` threatens ``p`` when
+    an enemy archer stands on its line within range, or the neighbour there is an enemy
+    capturer, or it is empty and next to an enemy two-stepper."""
+    zero = np.uint64(0)
+    m = 0
+    for d in range(6):
+        hit = ((fray[p, d, 0] & arc0) | (fray[p, d, 1] & arc1)) != zero
+        if not hit:
+            x = nb[p, d]
+            if x >= 0:
+                if has_nb(cap0, cap1, x):
+                    hit = True
+                elif has_nb(emp0, emp1, x):
+                    hit = ((adjb[x, 0] & tw0) | (adjb[x, 1] & tw1)) != zero
+        if hit:
+            m |= 1 << d
+    return m
+
+
+@njit(cache=True)
 def face_threats_nb(params, cell, face, plist, sc, s, counts):
     """Facing policy ``threat`` (SK-4): every Shieldman of ``s`` turns toward
     the direction the most enemy pieces could capture or shoot it from next
     turn; ties keep the current facing if it is among the best, else the lowest
-    direction; a Shieldman nobody threatens keeps its facing."""
+    direction; a Shieldman nobody threatens keeps its facing.
+
+    The counts per direction are threat_dirs_nb's, taken from masks: the enemy
+    archers on the line within range, plus the enemy capturer on the neighbour or,
+    when that neighbour is empty, the enemy two-steppers next to it."""
+    ip = params[P_I]
+    nb = params[P_NB]
+    adjb = params[P_ADJB]
+    fray = params[P_FRAY]
     code = 1 + 4 * s
     fwd = 5 if s == 0 else 2
+    cap0, cap1, arc0, arc1, tw0, tw1, occ0, occ1 = enemy_masks_nb(ip, cell, plist, sc, 1 - s)
     for j in range(sc[SC_PN0 + s]):
         p = plist[s, j]
         if cell[p] != code:
             continue
-        m = threat_dirs_nb(params, cell, p, 1 - s, counts)
+        m = 0
+        for d in range(6):
+            cnt = pop2_nb(fray[p, d, 0] & arc0, fray[p, d, 1] & arc1)
+            x = nb[p, d]
+            if x >= 0:
+                if has_nb(cap0, cap1, x):
+                    cnt += 1
+                elif not has_nb(occ0, occ1, x):
+                    cnt += pop2_nb(adjb[x, 0] & tw0, adjb[x, 1] & tw1)
+            counts[d] = cnt
+            if cnt > 0:
+                m |= 1 << d
         if m == 0:
             continue
         best = counts[face[p]]
