@@ -45,6 +45,8 @@ PER_GAME = ("lead_changes", "lead_change_rate", "drama", "decisiveness_threshold
 BOUNDED = ("lead_change_rate", "drama", "decisiveness_threshold", "decisiveness_moves", "uncertainty",
            "doubt_share", "stability", "decision_moves")
 NEEDS_WINNER = ("drama", "decisiveness_threshold", "decisiveness_moves", "doubt_share")
+# counts that cannot be negative: their intervals stop at 0
+NONNEGATIVE = ("lead_changes", "branching", "interaction")
 
 
 def chances(values: np.ndarray, scale: float) -> np.ndarray:
@@ -124,6 +126,8 @@ def summarize(per_game) -> dict:
         lo, hi = mean - half, mean + half
         if m in BOUNDED:
             lo, hi = max(lo, 0.0), min(hi, 1.0)
+        elif m in NONNEGATIVE:
+            lo = max(lo, 0.0)
         out[m] = {"mean": mean, "ci": [lo, hi], "games": n}
     return out
 
