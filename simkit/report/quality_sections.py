@@ -65,7 +65,7 @@ def _fmt(metric: str) -> str:
 
 def quality_forest(data, ax):
     """Forest plot: each metric's B - A with its 95% interval; red where Holm's p < 0.05."""
-    rows, unit = data
+    rows, unit, title = data
     from simkit.analysis.quality_compare import label
     y = np.arange(len(rows))[::-1]
     v = np.array([r["diff"] for r in rows], dtype=float)
@@ -82,12 +82,13 @@ def quality_forest(data, ax):
     # the p-values in a column at the right edge, outside the data
     for yi, r in zip(y, rows):
         p = r.get("p_holm")
-        ax.annotate("Holm p " + ("n/a" if p is None or p != p else "<0.0001" if p < 1e-4 else f"{p:.3f}"),
+        ax.annotate("Holm p " + ("n/a" if p is None or p != p else "<0.001" if p < 1e-3 else f"{p:.3f}"),
                     (1.02, yi), xycoords=("axes fraction", "data"), va="center", fontsize=9,
                     color=BAD if r.get("significant") else "#444")
     from matplotlib.ticker import MaxNLocator
     ax.xaxis.set_major_locator(MaxNLocator(7, symmetric=True))
     ax.set_xlabel("B - A (95% CI)", fontsize=10)
+    ax.figure.suptitle(title, fontsize=9, x=0.01, ha="left")
     ax.tick_params(axis="x", labelsize=9)
     ax.grid(axis="x", alpha=0.3)
     return ax
@@ -101,10 +102,11 @@ def quality_sweep_panels(data, ax):
     """One panel per metric: its mean over the first varied key with the 95% band (a line per
     setting of the other keys); the default setting marked by a dashed line (numeric knob) or
     '(default)' on the tick (categorical)."""
-    q, metrics = data
+    q, metrics, title = data
     from simkit.analysis.quality_compare import label
     fig = ax.figure
     fig.delaxes(ax)
+    fig.suptitle(title, fontsize=10, x=0.01, ha="left")
     ncol = 2 if len(metrics) > 1 else 1
     nrow = math.ceil(len(metrics) / ncol)
     axes = fig.subplots(nrow, ncol, squeeze=False)
@@ -197,10 +199,10 @@ def compare_quality_section(cmp, w, anchor: str):
                              f"{'ply' if unit == 'plies' else unit.rstrip('s')} metrics"),
                             ("quality_differences_counts", [r for r in rows if r["metric"] in COUNTS], "counts")):
         if part:
-            w.figure(sec, key, quality_forest, (part, unit),
+            w.figure(sec, key, quality_forest, (part, unit, f"{game}: A = {la}\nB = {lb}\n{_who(q)}"),
                      f"Game quality, B - A in {what}, with 95% intervals (paired t, or a paired bootstrap for "
                      f"ratios across games); red: significant after Holm over the {len(diffs)} metrics ({tail}).",
-                     size=(8.5, 1.0 + 0.5 * len(part)))
+                     size=(8.5, 1.6 + 0.5 * len(part)))
     table = []
     for m in PER_GAME:
         a, b, d = (q.get("a") or {}).get(m), (q.get("b") or {}).get(m), diffs.get(m)
@@ -266,9 +268,9 @@ def sweep_quality_section(sw, w, anchor: str):
     for key, ms, what in (("quality_sweep", bounded, "0..1 and per-ply/turn metrics"),
                           ("quality_sweep_counts", counts, "counts")):
         if ms:
-            w.figure(sec, key, quality_sweep_panels, (q, ms),
+            w.figure(sec, key, quality_sweep_panels, (q, ms, f"{game} {scen}: {_who(q)}"),
                      f"Game quality ({what}) against {keys[0]}, mean with 95% band per cell; the default setting "
-                     f"marked ({tail}).", size=(9, 1.2 + 2.3 * math.ceil(len(ms) / 2)))
+                     f"marked ({tail}).", size=(9, 1.5 + 2.2 * math.ceil(len(ms) / 2)))
     table = []
     for c in q["cells"]:
         row = {k: _setting(c["setting"][k]) + (" (default)" if c["setting"][k] == defaults.get(k) else "")
@@ -296,7 +298,7 @@ def sweep_quality_section(sw, w, anchor: str):
         def at(c):
             v = c["metrics"][m]
             s = ", ".join(f"{k}={_setting(c['setting'][k])}" for k in keys)
-            return f"{f3[m].format(v['mean'])} at {s} (95% CI {f3[m].format(v['ci'][0])}-{f3[m].format(v['ci'][1])})"
+            return f"{f3[m].format(v['mean'])} at {s} (95% CI {f3[m].format(v['ci'][0])} to {f3[m].format(v['ci'][1])})"
         sec.findings.append(Finding(f"{label(m, unit).capitalize()} ranges from {at(lo_c)} to {at(hi_c)}; the two "
                                     f"intervals do not overlap.",
                                     "quality_sweep_counts" if m in COUNTS else "quality_sweep"))
