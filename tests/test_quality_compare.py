@@ -164,3 +164,27 @@ def test_quality_with_skill_is_refused(runner):
                       ["compare", "martian_chess", "--set-b", "max_plies=10", "--skill", "random,greedy",
                        "--quality", "--no-save"])
     assert r.exit_code != 0 and "--quality" in r.output
+
+
+def test_a_variant_without_decided_games_leaves_winner_metrics_undefined_not_nan(tmp_path):
+    # a 1-ply cap: nobody scores in one ply, so every game is drawn at the cap (no winner)
+    a = load_scenario("martian_chess", [])
+    b = load_scenario("martian_chess", ["max_plies=1"])
+    res = quality_compare(a, b, CFG, 20, out_dir=tmp_path)
+    assert (res.per_game_b["winner"] == -1).all()
+    s = res.summary()
+    json.dumps(s, allow_nan=False)                  # strict JSON: undefined is null, never NaN
+    for m in ("drama", "doubt_share"):
+        assert s["b"][m]["mean"] is None and s["differences"][m]["diff"] is None
+    assert s["differences"]["uncertainty"]["diff"] is not None
+    from simkit.report.quality_sections import compare_quality_section
+    from simkit.report.sections import Writer
+
+    class Cmp:
+        path = tmp_path
+    (tmp_path / "rep").mkdir()
+    sec = compare_quality_section(Cmp(), Writer(tmp_path / "rep", ""), "q")
+    assert sec.figures and not any("nan" in f.text.lower() for f in sec.findings)
+    from simkit.report.html import table_html
+    shown = table_html(sec.tables[0].frame)
+    assert ">nan<" not in shown.lower() and ">None<" not in shown

@@ -139,6 +139,17 @@ def differences(ga, gb, *, seed: int = 0) -> dict:
     return out
 
 
+def _no_nan(x):
+    """NaN (a metric no game defines) as null: the JSON stays strict and nobody reads 'nan'."""
+    if isinstance(x, float) and math.isnan(x):
+        return None
+    if isinstance(x, dict):
+        return {k: _no_nan(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_no_nan(v) for v in x]
+    return x
+
+
 def _labels_of(scenario) -> str:
     extra = ", ".join(f"{k}={v}" for k, v in scenario.overrides.items())
     return f"{scenario.game}:{scenario.name}" + (f" [{extra}]" if extra else "")
@@ -183,7 +194,7 @@ class QualityCompare:
 
     def summary(self) -> dict:
         cfg = self.config.to_dict()
-        return {"kind": "compare-quality", "game": self.game, "labels": list(self.labels),
+        return _no_nan({"kind": "compare-quality", "game": self.game, "labels": list(self.labels),
                 "overrides": {"a": dict(self.overrides[0]), "b": dict(self.overrides[1])},
                 "length_unit": self.length_unit, "games": self.games, "policies": list(self.config.policies),
                 "first": self.config.first, "seed": self.config.seed, "config": cfg,
@@ -191,7 +202,7 @@ class QualityCompare:
                 "multiple_comparisons": f"Holm over the {len(PER_GAME)} quality metrics (p_holm)",
                 "identical_games": self.identical_games,
                 "a": self.a, "b": self.b, "differences": self.diffs, "formulas": "docs/quality.md",
-                "elapsed_s": round(self.elapsed_s, 2)}
+                "elapsed_s": round(self.elapsed_s, 2)})
 
 
 def quality_compare(scenario_a, scenario_b, config, games: int, *, out_dir=None, labels=None,

@@ -136,6 +136,8 @@ def quality_sweep_panels(data, ax):
                           dtype=float)
             col = colors[gi % len(colors)]
             name = ", ".join(f"{kk}={_setting(vv)}" for kk, vv in zip(others, g)) or None
+            if name and all((q.get("defaults") or {}).get(kk) == vv for kk, vv in zip(others, g)):
+                name += " (default)"
             if numeric and len(x) > 1:
                 a.plot(x, v, marker="o", color=col, label=name)
                 a.fill_between(x, lo, hi, color=col, alpha=0.18, lw=0)
@@ -154,6 +156,7 @@ def quality_sweep_panels(data, ax):
         else:
             a.set_xticks(range(len(xs_all)), [_setting(v) + ("\n(default)" if v == default else "") for v in xs_all],
                          fontsize=9)
+            a.set_xlim(-0.5, len(xs_all) - 0.5)
         a.set_title(label(m, q.get("length_unit", "plies")), fontsize=10)
         a.tick_params(axis="y", labelsize=9)
         a.grid(alpha=0.3)
