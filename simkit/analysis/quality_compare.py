@@ -19,7 +19,8 @@ Per metric, B - A (docs/quality.md, "Comparing variants"):
   game i of B; 4,000 resamples seeded by the run seed, so a result is reproducible); p-value:
   twice the smaller share of those resamples on either side of 0, so p < 0.05 exactly when
   the interval excludes 0. Resamples in which a variant has no game defining the metric are
-  dropped (with more than half dropped there is no interval: the floor below). The same floor when the resamples cannot move the statistic.
+  dropped (with more than half dropped there is no interval). The same rule-of-three floor
+  when there is no interval or the resamples cannot move the statistic.
 
 Holm's correction runs over the metrics of the table.
 """

@@ -49,8 +49,9 @@ def _setting(v) -> str:
 
 def _who(q: dict) -> str:
     """policies, first-player mode, seed and games: the tail of every caption."""
+    per = "variant" if q.get("kind") == "compare-quality" else "cell"
     return (f"{' vs '.join(q.get('policies') or [])}, first {q.get('first', '?')}, seed {q.get('seed', '?')}, "
-            f"{int(q.get('games') or 0):,} trajectory games per {'variant' if q.get('kind') == 'compare-quality' else 'cell'}")
+            f"{int(q.get('games') or 0):,} trajectory games per {per}")
 
 
 def _num(x, fmt):
@@ -298,10 +299,10 @@ def sweep_quality_section(sw, w, anchor: str):
             found.append((gap / width, m, lo_c, hi_c))
     f3 = {m: _fmt(m).replace("+", "") for m in present}
     for _, m, lo_c, hi_c in sorted(found, key=lambda t: -t[0])[:4]:
-        def at(c):
-            v = c["metrics"][m]
+        def at(c, m=m):
+            v, f = c["metrics"][m], f3[m]
             s = ", ".join(f"{k}={_setting(c['setting'][k])}" for k in keys)
-            return f"{f3[m].format(v['mean'])} at {s} (95% CI {f3[m].format(v['ci'][0])} to {f3[m].format(v['ci'][1])})"
+            return f"{f.format(v['mean'])} at {s} (95% CI {f.format(v['ci'][0])} to {f.format(v['ci'][1])})"
         sec.findings.append(Finding(f"{label(m, unit).capitalize()} ranges from {at(lo_c)} to {at(hi_c)}; the two "
                                     f"intervals do not overlap.",
                                     "quality_sweep_counts" if m in COUNTS else "quality_sweep"))
