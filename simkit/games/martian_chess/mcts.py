@@ -14,9 +14,8 @@ from numba import njit
 from simkit.engine.mcts import (
     ROOT, TF_VISITS, backprop_nb, best_action_nb, reward_from_eval_nb, reward_from_winner_nb, select_nb, tree_reset_nb,
 )
-from simkit.engine.rng import rng_below_nb
 from simkit.games.martian_chess.moves import (
-    apply_move_nb, copy_position_nb, count_moves_nb, gen_moves_nb, nth_move_nb, start_turn_nb,
+    copy_position_nb, gen_moves_nb, play_move_nb, random_ply_nb, start_turn_nb,
 )
 from simkit.games.martian_chess.policies import choose_greedy_nb, evaluate_nb
 from simkit.games.martian_chess.state import END_STALEMATE, M_END, M_TO_MOVE, M_WINNER
@@ -119,7 +118,7 @@ def mcts_choose_nb(board, meta, rays, rules, weights, mc, budget, moves, n, rng,
                     break
             k = widened_nb(sb, sm, acts, k, tf[node, TF_VISITS], per_capture)
             j, child, fresh = select_nb(ti, tf, node, acts, k, sm[M_TO_MOVE], c, rng)
-            apply_move_nb(sb, sm, rules, acts[j])
+            play_move_nb(sb, sm, rules, acts[j])
             if child < 0:
                 break
             path[depth] = child
@@ -135,15 +134,9 @@ def mcts_choose_nb(board, meta, rays, rules, weights, mc, budget, moves, n, rng,
                 if k == 0:
                     break
                 mv = choose_greedy_nb(sb, sm, rays, rules, weights, smoves, k, rng, gb, gm)
-            else:   # the random draw on the count; only the drawn move is generated
-                start_turn_nb(sm, rules)
-                k = count_moves_nb(sb, sm, rays, rules, smoves)
-                if k == 0:
-                    sm[M_END] = END_STALEMATE
-                    sm[M_WINNER] = -1
-                    break
-                mv = nth_move_nb(sb, sm, rays, rules, smoves, rng_below_nb(rng, k))
-            apply_move_nb(sb, sm, rules, mv)
+                play_move_nb(sb, sm, rules, mv)
+            elif random_ply_nb(sb, sm, rays, rules, smoves, rng) == 0:   # the random draw on the count
+                break
             plies += 1
         backprop_nb(ti, tf, path, depth, leaf_reward_nb(sb, sm, rays, weights, scale))
     return best_action_nb(ti, tf, rng)

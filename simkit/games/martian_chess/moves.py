@@ -2,14 +2,17 @@
 
 The kernels here and in policies/mcts/play allocate nothing, so they are compiled with
 ``_nrt=False``: without numba's reference counting, passing the board/meta/table arrays
-costs no atomic incref/decref pairs, which were a third of a ply's time.
+costs no atomic incref/decref pairs, which were a third of a ply's time. The per-ply
+steps of the random game (start_turn, count, nth move, apply) are inlined into their
+callers: a numba call passes each array as ~7 machine words, and it showed (20% of a ply).
 """
 import numpy as np
 from numba import njit
 
+from simkit.engine.rng import rng_below_nb
 from simkit.games.martian_chess.bits import HAVE_PDEP, highest_nb, lowest_nb, nth_bit_nb, pext_nb, popcount_nb
 from simkit.games.martian_chess.state import (
-    CLOCK_DEADLOCK, CLOCK_LEADER, END_CLOCK, END_LIMIT, END_TERRITORY, M_BITS, M_CALLED, M_CLOCK,
+    CLOCK_DEADLOCK, CLOCK_LEADER, END_CLOCK, END_LIMIT, END_STALEMATE, END_TERRITORY, M_BITS, M_CALLED, M_CLOCK,
     M_END, M_KOMI, M_LAST_FROM, M_LAST_TO, M_PIPS, M_PLY, M_QUIET, M_SCORE, M_TO_MOVE, M_WINNER, R_CLOCK_MODE,
     R_CLOCK_PLIES, R_DEADLOCK_PLIES, R_FIELD_PROMOTION, R_MAX_PLIES, T_DATT, T_DREL, T_PAWN, T_QATT_F,
     T_QATT_R, T_QREL_F, T_QREL_R, T_RAY, T_STEP, T_STEP2,
@@ -22,7 +25,7 @@ def score_half_nb(meta, p):
     return 2 * meta[M_SCORE + p] + meta[M_KOMI + p]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def start_turn_nb(meta, rules):
     """MC-4 `leader`: a player ahead on score (komi included, MC-C1) calls the clock as its turn begins."""
     if rules[R_CLOCK_MODE] == CLOCK_LEADER and meta[M_CALLED] == 0:
@@ -171,7 +174,7 @@ def legal_from_nb(tab, meta, s, v, occ, ok1, ok2, ok3):
     return ok
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def count_moves_nb(board, meta, tab, rules, cnt):
     """How many legal moves the mover has (the length gen_moves_nb's list would have).
 
@@ -221,7 +224,7 @@ def count_moves_nb(board, meta, tab, rules, cnt):
     return n
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def nth_move_nb(board, meta, tab, rules, cnt, r):
     """The move at index ``r`` of gen_moves_nb's list, from count_moves_nb's ``cnt`` (no list built)."""
     p = meta[M_TO_MOVE]
@@ -299,7 +302,7 @@ def decide_nb(meta, mover):
     return mover
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def apply_move_nb(board, meta, rules, mv):
     """Play ``mv`` for the player to move, run the end checks, pass the turn.
 
@@ -394,6 +397,30 @@ def hanging_nb(tab, attacker, pawns, drones, queens):
     if att & pawns:
         return 1
     return 0
+
+
+@njit(cache=True, _nrt=False)
+def play_move_nb(board, meta, rules, mv):
+    """apply_move_nb as a call, for the search's tree walk and perft: one compiled copy there
+    instead of one inlined per call site keeps the compile time down."""
+    return apply_move_nb(board, meta, rules, mv)
+
+
+@njit(cache=True, _nrt=False)
+def random_ply_nb(board, meta, tab, rules, cnt, rng):
+    """One uniformly random ply (the random policy's draw, no list built), for rollouts.
+
+    Starts the turn; returns the mover's move count, 0 when blocked (MC-5: the game is then
+    drawn, and nothing is played).
+    """
+    start_turn_nb(meta, rules)
+    n = count_moves_nb(board, meta, tab, rules, cnt)
+    if n == 0:
+        meta[M_END] = END_STALEMATE
+        meta[M_WINNER] = -1
+        return 0
+    apply_move_nb(board, meta, rules, nth_move_nb(board, meta, tab, rules, cnt, rng_below_nb(rng, n)))
+    return n
 
 
 @njit(cache=True, _nrt=False)

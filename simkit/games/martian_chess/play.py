@@ -6,7 +6,8 @@ from simkit.engine.mcts import TF_N, TI_N
 from simkit.engine.rng import rng_below_nb, rng_seed_nb
 from simkit.games.martian_chess.mcts import mcts_choose_nb
 from simkit.games.martian_chess.moves import (
-    apply_move_nb, copy_position_nb, count_moves_nb, gen_moves_nb, nth_move_nb, set_bitboards_nb, start_turn_nb,
+    apply_move_nb, copy_position_nb, count_moves_nb, gen_moves_nb, nth_move_nb, play_move_nb, set_bitboards_nb,
+    start_turn_nb,
 )
 from simkit.games.martian_chess.policies import MCTS, RANDOM, choose_greedy_nb, evaluate_nb
 from simkit.games.martian_chess.state import (
@@ -227,7 +228,7 @@ def perft_nb(board, meta, rays, rules, depth, moves, boards, metas):
         b = boards[depth]
         m = metas[depth]
         copy_position_nb(board, meta, b, m)
-        apply_move_nb(b, m, rules, moves[depth, i])
+        play_move_nb(b, m, rules, moves[depth, i])
         if m[M_END] >= 0:
             total += 1 if depth == 1 else 0
         else:
