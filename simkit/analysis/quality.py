@@ -45,6 +45,8 @@ PER_GAME = ("lead_changes", "lead_change_rate", "drama", "decisiveness_threshold
 BOUNDED = ("lead_change_rate", "drama", "decisiveness_threshold", "decisiveness_moves", "uncertainty",
            "doubt_share", "stability", "decision_moves")
 NEEDS_WINNER = ("drama", "decisiveness_threshold", "decisiveness_moves", "doubt_share")
+# counts that cannot be negative: their intervals stop at 0
+NONNEGATIVE = ("lead_changes", "branching", "interaction")
 
 
 def chances(values: np.ndarray, scale: float) -> np.ndarray:
@@ -101,6 +103,35 @@ def game_metrics(p: np.ndarray, legal: np.ndarray, inter: np.ndarray, winner: in
     return out
 
 
+def summarize(per_game) -> dict:
+    """metric -> {"mean", "ci", "games"} of a per-game frame: the mean over the games that define
+    the metric with a 95% t interval (rule-of-three floor when every game agrees)."""
+    from scipy import stats as st
+    out = {}
+    for m in PER_GAME:
+        x = per_game[m].to_numpy(dtype=float)
+        x = x[np.isfinite(x)]
+        n = len(x)
+        if n == 0:
+            out[m] = {"mean": None, "ci": [None, None], "games": 0}
+            continue
+        mean = float(x.mean())
+        sd = float(x.std(ddof=1)) if n > 1 else 0.0
+        if n > 1 and sd > 0:
+            half = float(st.t.ppf(0.975, n - 1)) * sd / math.sqrt(n)
+        else:
+            # every game agrees (or one game): no zero-width interval from that, but the
+            # rule-of-three bound 3/n of the metric's range (of its value, if unbounded)
+            half = 3.0 / n * (1.0 if m in BOUNDED else max(abs(mean), 1.0))
+        lo, hi = mean - half, mean + half
+        if m in BOUNDED:
+            lo, hi = max(lo, 0.0), min(hi, 1.0)
+        elif m in NONNEGATIVE:
+            lo = max(lo, 0.0)
+        out[m] = {"mean": mean, "ci": [lo, hi], "games": n}
+    return out
+
+
 @dataclass
 class QualityResult:
     game: str
@@ -111,28 +142,7 @@ class QualityResult:
 
     def metrics(self) -> dict:
         """metric -> {"mean", "ci", "games"} (95% t interval over the games that define it)."""
-        from scipy import stats as st
-        out = {}
-        for m in PER_GAME:
-            x = self.per_game[m].to_numpy(dtype=float)
-            x = x[np.isfinite(x)]
-            n = len(x)
-            if n == 0:
-                out[m] = {"mean": None, "ci": [None, None], "games": 0}
-                continue
-            mean = float(x.mean())
-            sd = float(x.std(ddof=1)) if n > 1 else 0.0
-            if n > 1 and sd > 0:
-                half = float(st.t.ppf(0.975, n - 1)) * sd / math.sqrt(n)
-            else:
-                # every game agrees (or one game): no zero-width interval from that, but the
-                # rule-of-three bound 3/n of the metric's range (of its value, if unbounded)
-                half = 3.0 / n * (1.0 if m in BOUNDED else max(abs(mean), 1.0))
-            lo, hi = mean - half, mean + half
-            if m in BOUNDED:
-                lo, hi = max(lo, 0.0), min(hi, 1.0)
-            out[m] = {"mean": mean, "ci": [lo, hi], "games": n}
-        return out
+        return summarize(self.per_game)
 
     def summary(self) -> dict:
         return {"kind": "quality", "game": self.game, "scenario": self.scenario, "scale": self.scale,
@@ -140,10 +150,11 @@ class QualityResult:
                 "formulas": "docs/quality.md"}
 
 
-def quality(scenario, config, *, out_dir=None, log=None) -> QualityResult:
-    """Play ``config.games`` games one at a time through the game's trajectory hook."""
-    import time
-
+def trace_games(scenario, config, games: int | None = None, *, pv=None, log=None):
+    """Play games 0 .. n-1 (n = ``games``, default ``config.games``) of ``config`` through the game's
+    trajectory hook: game i has seed ``config.seed``, index i and the first player the batch run gives
+    it, so two variants traced with one config are paired on common random numbers. Returns the
+    per-game frame (record columns and every metric of PER_GAME) and the chance scale."""
     import pandas as pd
 
     from simkit.engine.rng import FIRST_MODES, first_players_nb
@@ -153,24 +164,40 @@ def quality(scenario, config, *, out_dir=None, log=None) -> QualityResult:
     if getattr(spec, "trajectory", None) is None:
         raise UsageError(f"{spec.name} records no per-move trajectory yet, so its quality metrics "
                          f"cannot be computed")
-    pv = validate_config(spec, config)
-    from simkit.backends.store import atomic_write_bytes, atomic_write_json, claim_result_dir
-    out = claim_result_dir(out_dir)         # before any game is traced
+    if pv is None:
+        pv = validate_config(spec, config)
+    n = config.games if games is None else int(games)
     params = scenario.params()
     scale = float(scenario.rules.get("mcts_scale", 1.0))
-    firsts = np.zeros(config.games, dtype=np.int8)
-    first_players_nb(FIRST_MODES.index(config.first), np.int64(config.seed), np.int64(0),
-                     np.int64(config.games), firsts)
+    firsts = np.zeros(n, dtype=np.int8)
+    first_players_nb(FIRST_MODES.index(config.first), np.int64(config.seed), np.int64(0), np.int64(n), firsts)
     rows = []
-    t0 = time.perf_counter()
-    for g in range(config.games):
+    for g in range(n):
         values, legal, inter, rec = spec.trajectory(params, config.seed, g, int(firsts[g]), pv)
         m = game_metrics(chances(values, scale), legal, inter, int(rec[1]))
         rows.append({"game": g, "first": int(rec[0]), "winner": int(rec[1]), "length": int(rec[2]),
                      "end_reason": spec.end_reasons[int(rec[3])], **m})
         if log and (g + 1) % 200 == 0:
-            log(f"{g + 1:,} of {config.games:,} games")
-    res = QualityResult(spec.name, scenario.name, pd.DataFrame(rows), config, scale)
+            log(f"{g + 1:,} of {n:,} games")
+    return pd.DataFrame(rows, columns=["game", "first", "winner", "length", "end_reason", *PER_GAME]), scale
+
+
+def quality(scenario, config, *, out_dir=None, log=None) -> QualityResult:
+    """Play ``config.games`` games one at a time through the game's trajectory hook."""
+    import time
+
+    from simkit.engine.runner import validate_config
+    from simkit.errors import UsageError
+    spec = scenario.spec
+    if getattr(spec, "trajectory", None) is None:
+        raise UsageError(f"{spec.name} records no per-move trajectory yet, so its quality metrics "
+                         f"cannot be computed")
+    pv = validate_config(spec, config)
+    from simkit.backends.store import atomic_write_bytes, atomic_write_json, claim_result_dir
+    out = claim_result_dir(out_dir)         # before any game is traced
+    t0 = time.perf_counter()
+    frame, scale = trace_games(scenario, config, pv=pv, log=log)
+    res = QualityResult(spec.name, scenario.name, frame, config, scale)
     if out is not None:
         from simkit.engine.runner import environment
         atomic_write_json(out / "quality.json", res.summary() | {"elapsed_s": round(time.perf_counter() - t0, 2)})

@@ -50,6 +50,7 @@ class SweepResult:
     precision: float | None = None
     out_dir: Path | None = None
     interrupted: bool = False
+    quality: dict | None = None      # --quality: sweep_quality.json's content (None: not traced)
 
     @property
     def table(self):
@@ -62,7 +63,7 @@ class SweepResult:
                 "multiple_comparisons": f"Holm over the {len(self.rows)} cells' first-player-advantage tests "
                                         f"(first_player_advantage_p_holm); intervals are per cell (95%)",
                 "practical_threshold": PRACTICAL["first_player_advantage"],
-                "rows": self.rows}
+                "rows": self.rows} | ({"quality": self.quality} if self.quality else {})
 
 
 def load_cells(target, keys, grid, base_sets):
@@ -75,10 +76,13 @@ def load_cells(target, keys, grid, base_sets):
 
 
 def sweep(target, keys, grid, config, *, base_sets=None, threads=None, out_dir=None, precision=None,
-          progress=None, log=None, backend=None) -> SweepResult:
+          progress=None, log=None, backend=None, quality_games=None) -> SweepResult:
     """Play every grid cell; write DIR/sweep.parquet, DIR/sweep.csv, DIR/manifest.json (kind sweep).
 
     ``backend`` (e.g. a Dask cluster from `make_backend`) plays every cell's chunks.
+    ``quality_games``: also trace that many games per cell (same seeds in every cell) and add the
+    quality metrics (quality_<metric>, _ci_lo, _ci_hi) to each row; writes DIR/sweep_quality.csv
+    and DIR/sweep_quality.json (docs/quality.md).
     """
     from simkit.analysis.degenerate import tally_flags
     from simkit.backends.store import atomic_write_bytes, atomic_write_json
@@ -108,6 +112,7 @@ def sweep(target, keys, grid, config, *, base_sets=None, threads=None, out_dir=N
                     "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
         atomic_write_json(out / "manifest.json", manifest)
     rows, summaries = [], []
+    quality_cells = []
     interrupted = False
     for i, sc in enumerate(cells):
         res = simulate(sc, config, threads=threads, progress=progress, keep=False, precision=precision,
@@ -119,16 +124,27 @@ def sweep(target, keys, grid, config, *, base_sets=None, threads=None, out_dir=N
         row.update(flat_row(s))
         # the cell's degenerate-play flags by name and share, e.g. "capped 35%" (empty: none)
         row["degenerate"] = "; ".join(f"{f['flag']} {f['share']:.0%}" for f in flags)
+        if quality_games and not res.interrupted:
+            from simkit.analysis.quality_compare import cell_quality, flat_quality
+            q = cell_quality(sc, config, quality_games)
+            row.update(flat_quality(q))
+            quality_cells.append(({k: row[k] for k in keys}, q))
         rows.append(row)
         summaries.append(s)
         if log:
             log(f"cell {i + 1}/{len(cells)}: " + ", ".join(f"{k}={row[k]}" for k in keys)
-                + f": FPA {s['first_player_advantage']:+.4f} ({s['games']:,} games)")
+                + f": FPA {s['first_player_advantage']:+.4f} ({s['games']:,} games)"
+                + (f"; quality traced on {quality_games:,} games" if quality_cells and len(quality_cells) == i + 1
+                   else ""))
         if res.interrupted:
             interrupted = True
             break
     holm_cells(rows)
-    result = SweepResult(list(keys), values, rows, summaries, config, precision, out, interrupted)
+    quality = None
+    if quality_cells:
+        from simkit.analysis.quality_compare import sweep_quality_summary
+        quality = sweep_quality_summary(target, keys, base_sets, cells[0], config, quality_games, quality_cells)
+    result = SweepResult(list(keys), values, rows, summaries, config, precision, out, interrupted, quality)
     if out is not None:
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -137,6 +153,11 @@ def sweep(target, keys, grid, config, *, base_sets=None, threads=None, out_dir=N
         pq.write_table(pa.Table.from_pandas(df, preserve_index=False), tmp)
         tmp.replace(out / "sweep.parquet")
         atomic_write_bytes(out / "sweep.csv", df.to_csv(index=False).encode())
+        if quality:
+            from simkit.analysis.quality_compare import sweep_quality_frame
+            atomic_write_json(out / "sweep_quality.json", quality)
+            atomic_write_bytes(out / "sweep_quality.csv",
+                               sweep_quality_frame(keys, quality_cells).to_csv(index=False).encode())
         manifest["status"] = "interrupted" if interrupted else "complete"
         manifest["cells_done"] = len(rows)
         manifest["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")

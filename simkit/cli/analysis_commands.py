@@ -11,6 +11,7 @@ import click
 from simkit.cli import cli
 from simkit.cli.options import (backend_options, play_options, policies_of, precision_option, scenario_options,
                                 tolerance_option)
+from simkit.cli.quality_tables import quality_options
 from simkit.policies import FIRST_MODES
 from simkit.errors import UsageError
 
@@ -86,19 +87,24 @@ def _save_opts(f):
 @click.option("--skill", default=None, metavar="P1,P2,...",
               help="Repeat the comparison at each skill level (both sides play it; same seeds) and say, per "
                    "metric, whether B - A is stable, converging or reversing over skill.")
+@quality_options
 def compare(targets, sets, games, seed, policy, policy0, policy1, first, threads, chunk_size, snapshot_ply,
-            sets_a, sets_b, precision, tolerance, backend, workers, scheduler, out, no_save, as_json, skill):
+            sets_a, sets_b, precision, tolerance, backend, workers, scheduler, out, no_save, as_json, skill,
+            quality, quality_games):
     """Compare two scenarios on common random numbers: same seeds, game indices and policies.
 
     A and B are game names or scenario files of one game; with one TARGET,
     --set-a/--set-b make the two variants (they must differ). --set applies to both.
     Differences are B - A, paired per game, with 95% intervals, p-values and Holm's
     correction over the metrics; the verdict names every change that is significant
-    and at least its practical threshold, largest first.
+    and at least its practical threshold, largest first. --quality also traces
+    --quality-games games of each variant (same seeds) and compares the game-quality
+    metrics (docs/quality.md): B - A, 95% intervals, Holm over the metrics.
 
     \b
     Examples:
       simkit compare martian_chess scenarios/martian_chess/clock_off.toml --games 50000
+      simkit compare martian_chess --set-b max_plies=30 --policy greedy --games 2000 --quality --quality-games 100
       simkit compare martian_chess --set-b clock=leader --policy random --precision 0.005
       simkit compare martian_chess --set-b field_promotion=false --policy random --tolerance 0.02
       simkit compare skorm --set-b archer_range=3 --backend dask --workers 2
@@ -129,8 +135,9 @@ def compare(targets, sets, games, seed, policy, policy0, policy1, first, threads
     from simkit.engine.runner import validate_config
     validate_config(a.spec, config)      # option errors before any cluster starts
     if skill:
-        if precision is not None or tolerance is not None or backend or scheduler:
-            raise UsageError("--skill runs locally to completion: drop --precision, --tolerance and --backend")
+        if precision is not None or tolerance is not None or backend or scheduler or quality:
+            raise UsageError("--skill runs locally to completion: drop --precision, --tolerance, --backend "
+                             "and --quality")
         from simkit.analysis.skill import skill_compare
         from simkit.cli.skill_commands import print_skill
         res = skill_compare(a, b, skill.split(","), config, threads=threads, out_dir=out_dir, labels=(la, lb))
@@ -146,10 +153,19 @@ def compare(targets, sets, games, seed, policy, policy0, policy1, first, threads
         res = run_compare(a, b, config, threads=threads, out_dir=out_dir, precision=precision, labels=(la, lb),
                           backend=be, tolerance=tolerance)
     s = res.summary()
+    qc = None
+    if quality and not res.interrupted:
+        from simkit.analysis.quality_compare import quality_compare
+        qc = quality_compare(a, b, config, quality_games, out_dir=out_dir, labels=(la, lb),
+                             log=None if as_json else (lambda m: click.echo(m, err=True)))
+        s["quality"] = qc.summary()
     if as_json:
         _echo_json(s)
     else:
         _print_compare(res, s, out_dir)
+        if qc is not None:
+            from simkit.cli.quality_tables import print_quality_compare
+            print_quality_compare(qc, out_dir)
     if res.interrupted:
         click.echo(f"interrupted after {res.paired.n:,} game pairs", err=True)
         sys.exit(130)
@@ -214,16 +230,20 @@ def _print_compare(res, s, out_dir):
 @precision_option
 @backend_options
 @_save_opts
+@quality_options
 def sweep(target, varies, sets, games, seed, policy, policy0, policy1, first, threads, chunk_size, snapshot_ply,
-          precision, backend, workers, scheduler, out, no_save, as_json):
+          precision, backend, workers, scheduler, out, no_save, as_json, quality, quality_games):
     """Run TARGET for every combination of the --vary values; one row of metrics per cell.
 
     Every cell uses the same seed (common random numbers). Writes sweep.parquet and
-    sweep.csv (the varied keys, then each metric with _ci_lo/_ci_hi).
+    sweep.csv (the varied keys, then each metric with _ci_lo/_ci_hi). --quality also
+    traces --quality-games games per cell (same seeds) and adds each game-quality metric
+    with its 95% interval (quality_<metric>, _ci_lo, _ci_hi; sweep_quality.csv/.json).
 
     \b
     Examples:
       simkit sweep martian_chess --vary deadlock_plies=8..20 --games 20000
+      simkit sweep warfare --vary activations=2..4 --policy greedy --games 400 --quality --quality-games 60
       simkit sweep martian_chess --vary clock=deadlock,leader,off --vary field_promotion=true,false
       simkit sweep storm_the_castle --vary dispatch_points=2..6 --scheduler tcp://10.0.0.5:8786
     """
@@ -245,11 +265,15 @@ def sweep(target, varies, sets, games, seed, policy, policy0, policy1, first, th
     from simkit.backends.dask import make_backend
     with make_backend(backend, scheduler, workers, threads) as be:
         res = run_sweep(target, keys, grid, config, base_sets=list(sets), threads=threads, out_dir=out_dir,
-                        precision=precision, progress=False, log=log, backend=be)
+                        precision=precision, progress=False, log=log, backend=be,
+                        quality_games=quality_games if quality else None)
     if as_json:
         _echo_json(res.summary())
     else:
         _print_sweep(res, base, out_dir)
+        if res.quality:
+            from simkit.cli.quality_tables import print_sweep_quality
+            print_sweep_quality(res, base.spec, out_dir)
     if res.interrupted:
         click.echo(f"interrupted after {len(res.rows)} cells", err=True)
         sys.exit(130)

@@ -26,6 +26,11 @@ EXAMPLES = {
     "ladder-martian-chess": [["ladder", "martian_chess", "--ceiling", "200", "--games", "200"]],
     "skill-warfare": [["run", "warfare", "--games", "100", "--skill", "greedy,mcts:25,mcts:100"]],
     "quality": [["quality", g, "--games", "500"] for g in ("martian_chess", "skorm", "storm_the_castle", "warfare")],
+    # compare/sweep --quality: the quality metrics of two variants (or of every cell) on the same seeds
+    "compare-quality-martian-chess": [["compare", "martian_chess", "--set-b", "max_plies=20", "--policy", "greedy",
+                                       "--games", "4000", "--quality", "--quality-games", "1000"]],
+    "sweep-quality-warfare": [["sweep", "warfare", "--vary", "activations=2..6", "--policy", "greedy",
+                               "--games", "400", "--quality", "--quality-games", "200"]],
 }
 
 

@@ -164,10 +164,11 @@ def build_report(paths, out: str | Path | None = None, title: str | None = None)
     secs = []
     for i, item in enumerate(items, 1):
         prefix = "" if len(items) == 1 else f"s{i}_"
-        secs.append(sections.BUILDERS[item.kind](item, sections.Writer(out, prefix), f"s{i}"))
+        built = sections.BUILDERS[item.kind](item, sections.Writer(out, prefix), f"s{i}")
+        secs.extend(built if isinstance(built, list) else [built])     # a builder may add sections
     overview = _overview(items, sections.Writer(out, ""))
     if title is None:
-        title = secs[0].title if len(secs) == 1 else f"simkit report: {len(secs)} results"
+        title = secs[0].title if len(items) == 1 else f"simkit report: {len(items)} results"
     page = render(title, secs, overview)
     tmp = out / ".index.html.tmp"
     tmp.write_text(page, encoding="utf-8")

@@ -248,3 +248,7 @@ BUILDERS = {"run": run_section, "compare": compare_section, "sweep": sweep_secti
 from simkit.report import skill_sections  # noqa: E402
 
 BUILDERS.update(skill_sections.BUILDERS)
+
+from simkit.report import quality_sections  # noqa: E402
+
+quality_sections.hook(BUILDERS)   # compare/sweep --quality: a Game quality section after theirs

@@ -14,8 +14,9 @@ from numba import njit
 from simkit.engine.mcts import (
     ROOT, TF_VISITS, backprop_nb, best_action_nb, reward_from_eval_nb, reward_from_winner_nb, select_nb, tree_reset_nb,
 )
-from simkit.engine.rng import rng_below_nb
-from simkit.games.martian_chess.moves import apply_move_nb, gen_moves_nb, start_turn_nb
+from simkit.games.martian_chess.moves import (
+    copy_position_nb, gen_moves_nb, play_move_nb, random_ply_nb, start_turn_nb,
+)
 from simkit.games.martian_chess.policies import choose_greedy_nb, evaluate_nb
 from simkit.games.martian_chess.state import END_STALEMATE, M_END, M_TO_MOVE, M_WINNER
 from simkit.policies import MC_C, MC_CUTOFF, MC_N, MC_ROLLOUT, MC_SCALE
@@ -24,7 +25,7 @@ ROLLOUT_GREEDY = 1  # index of "greedy" in simkit.policies.ROLLOUTS
 MC_CAPTURES_FIRST = MC_N  # this game's own knob, appended to the shared vector (rule mcts_captures_first)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def leaf_reward_nb(board, meta, rays, weights, scale):
     """Side 0's reward in [0, 1] for the position a rollout stopped in.
 
@@ -39,7 +40,7 @@ def leaf_reward_nb(board, meta, rays, weights, scale):
     return reward_from_eval_nb(v if q == 0 else -v, scale)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def next_moves_nb(board, meta, rays, rules, out):
     """Start the turn and list its moves; a blocked mover draws at once (MC-5). Returns n."""
     start_turn_nb(meta, rules)
@@ -50,7 +51,7 @@ def next_moves_nb(board, meta, rays, rules, out):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def captures_first_nb(board, meta, acts, n):
     """Reorder ``acts[:n]`` in place so the captures come first; return how many there are."""
     p = meta[M_TO_MOVE]
@@ -65,7 +66,7 @@ def captures_first_nb(board, meta, acts, n):
     return nc
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def widened_nb(board, meta, acts, n, visits, per_capture):
     """How many of ``acts`` the tree may choose from at a node visited ``visits`` times.
 
@@ -83,7 +84,7 @@ def widened_nb(board, meta, acts, n, visits, per_capture):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def mcts_choose_nb(board, meta, rays, rules, weights, mc, budget, moves, n, rng,
                    ti, tf, path, sb, sm, smoves, gb, gm):
     """The move ``budget`` MCTS iterations prefer among the ``n`` root ``moves``.
@@ -102,8 +103,7 @@ def mcts_choose_nb(board, meta, rays, rules, weights, mc, budget, moves, n, rng,
     per_capture = mc[MC_CAPTURES_FIRST]
     tree_reset_nb(ti, tf)
     for _ in range(max(budget, 1)):
-        sb[:] = board
-        sm[:] = meta
+        copy_position_nb(board, meta, sb, sm)
         node = ROOT
         depth = 0
         # selection and expansion: one new node per iteration
@@ -118,7 +118,7 @@ def mcts_choose_nb(board, meta, rays, rules, weights, mc, budget, moves, n, rng,
                     break
             k = widened_nb(sb, sm, acts, k, tf[node, TF_VISITS], per_capture)
             j, child, fresh = select_nb(ti, tf, node, acts, k, sm[M_TO_MOVE], c, rng)
-            apply_move_nb(sb, sm, rules, acts[j])
+            play_move_nb(sb, sm, rules, acts[j])
             if child < 0:
                 break
             path[depth] = child
@@ -129,14 +129,14 @@ def mcts_choose_nb(board, meta, rays, rules, weights, mc, budget, moves, n, rng,
         # rollout up to the cut-off
         plies = 0
         while sm[M_END] < 0 and plies < cutoff:
-            k = next_moves_nb(sb, sm, rays, rules, smoves)
-            if k == 0:
-                break
             if greedy:
+                k = next_moves_nb(sb, sm, rays, rules, smoves)
+                if k == 0:
+                    break
                 mv = choose_greedy_nb(sb, sm, rays, rules, weights, smoves, k, rng, gb, gm)
-            else:
-                mv = smoves[rng_below_nb(rng, k)]
-            apply_move_nb(sb, sm, rules, mv)
+                play_move_nb(sb, sm, rules, mv)
+            elif random_ply_nb(sb, sm, rays, rules, smoves, rng) == 0:   # the random draw on the count
+                break
             plies += 1
         backprop_nb(ti, tf, path, depth, leaf_reward_nb(sb, sm, rays, weights, scale))
     return best_action_nb(ti, tf, rng)

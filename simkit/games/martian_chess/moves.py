@@ -1,10 +1,21 @@
-"""Martian Chess legal moves, move application and end checks (RULES §2)."""
+"""Martian Chess legal moves, move application and end checks (RULES §2).
+
+The kernels here and in policies/mcts/play allocate nothing, so they are compiled with
+``_nrt=False``: without numba's reference counting, passing the board/meta/table arrays
+costs no atomic incref/decref pairs, which were a third of a ply's time. The per-ply
+steps of the random game (start_turn, count, nth move, apply) are inlined into their
+callers: a numba call passes each array as ~7 machine words, and it showed (20% of a ply).
+"""
+import numpy as np
 from numba import njit
 
+from simkit.engine.rng import rng_below_nb
+from simkit.games.martian_chess.bits import HAVE_PDEP, highest_nb, lowest_nb, nth_bit_nb, pext_nb, popcount_nb
 from simkit.games.martian_chess.state import (
-    CLOCK_DEADLOCK, CLOCK_LEADER, END_CLOCK, END_LIMIT, END_TERRITORY, M_CALLED, M_CLOCK,
+    CLOCK_DEADLOCK, CLOCK_LEADER, END_CLOCK, END_LIMIT, END_STALEMATE, END_TERRITORY, M_BITS, M_CALLED, M_CLOCK,
     M_END, M_KOMI, M_LAST_FROM, M_LAST_TO, M_PIPS, M_PLY, M_QUIET, M_SCORE, M_TO_MOVE, M_WINNER, R_CLOCK_MODE,
-    R_CLOCK_PLIES, R_DEADLOCK_PLIES, R_FIELD_PROMOTION, R_MAX_PLIES,
+    R_CLOCK_PLIES, R_DEADLOCK_PLIES, R_FIELD_PROMOTION, R_MAX_PLIES, T_DATT, T_DREL, T_PAWN, T_QATT_F,
+    T_QATT_R, T_QREL_F, T_QREL_R, T_RAY, T_STEP, T_STEP2,
 )
 
 
@@ -14,7 +25,7 @@ def score_half_nb(meta, p):
     return 2 * meta[M_SCORE + p] + meta[M_KOMI + p]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def start_turn_nb(meta, rules):
     """MC-4 `leader`: a player ahead on score (komi included, MC-C1) calls the clock as its turn begins."""
     if rules[R_CLOCK_MODE] == CLOCK_LEADER and meta[M_CALLED] == 0:
@@ -34,48 +45,252 @@ def piece_reach_nb(pips):
     return 0, 8, 7
 
 
-@njit(cache=True)
-def gen_moves_nb(board, meta, rays, rules, out):
-    """Write the mover's legal moves (from * 32 + to) into ``out``; return how many."""
+# Bitboards (docs/games/martian_chess.md, "Speed"): bit c of a mask is cell c. Directions as in
+# state.build_rays; those that step to higher cells (+4, +1, +5, +3) list their cells in
+# distance order by ascending bit, the others (-4, -1, -3, -5) by descending bit.
+FULL = 0xFFFFFFFF
+FILE_A = 0x11111111
+FILE_D = 0x88888888
+RISING = 0b00110101   # bit d set: direction d steps to higher cells
+
+
+@njit(cache=True, inline="always")
+def bits_of_nb(meta, k):
+    """Bitboard k (0 pawns, 1 drones, 2 queens) of the position, as a non-negative int64."""
+    return np.int64(meta[M_BITS + k]) & FULL
+
+
+@njit(cache=True, inline="always")
+def copy_position_nb(board, meta, to_board, to_meta):
+    """to_board/to_meta = board/meta (a loop: an array slice copy would need numba's runtime)."""
+    for c in range(board.shape[0]):
+        to_board[c] = board[c]
+    for k in range(meta.shape[0]):
+        to_meta[k] = meta[k]
+
+
+@njit(cache=True, _nrt=False)
+def set_bitboards_nb(board, meta):
+    """Derive the position's bitboards (meta[M_BITS:]) from the board."""
+    pawns = 0
+    drones = 0
+    queens = 0
+    for c in range(32):
+        v = board[c]
+        if v == 1:
+            pawns |= np.int64(1) << c
+        elif v == 2:
+            drones |= np.int64(1) << c
+        elif v == 3:
+            queens |= np.int64(1) << c
+    meta[M_BITS] = np.int32(pawns)
+    meta[M_BITS + 1] = np.int32(drones)
+    meta[M_BITS + 2] = np.int32(queens)
+
+
+@njit(cache=True, inline="always")
+def zone_mask_nb(p):
+    return np.int64(0xFFFF) << (16 * p)
+
+
+@njit(cache=True, inline="always")
+def slide_nb(tab, s, d, occ):
+    """A queen's cells along direction d from s, up to and including the first occupied one.
+
+    The classical ray trick: the full ray minus the full ray beyond the first blocker. A
+    sentinel bit (cell 31 for rising rays, cell 0 for falling ones, whose rays in that
+    direction are empty) stands in for "no blocker", so there is no branch on it.
+    """
+    ray = tab[s, T_RAY + d]
+    b = ray & occ
+    if (RISING >> d) & 1:
+        return ray ^ tab[lowest_nb(b | 0x80000000), T_RAY + d]
+    return ray ^ tab[highest_nb(b | 1), T_RAY + d]
+
+
+@njit(cache=True, inline="always")
+def queen_reach_nb(tab, s, occ):
+    """Every cell a queen on s reaches (the first occupied one on each line included).
+
+    With BMI2: two lookups, indexed by the occupancy of the cells that can block it along its
+    file and along its rank and diagonals, packed by PEXT. Without: eight ray slides.
+    """
+    if HAVE_PDEP:
+        return (tab[s, T_QATT_F + pext_nb(occ, tab[s, T_QREL_F])]
+                | tab[s, T_QATT_R + pext_nb(occ, tab[s, T_QREL_R])])
+    a = 0
+    for d in range(8):
+        a |= slide_nb(tab, s, d, occ)
+    return a
+
+
+@njit(cache=True, inline="always")
+def drone_reach_nb(tab, s, occ):
+    """Every cell a drone on s reaches: a second step only through an empty first one."""
+    if HAVE_PDEP:
+        return tab[s, T_DATT + pext_nb(occ, tab[s, T_DREL])]
+    a = 0
+    for d in range(4):
+        f = tab[s, T_STEP + d]
+        a |= f | (tab[s, T_STEP2 + d] & -np.int64((f & occ) == 0))
+    return a
+
+
+@njit(cache=True, inline="always")
+def reach_nb(tab, s, v, occ):
+    """Every cell piece ``v`` on s reaches; ``& tab[s, T_RAY + d]`` splits it by direction."""
+    if v == 1:
+        return tab[s, T_PAWN]
+    if v == 2:
+        return drone_reach_nb(tab, s, occ)
+    return queen_reach_nb(tab, s, occ)
+
+
+@njit(cache=True, inline="always")
+def landing_nb(meta, rules, p, pawns, drones, queens):
+    """Cells each kind of the mover's piece may end on: (pawn, drone, queen) masks.
+
+    Anything but an own-zone piece; MC-2 adds the own pieces it may merge with.
+    """
+    zone = zone_mask_nb(p)
+    free = FULL & ~((pawns | drones | queens) & zone)
+    ok1 = free
+    ok2 = free
+    if rules[R_FIELD_PROMOTION] != 0:
+        if queens & zone == 0:
+            ok1 |= drones & zone   # pawn onto drone: a queen
+            ok2 |= pawns & zone    # drone onto pawn: a queen
+        if drones & zone == 0:
+            ok1 |= pawns & zone    # pawn onto pawn: a drone
+    return ok1, ok2, free
+
+
+@njit(cache=True, inline="always")
+def legal_from_nb(tab, meta, s, v, occ, ok1, ok2, ok3):
+    """The mask that piece ``v`` on s may land on: its landing cells, less the MC-3 rejection."""
+    ok = ok1 if v == 1 else (ok2 if v == 2 else ok3)
+    if s == meta[M_LAST_TO]:   # MC-3: the piece the opponent just carried across may not go straight back
+        ok &= ~(np.int64(1) << meta[M_LAST_FROM])
+    return ok
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def count_moves_nb(board, meta, tab, rules, cnt):
+    """How many legal moves the mover has (the length gen_moves_nb's list would have).
+
+    ``cnt`` (int32, >= 32) receives each own piece's move count at its cell; nth_move_nb
+    picks from it. One loop per kind, so the kind is not branched on per piece.
+    """
     p = meta[M_TO_MOVE]
-    lo = 16 * p
-    hi = lo + 16
-    has_queen = False
-    has_drone = False
-    for c in range(lo, hi):
-        if board[c] == 3:
-            has_queen = True
-        elif board[c] == 2:
-            has_drone = True
-    promote = rules[R_FIELD_PROMOTION] != 0
+    pawns = bits_of_nb(meta, 0)
+    drones = bits_of_nb(meta, 1)
+    queens = bits_of_nb(meta, 2)
+    occ = pawns | drones | queens
+    zone = zone_mask_nb(p)
+    ok1, ok2, ok3 = landing_nb(meta, rules, p, pawns, drones, queens)
     back_from = meta[M_LAST_TO]   # MC-3: the piece the opponent just carried across ...
-    back_to = meta[M_LAST_FROM]   # ... may not go straight back
+    back_to = np.int64(1) << (meta[M_LAST_FROM] & 31)   # ... may not go straight back
     n = 0
-    for s in range(lo, hi):
-        v = board[s]
-        if v == 0:
-            continue
-        d0, d1, reach = piece_reach_nb(v)
-        for d in range(d0, d1):
-            for k in range(reach):
-                t = rays[s, d, k]
-                if t < 0:
-                    break
-                w = board[t]
-                legal = True
-                if w != 0 and lo <= t < hi:
-                    # MC-2: only a field promotion may land on an own piece.
-                    legal = promote and ((not has_queen and v + w == 3) or
-                                         (not has_drone and v == 1 and w == 1))
-                if legal and not (s == back_from and t == back_to):
-                    out[n] = s * 32 + t
-                    n += 1
-                if w != 0:
-                    break  # nothing jumps
+    x = pawns & zone
+    while x:
+        s = lowest_nb(x)
+        x &= x - 1
+        m = tab[s, T_PAWN] & ok1
+        if s == back_from:
+            m &= ~back_to
+        c = popcount_nb(m)
+        cnt[s] = c
+        n += c
+    x = drones & zone
+    while x:
+        s = lowest_nb(x)
+        x &= x - 1
+        m = drone_reach_nb(tab, s, occ) & ok2
+        if s == back_from:
+            m &= ~back_to
+        c = popcount_nb(m)
+        cnt[s] = c
+        n += c
+    x = queens & zone
+    while x:
+        s = lowest_nb(x)
+        x &= x - 1
+        m = queen_reach_nb(tab, s, occ) & ok3
+        if s == back_from:
+            m &= ~back_to
+        c = popcount_nb(m)
+        cnt[s] = c
+        n += c
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
+def nth_move_nb(board, meta, tab, rules, cnt, r):
+    """The move at index ``r`` of gen_moves_nb's list, from count_moves_nb's ``cnt`` (no list built)."""
+    p = meta[M_TO_MOVE]
+    pawns = bits_of_nb(meta, 0)
+    drones = bits_of_nb(meta, 1)
+    queens = bits_of_nb(meta, 2)
+    occ = pawns | drones | queens
+    own = occ & zone_mask_nb(p)
+    s = lowest_nb(own)
+    while r >= cnt[s]:   # the pieces in cell order, as gen_moves_nb lists them
+        r -= cnt[s]
+        own &= own - 1
+        s = lowest_nb(own)
+    v = board[s]
+    ok1, ok2, ok3 = landing_nb(meta, rules, p, pawns, drones, queens)
+    full = reach_nb(tab, s, v, occ) & legal_from_nb(tab, meta, s, v, occ, ok1, ok2, ok3)
+    d0, d1, _ = piece_reach_nb(v)
+    for d in range(d0, d1):
+        m = full & tab[s, T_RAY + d]
+        c = popcount_nb(m)
+        if r < c:
+            if not (RISING >> d) & 1:
+                r = c - 1 - r   # a falling ray lists its nearest cell (highest bit) first
+            return s * 32 + nth_bit_nb(m, r)
+        r -= c
+    return -1   # unreachable for 0 <= r < n
+
+
+@njit(cache=True, _nrt=False)
+def gen_moves_nb(board, meta, tab, rules, out):
+    """Write the mover's legal moves (from * 32 + to) into ``out``; return how many.
+
+    Order: from-cell ascending, then direction (state.build_rays), then distance; the
+    random policy's draw and greedy's tie-breaking depend on it.
+    """
+    p = meta[M_TO_MOVE]
+    pawns = bits_of_nb(meta, 0)
+    drones = bits_of_nb(meta, 1)
+    queens = bits_of_nb(meta, 2)
+    occ = pawns | drones | queens
+    ok1, ok2, ok3 = landing_nb(meta, rules, p, pawns, drones, queens)
+    own = occ & zone_mask_nb(p)
+    n = 0
+    while own:
+        s = lowest_nb(own)
+        own &= own - 1
+        v = board[s]
+        full = reach_nb(tab, s, v, occ) & legal_from_nb(tab, meta, s, v, occ, ok1, ok2, ok3)
+        d0, d1, _ = piece_reach_nb(v)
+        for d in range(d0, d1):
+            m = full & tab[s, T_RAY + d]
+            if (RISING >> d) & 1:
+                while m:
+                    out[n] = s * 32 + lowest_nb(m)
+                    n += 1
+                    m &= m - 1
+            else:
+                while m:
+                    t = highest_nb(m)
+                    out[n] = s * 32 + t
+                    n += 1
+                    m ^= np.int64(1) << t
+    return n
+
+
+@njit(cache=True, _nrt=False)
 def decide_nb(meta, mover):
     """Winner on score, komi included (MC-C1); equal scores go to ``mover`` (pass -1 for a draw)."""
     a = score_half_nb(meta, 0)
@@ -87,7 +302,7 @@ def decide_nb(meta, mover):
     return mover
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def apply_move_nb(board, meta, rules, mv):
     """Play ``mv`` for the player to move, run the end checks, pass the turn.
 
@@ -100,6 +315,9 @@ def apply_move_nb(board, meta, rules, mv):
     w = board[t]
     captured = 0
     zt = t // 16
+    bt = np.int64(1) << t
+    if w != 0:
+        meta[M_BITS + w - 1] = np.int32(bits_of_nb(meta, w - 1) ^ bt)
     if w != 0 and zt != p:
         captured = w
         meta[M_SCORE + p] += w
@@ -107,6 +325,9 @@ def apply_move_nb(board, meta, rules, mv):
         board[t] = v
     else:
         board[t] = v + w  # a field promotion merges pips: 1+2 queen, 1+1 drone
+    meta[M_BITS + v - 1] = np.int32(bits_of_nb(meta, v - 1) ^ (np.int64(1) << s))
+    u = board[t]
+    meta[M_BITS + u - 1] = np.int32(bits_of_nb(meta, u - 1) | bt)
     board[s] = 0
     if zt != p:
         meta[M_PIPS + p] -= v
@@ -141,27 +362,68 @@ def apply_move_nb(board, meta, rules, mv):
     return captured
 
 
-@njit(cache=True)
-def attacked_max_nb(board, attacker, rays):
-    """Pips of the most valuable piece in the defender's zone that ``attacker`` can capture."""
-    lo = 16 * attacker
-    hi = lo + 16
-    best = 0
-    for s in range(lo, hi):
-        v = board[s]
-        if v == 0:
-            continue
-        d0, d1, reach = piece_reach_nb(v)
-        for d in range(d0, d1):
-            for k in range(reach):
-                t = rays[s, d, k]
-                if t < 0:
-                    break
-                w = board[t]
-                if w != 0:
-                    if (t < lo or t >= hi) and w > best:
-                        best = w
-                        if best == 3:
-                            return best  # nothing is worth more than a queen
-                    break
-    return best
+@njit(cache=True, inline="always")
+def hanging_nb(tab, attacker, pawns, drones, queens):
+    """Pips of the most valuable piece in the defender's zone that ``attacker`` can capture.
+
+    Pawn and drone attacks are shifted as whole sets (file masks stop the wrap-around);
+    only queens slide one by one, and not at all once a queen is found en prise.
+    """
+    occ = pawns | drones | queens
+    za = zone_mask_nb(attacker)
+    prey = occ & ~za & FULL
+    x = pawns & za
+    att = ((x & ~FILE_D) << 5) | ((x & ~FILE_A) << 3) | ((x & ~FILE_D) >> 3) | ((x & ~FILE_A) >> 5)
+    x = drones & za
+    up = (x << 4) & FULL
+    down = x >> 4
+    right = (x & ~FILE_D) << 1
+    left = (x & ~FILE_A) >> 1
+    empty = ~occ
+    att |= up | down | right | left | ((up & empty) << 4) | ((down & empty) >> 4) \
+        | ((right & empty & ~FILE_D) << 1) | ((left & empty & ~FILE_A) >> 1)
+    if att & prey & queens:
+        return 3
+    x = queens & za
+    while x:
+        s = lowest_nb(x)
+        x &= x - 1
+        att |= queen_reach_nb(tab, s, occ)
+    att &= prey
+    if att & queens:
+        return 3
+    if att & drones:
+        return 2
+    if att & pawns:
+        return 1
+    return 0
+
+
+@njit(cache=True, _nrt=False)
+def play_move_nb(board, meta, rules, mv):
+    """apply_move_nb as a call, for the search's tree walk and perft: one compiled copy there
+    instead of one inlined per call site keeps the compile time down."""
+    return apply_move_nb(board, meta, rules, mv)
+
+
+@njit(cache=True, _nrt=False)
+def random_ply_nb(board, meta, tab, rules, cnt, rng):
+    """One uniformly random ply (the random policy's draw, no list built), for rollouts.
+
+    Starts the turn; returns the mover's move count, 0 when blocked (MC-5: the game is then
+    drawn, and nothing is played).
+    """
+    start_turn_nb(meta, rules)
+    n = count_moves_nb(board, meta, tab, rules, cnt)
+    if n == 0:
+        meta[M_END] = END_STALEMATE
+        meta[M_WINNER] = -1
+        return 0
+    apply_move_nb(board, meta, rules, nth_move_nb(board, meta, tab, rules, cnt, rng_below_nb(rng, n)))
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def attacked_max_nb(board, attacker, tab, meta):
+    """hanging_nb of the position (board, meta)."""
+    return hanging_nb(tab, attacker, bits_of_nb(meta, 0), bits_of_nb(meta, 1), bits_of_nb(meta, 2))

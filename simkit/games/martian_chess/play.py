@@ -5,8 +5,11 @@ from numba import njit, prange
 from simkit.engine.mcts import TF_N, TI_N
 from simkit.engine.rng import rng_below_nb, rng_seed_nb
 from simkit.games.martian_chess.mcts import mcts_choose_nb
-from simkit.games.martian_chess.moves import apply_move_nb, gen_moves_nb, start_turn_nb
-from simkit.games.martian_chess.policies import MCTS, choose_move_nb, evaluate_nb
+from simkit.games.martian_chess.moves import (
+    apply_move_nb, copy_position_nb, count_moves_nb, gen_moves_nb, nth_move_nb, play_move_nb, set_bitboards_nb,
+    start_turn_nb,
+)
+from simkit.games.martian_chess.policies import MCTS, RANDOM, choose_greedy_nb, evaluate_nb
 from simkit.games.martian_chess.state import (
     END_STALEMATE, M_END, M_KOMI, M_LAST_FROM, M_LAST_TO, M_PIPS, M_PLY, M_SCORE, M_TO_MOVE, M_WINNER,
     MAX_MOVES, NMETA, R_KOMI, R_MAX_PLIES, UNITS,
@@ -36,7 +39,7 @@ RECORD_FIELDS = column_names(RECORD_COLUMNS)
 assert len(RECORD_FIELDS) == NFIELDS
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def material_nb(board, rec, offset):
     """Count pieces by type in each zone into rec[offset + side * 3 + pips - 1]."""
     for k in range(6):
@@ -47,25 +50,7 @@ def material_nb(board, rec, offset):
             rec[offset + (c // 16) * 3 + v - 1] += 1
 
 
-@njit(cache=True)
-def choose_nb(policies, p, board, meta, rays, rules, weights, mc, moves, n, rng, sb, sm,
-              ti, tf, path, sb2, sm2, smoves):
-    """Side p's move under its entry of the policy vector (simkit.policies).
-
-    The epsilon draw happens only when epsilon > 0, so a policy without it consumes
-    the game's stream exactly as before the degrader existed.
-    """
-    eps = policies[POL_EPS + p]
-    if eps > 0 and rng_below_nb(rng, EPS_SCALE) < eps:
-        return moves[rng_below_nb(rng, n)]
-    pid = policies[POL_ID + p]
-    if pid == MCTS:
-        return mcts_choose_nb(board, meta, rays, rules, weights, mc, policies[POL_BUDGET + p], moves, n, rng,
-                              ti, tf, path, sb, sm, smoves, sb2, sm2)
-    return choose_move_nb(pid, board, meta, rays, rules, weights, moves, n, rng, sb, sm)
-
-
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def lead0_nb(board, meta, rays, weights):
     """Side 0's evaluation lead (the trajectory's value; docs/games/martian_chess.md, "Trajectory").
 
@@ -78,7 +63,7 @@ def lead0_nb(board, meta, rays, weights):
     return v if q == 0 else -v
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play_game_nb(init_board, rays, rules, weights, mc, seed, game, first, policies, snapshot_ply,
                  rec, deaths, log, board, meta, moves, sb, sm, rng, ti, tf, path, sb2, sm2, smoves,
                  tvalues, tlegal, tcaptures):
@@ -92,7 +77,8 @@ def play_game_nb(init_board, rays, rules, weights, mc, seed, game, first, polici
     ply. Recording draws nothing from the game's stream, so the game is the same with or without it.
     """
     rng_seed_nb(rng, seed, game)
-    board[:] = init_board
+    for c in range(32):
+        board[c] = init_board[c]
     meta[:] = 0
     meta[M_TO_MOVE] = first
     meta[M_LAST_FROM] = -1
@@ -103,6 +89,7 @@ def play_game_nb(init_board, rays, rules, weights, mc, seed, game, first, polici
     for c in range(16):
         meta[M_PIPS] += board[c]
         meta[M_PIPS + 1] += board[c + 16]
+    set_bitboards_nb(board, meta)
     rec[:] = 0
     rec[F_FIRST] = first
     snapped = False
@@ -114,16 +101,35 @@ def play_game_nb(init_board, rays, rules, weights, mc, seed, game, first, polici
         if tracing:
             tvalues[meta[M_PLY]] = lead0_nb(board, meta, rays, weights)
         start_turn_nb(meta, rules)
-        n = gen_moves_nb(board, meta, rays, rules, moves)
+        # Side p's move under its entry of the policy vector (simkit.policies), dispatched here
+        # rather than in a call that takes every array. A random move (also epsilon's) is drawn
+        # on the move count and only that move is generated: the same draw and the same move as
+        # indexing gen_moves_nb's list. The epsilon draw happens only when epsilon > 0, so a
+        # policy without it consumes the game's stream exactly as before the degrader existed.
+        p = meta[M_TO_MOVE]
+        eps = policies[POL_EPS + p]
+        pid = policies[POL_ID + p]
+        counted = pid == RANDOM or eps > 0
+        if counted:
+            n = count_moves_nb(board, meta, rays, rules, moves)   # moves holds its per-piece counts
+        else:
+            n = gen_moves_nb(board, meta, rays, rules, moves)
         if n == 0:  # MC-5: blocked in -> draw at once
             meta[M_END] = END_STALEMATE
             meta[M_WINNER] = -1
             break
         if tracing:
             tlegal[meta[M_PLY]] = n
-        p = meta[M_TO_MOVE]
-        mv = choose_nb(policies, p, board, meta, rays, rules, weights, mc, moves, n, rng, sb, sm,
-                       ti, tf, path, sb2, sm2, smoves)
+        if (eps > 0 and rng_below_nb(rng, EPS_SCALE) < eps) or pid == RANDOM:
+            mv = nth_move_nb(board, meta, rays, rules, moves, rng_below_nb(rng, n))
+        else:
+            if counted:
+                gen_moves_nb(board, meta, rays, rules, moves)
+            if pid == MCTS:
+                mv = mcts_choose_nb(board, meta, rays, rules, weights, mc, policies[POL_BUDGET + p], moves, n, rng,
+                                    ti, tf, path, sb, sm, smoves, sb2, sm2)
+            else:
+                mv = choose_greedy_nb(board, meta, rays, rules, weights, moves, n, rng, sb, sm)
         s = mv // 32
         t = mv % 32
         v = board[s]
@@ -209,7 +215,7 @@ def run_chunk(params, seed, start, firsts, policies, snapshot_ply):
     return records, deaths.sum(axis=0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def perft_nb(board, meta, rays, rules, depth, moves, boards, metas):
     """Leaf count at ``depth``: depth 0 counts 1; a finished or MC-5-blocked position has no children
     (docs/games/martian_chess.md, "Rulings added here")."""
@@ -221,9 +227,8 @@ def perft_nb(board, meta, rays, rules, depth, moves, boards, metas):
     for i in range(n):
         b = boards[depth]
         m = metas[depth]
-        b[:] = board
-        m[:] = meta
-        apply_move_nb(b, m, rules, moves[depth, i])
+        copy_position_nb(board, meta, b, m)
+        play_move_nb(b, m, rules, moves[depth, i])
         if m[M_END] >= 0:
             total += 1 if depth == 1 else 0
         else:

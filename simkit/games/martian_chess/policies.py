@@ -1,19 +1,23 @@
 """Martian Chess scripted policies, chosen by integer id (index in POLICIES)."""
+import numpy as np
 from numba import njit
 
-from simkit.engine.rng import argmax_step_nb, rng_below_nb
-from simkit.games.martian_chess.moves import apply_move_nb, attacked_max_nb
-from simkit.games.martian_chess.state import M_END, M_KOMI, M_PIPS, M_SCORE, M_TO_MOVE, M_WINNER
+from simkit.engine.rng import argmax_step_nb
+from simkit.games.martian_chess.moves import bits_of_nb, hanging_nb
+from simkit.games.martian_chess.state import (
+    CLOCK_DEADLOCK, M_CALLED, M_CLOCK, M_KOMI, M_PIPS, M_PLY, M_QUIET, M_SCORE, M_TO_MOVE, R_CLOCK_MODE,
+    R_CLOCK_PLIES, R_DEADLOCK_PLIES, R_MAX_PLIES,
+)
 
 POLICIES = ("random", "greedy", "mcts")
-RANDOM, GREEDY, MCTS = 0, 1, 2   # mcts: games/martian_chess/mcts.py, dispatched in play.choose_nb
+RANDOM, GREEDY, MCTS = 0, 1, 2   # dispatched in play.play_game_nb; mcts: games/martian_chess/mcts.py
 # greedy weights (scenario keys greedy_score, greedy_material, greedy_hanging)
 W_SCORE, W_MATERIAL, W_HANGING = 0, 1, 2
 WIN = 1.0e9
 
 
-@njit(cache=True)
-def evaluate_nb(board, meta, rays, weights, p):
+@njit(cache=True, _nrt=False)
+def evaluate_nb(board, meta, tab, weights, p):
     """Static value for player p: score lead, material controlled, worst piece left en prise.
 
     The score lead counts the MC-C1 komi (half pips in meta), as the end of the game will;
@@ -22,34 +26,104 @@ def evaluate_nb(board, meta, rays, weights, p):
     own = meta[M_PIPS + p]
     opp = meta[M_PIPS + 1 - p]
     score = (meta[M_SCORE + p] - meta[M_SCORE + 1 - p]) + 0.5 * (meta[M_KOMI + p] - meta[M_KOMI + 1 - p])
-    hanging = attacked_max_nb(board, 1 - p, rays)
+    hanging = hanging_nb(tab, 1 - p, bits_of_nb(meta, 0), bits_of_nb(meta, 1), bits_of_nb(meta, 2))
     return weights[W_SCORE] * score + weights[W_MATERIAL] * (own - opp) - weights[W_HANGING] * hanging
 
 
-@njit(cache=True)
-def choose_greedy_nb(board, meta, rays, rules, weights, moves, n, rng, sb, sm):
-    """Win if possible, else the best one-ply evaluation; ties broken uniformly."""
+@njit(cache=True, inline="always")
+def after_move_value_nb(board, meta, tab, rules, weights, p, pawns, drones, queens, mv):
+    """Greedy's value of ``mv`` for the mover p: what apply_move_nb then evaluate_nb would give.
+
+    Computed on scalars from the move alone (the captured pips, the zone pips, the MC-4
+    clock and the end checks, in apply_move_nb's order) and the post-move bitboards, so no
+    board is copied or re-scanned. Same float expressions as evaluate_nb, so ties are the same.
+    """
+    s = mv // 32
+    t = mv % 32
+    v = board[s]
+    w = board[t]
+    zt = t // 16
+    captured = w if (w != 0 and zt != p) else 0
+    pips0 = meta[M_PIPS]
+    pips1 = meta[M_PIPS + 1]
+    if captured:
+        if zt == 0:
+            pips0 -= w
+        else:
+            pips1 -= w
+    if zt != p:   # the piece changes hands as it crosses the canal
+        if p == 0:
+            pips0 -= v
+            pips1 += v
+        else:
+            pips1 -= v
+            pips0 += v
+    score_p = meta[M_SCORE + p] + captured
+    score_o = meta[M_SCORE + 1 - p]
+    # MC-4 clock, as apply_move_nb moves it
+    called = meta[M_CALLED]
+    clock = meta[M_CLOCK]
+    if called:
+        clock = 0 if captured else clock + 1
+    elif rules[R_CLOCK_MODE] == CLOCK_DEADLOCK and (0 if captured else meta[M_QUIET] + 1) >= rules[R_DEADLOCK_PLIES]:
+        called = 1
+        clock = 0
+    ended = True
+    tie_to = -1
+    if pips0 == 0 or pips1 == 0:
+        tie_to = p
+    elif not (called and clock >= rules[R_CLOCK_PLIES]) and meta[M_PLY] + 1 < rules[R_MAX_PLIES]:
+        ended = False
+    if ended:   # decide_nb on the scores after the move
+        a = 2 * score_p + meta[M_KOMI + p]
+        b = 2 * score_o + meta[M_KOMI + 1 - p]
+        winner = p if a > b else (1 - p if b > a else tie_to)
+        return WIN if winner == p else (-WIN if winner == 1 - p else 0.0)
+    bs = np.int64(1) << s
+    bt = np.int64(1) << t
+    if v == 1:
+        pawns ^= bs
+    elif v == 2:
+        drones ^= bs
+    else:
+        queens ^= bs
+    if w == 1:
+        pawns ^= bt
+    elif w == 2:
+        drones ^= bt
+    elif w == 3:
+        queens ^= bt
+    u = v if captured else v + w
+    if u == 1:
+        pawns |= bt
+    elif u == 2:
+        drones |= bt
+    else:
+        queens |= bt
+    own = pips0 if p == 0 else pips1
+    opp = pips1 if p == 0 else pips0
+    score = (score_p - score_o) + 0.5 * (meta[M_KOMI + p] - meta[M_KOMI + 1 - p])
+    hanging = hanging_nb(tab, 1 - p, pawns, drones, queens)
+    return weights[W_SCORE] * score + weights[W_MATERIAL] * (own - opp) - weights[W_HANGING] * hanging
+
+
+@njit(cache=True, _nrt=False)
+def choose_greedy_nb(board, meta, tab, rules, weights, moves, n, rng, sb, sm):
+    """Win if possible, else the best one-ply evaluation; ties broken uniformly.
+
+    ``sb``/``sm`` are no longer used (each candidate is valued incrementally); kept so the
+    callers' scratch stays as it was.
+    """
     p = meta[M_TO_MOVE]
+    pawns = bits_of_nb(meta, 0)
+    drones = bits_of_nb(meta, 1)
+    queens = bits_of_nb(meta, 2)
     best = -2.0 * WIN
     ties = 0
     choice = 0
     for i in range(n):
-        sb[:] = board
-        sm[:] = meta
-        apply_move_nb(sb, sm, rules, moves[i])
-        if sm[M_END] >= 0:
-            w = sm[M_WINNER]
-            value = WIN if w == p else (-WIN if w == 1 - p else 0.0)
-        else:
-            value = evaluate_nb(sb, sm, rays, weights, p)
+        value = after_move_value_nb(board, meta, tab, rules, weights, p, pawns, drones, queens, moves[i])
         take, best, ties = argmax_step_nb(value, best, ties, rng, 1e-9)
         if take:
             choice = i
     return moves[choice]
-
-
-@njit(cache=True)
-def choose_move_nb(policy, board, meta, rays, rules, weights, moves, n, rng, sb, sm):
-    if policy == GREEDY:
-        return choose_greedy_nb(board, meta, rays, rules, weights, moves, n, rng, sb, sm)
-    return moves[rng_below_nb(rng, n)]

@@ -6,7 +6,7 @@ from simkit.policies import mcts_options, mcts_params
 from simkit.scenario.schema import Option, handicap_options
 from simkit.games.martian_chess.state import (
     CLOCK_MODES, NRULES, R_CLOCK_MODE, R_CLOCK_PLIES, R_DEADLOCK_PLIES, R_FIELD_PROMOTION,
-    R_KOMI, R_MAX_PLIES, UNITS, build_rays, initial_board,
+    R_KOMI, R_MAX_PLIES, UNITS, build_tables, initial_board,
 )
 
 OPTIONS = (
@@ -53,4 +53,5 @@ def prepare(rules: dict):
     weights = np.array([rules["greedy_score"], rules["greedy_material"], rules["greedy_hanging"]],
                        dtype=np.float64)
     mc = np.append(mcts_params(rules), rules["mcts_captures_first"])   # index mcts.MC_CAPTURES_FIRST
-    return initial_board(rules["remove_0"], rules["remove_1"]), build_rays(), r, weights, mc
+    # params[1]: the bitboard move tables (state.build_tables), where the kernels once took the rays
+    return initial_board(rules["remove_0"], rules["remove_1"]), build_tables(), r, weights, mc

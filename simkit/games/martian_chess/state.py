@@ -15,7 +15,9 @@ The board is 32 cells, ``cell = row * 4 + col`` (row 0 is rank 1, col 0 is file 
 
 ``board[cell]`` holds the piece's pips (0 empty, 1 pawn, 2 drone, 3 queen). Pieces
 have no owner: a player controls whatever stands in its zone, so ownership is the
-cell's zone. Everything else lives in ``meta`` (int32, indexes below).
+cell's zone. Everything else lives in ``meta`` (int32, indexes below), including one
+32-bit mask per piece kind (bit ``cell``): the move generator works on those
+(docs/games/martian_chess.md, "Speed"), the board is the square-to-piece index.
 
 A move is ``from * 32 + to``.
 """
@@ -38,7 +40,9 @@ M_WINNER = 9     # -1 draw (when ended)
 M_END = 10       # end reason index, -1 while the game goes on
 M_PIPS = 11      # 11 and 12: pips standing in zones 0 and 1 (kept incrementally)
 M_KOMI = 13      # 13 and 14: MC-C1 komi credited to players 0 and 1, in half pips (the second player's)
-NMETA = 15
+M_BITS = 15      # 15, 16, 17: bitboards of the pawns, drones, queens (bit = cell; int32 bit patterns,
+                 # read them with bits_of_nb); kept by apply_move_nb, derived from the board by new_meta
+NMETA = 18
 
 END_REASONS = ("territory_empty", "clock", "move_limit", "stalemate")
 END_TERRITORY, END_CLOCK, END_LIMIT, END_STALEMATE = range(4)
@@ -102,6 +106,85 @@ def build_rays() -> np.ndarray:
     return rays
 
 
+# build_tables() columns (row = the piece's cell; row 32 is all zero):
+#   T_RAY + d   the full ray of direction d (state.build_rays order)
+#   T_STEP + d  the first cell along d;  T_STEP2 + d (d < 4) the second along an orthogonal d
+#   T_PAWN      a pawn's four diagonal steps
+#   T_QREL_F / T_QREL_R  the cells whose occupancy decides a queen's reach along its file /
+#               along its rank and diagonals (each ray without its last cell): at most 6 each
+#   T_DREL      the drone's first steps that have a second step behind them (at most 4)
+#   T_QATT_F + i, T_QATT_R + i, T_DATT + i: the reach (first blocker included) for the i-th
+#               occupancy of those cells, i = the occupied cells packed in cell order (PEXT)
+T_RAY = 0
+T_STEP = 8
+T_STEP2 = 16
+T_PAWN = 20
+T_QREL_F = 21
+T_QREL_R = 22
+T_DREL = 23
+T_QATT_F = 24
+T_QATT_R = T_QATT_F + 64
+T_DATT = T_QATT_R + 64
+NTABLE = T_DATT + 16
+ZONE_MASK = (0x0000FFFF, 0xFFFF0000)   # cells a player controls, by zone
+
+
+def _reach(rays, c, dirs, limit, occupied) -> int:
+    """Cells reached from c along ``dirs`` up to ``limit`` steps, stopping on an occupied one."""
+    out = 0
+    for d in dirs:
+        for k in range(limit):
+            t = int(rays[c, d, k])
+            if t < 0:
+                break
+            out |= 1 << t
+            if occupied >> t & 1:
+                break
+    return out
+
+
+def _subsets(mask: int):
+    """(index, subset) for every subset of mask's cells, index = the subset packed in cell order."""
+    cells = [c for c in range(NCELLS) if mask >> c & 1]
+    for i in range(1 << len(cells)):
+        yield i, sum(1 << cells[b] for b in range(len(cells)) if i >> b & 1)
+
+
+def build_tables() -> np.ndarray:
+    """Bitboard move tables (int64 masks) from the rays: see the T_* columns."""
+    rays = build_rays()
+    tab = np.zeros((NCELLS + 1, NTABLE), dtype=np.int64)
+    for c in range(NCELLS):
+        for d in range(8):
+            for k in range(7):
+                t = int(rays[c, d, k])
+                if t < 0:
+                    break
+                tab[c, T_RAY + d] |= 1 << t
+                if k == 0:
+                    tab[c, T_STEP + d] = 1 << t
+                elif k == 1 and d < 4:
+                    tab[c, T_STEP2 + d] = 1 << t
+        tab[c, T_PAWN] = tab[c, T_STEP + 4] | tab[c, T_STEP + 5] | tab[c, T_STEP + 6] | tab[c, T_STEP + 7]
+        for rel_col, att_col, dirs, limit in ((T_QREL_F, T_QATT_F, (0, 1), 7), (T_QREL_R, T_QATT_R, (2, 3, 4, 5, 6, 7), 7),
+                                              (T_DREL, T_DATT, (0, 1, 2, 3), 2)):
+            rel = 0
+            for d in dirs:
+                ray = [int(t) for t in rays[c, d, :limit] if t >= 0]
+                rel |= sum(1 << t for t in ray[:-1])   # the last cell blocks nothing behind it
+            tab[c, rel_col] = rel
+            for i, occupied in _subsets(rel):
+                tab[c, att_col + i] = _reach(rays, c, dirs, limit, occupied)
+    assert max(bin(int(tab[c, T_QREL_F])).count("1") for c in range(NCELLS)) <= 6
+    assert max(bin(int(tab[c, T_QREL_R])).count("1") for c in range(NCELLS)) <= 6
+    return tab
+
+
+def bitboards(board: np.ndarray):
+    """(pawns, drones, queens) masks of ``board``."""
+    return tuple(sum(1 << c for c in range(NCELLS) if board[c] == pips) for pips in (1, 2, 3))
+
+
 def new_meta(first: int, board: np.ndarray, komi_half: int = 0) -> np.ndarray:
     """Meta of a position with ``board``, ``first`` to move, nothing else happened yet.
 
@@ -115,4 +198,6 @@ def new_meta(first: int, board: np.ndarray, komi_half: int = 0) -> np.ndarray:
     meta[M_LAST_FROM] = meta[M_LAST_TO] = -1
     meta[M_END] = -1
     meta[M_WINNER] = -1
+    for k, mask in enumerate(bitboards(board)):
+        meta[M_BITS + k] = mask - (1 << 32) if mask >= 1 << 31 else mask   # the int32 bit pattern
     return meta

@@ -65,9 +65,9 @@ def new_search_nb(params, cap, maxa):
     P = ip[I_P]
     return (np.zeros((cap, TI_N), np.int32), np.zeros((cap, TF_N), np.float64), np.zeros(cap, np.int64),
             np.zeros(N, np.int8), np.zeros(N, np.int8), np.zeros((2, P), np.int64), np.zeros(NSC, np.int64),
-            np.zeros(maxa, np.int64), np.zeros(1, np.int64), np.zeros(6 + P, np.int64),
+            np.zeros(maxa, np.int64), np.zeros(1, np.int64), np.zeros(6 + 3 * P, np.int64),
             np.zeros(NSTAT, np.int64), np.zeros(N, np.int64), np.zeros(maxa, np.int64),
-            np.zeros(maxa, np.float64))
+            np.zeros(maxa, np.float64), np.zeros(N, np.int8))
 
 
 @njit(cache=True)
@@ -203,7 +203,7 @@ def widened_nb(tf, node, m):
 
 
 @njit(cache=True)
-def rollout_ply_nb(params, rng, greedy, cell, face, plist, sc, acts, blocks, counts, stats, agg):
+def rollout_ply_nb(params, rng, greedy, cell, face, plist, slot, sc, acts, blocks, counts, stats, agg):
     """One rollout ply of the side to move: a uniform action (random style) or
     greedy's; returns the winner when the position is decided (decided_nb), else -1."""
     blocks[0] = 0
@@ -214,20 +214,20 @@ def rollout_ply_nb(params, rng, greedy, cell, face, plist, sc, acts, blocks, cou
     code = PASS
     if n > 0:
         if greedy:
-            code = acts[greedy_choose_nb(params, cell, face, plist, sc, acts, n, rng, counts)]
+            code = acts[greedy_choose_nb(params, cell, face, plist, sc, acts, n, rng, counts, False)]
         else:
             code = acts[rng_below_nb(rng, n)]
-    act_nb(params, rng, code, greedy, cell, face, plist, sc, counts, stats, agg)
+    act_nb(params, rng, code, greedy, cell, face, plist, slot, sc, counts, stats, agg)
     return -1
 
 
 @njit(cache=True)
-def mcts_choose_nb(params, rng, budget, cell, face, plist, sc, acts, n, ws):
+def mcts_choose_nb(params, rng, budget, cell, face, plist, slot, sc, acts, n, ws):
     """The action ``budget`` MCTS iterations prefer among the side to move's ``n``
     legal ``acts``; the real position is left untouched. ``ws``: new_search_nb's arrays."""
     if n == 1:
         return acts[0]  # nothing to decide; saves the search
-    ti, tf, path, cS, fS, pS, sS, aS, bS, kS, stS, agS, rS, keys = ws
+    ti, tf, path, cS, fS, pS, sS, aS, bS, kS, stS, agS, rS, keys, lS = ws
     mp = params[P_MCTS]
     c = mp[MC_C]
     greedy = int(mp[MC_ROLLOUT]) == ROLLOUT_GREEDY
@@ -240,6 +240,7 @@ def mcts_choose_nb(params, rng, budget, cell, face, plist, sc, acts, n, ws):
         cS[:] = cell
         fS[:] = face
         pS[:, :] = plist
+        lS[:] = slot
         sS[:] = sc
         node = ROOT
         depth = 0
@@ -257,11 +258,11 @@ def mcts_choose_nb(params, rng, budget, cell, face, plist, sc, acts, n, ws):
                 if won >= 0:
                     break
                 if m == 0:
-                    act_nb(params, rng, PASS, True, cS, fS, pS, sS, kS, stS, agS)
+                    act_nb(params, rng, PASS, True, cS, fS, pS, lS, sS, kS, stS, agS)
                     continue
                 order_nb(params, cS, pS, sS, aS, m, keys)
             k, child, fresh = select_nb(ti, tf, node, k_acts, widened_nb(tf, node, m), sS[SC_TOMOVE], c, rng)
-            act_nb(params, rng, k_acts[k], True, cS, fS, pS, sS, kS, stS, agS)
+            act_nb(params, rng, k_acts[k], True, cS, fS, pS, lS, sS, kS, stS, agS)
             if child < 0:
                 break
             path[depth] = child
@@ -272,7 +273,7 @@ def mcts_choose_nb(params, rng, budget, cell, face, plist, sc, acts, n, ws):
         # rollout up to the cut-off
         plies = 0
         while won < 0 and sS[SC_DONE] == 0 and plies < cutoff:
-            won = rollout_ply_nb(params, rng, greedy, cS, fS, pS, sS, aS, bS, kS, stS, agS)
+            won = rollout_ply_nb(params, rng, greedy, cS, fS, pS, lS, sS, aS, bS, kS, stS, agS)
             plies += 1
         if won >= 0:
             r = reward_from_winner_nb(won)

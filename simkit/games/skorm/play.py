@@ -7,11 +7,11 @@ from numba import njit, prange
 from simkit.engine.rng import rng_below_nb, rng_seed_nb
 from simkit.games.skorm.mcts import DECIDED, lead_nb, mcts_choose_nb, new_search_nb
 from simkit.games.skorm.moves import apply_action_nb, end_ply_nb, gen_actions_nb
-from simkit.games.skorm.policies import POL_GREEDY_NOSHOOT, POL_MCTS, POL_RANDOM, act_nb, greedy_choose_nb
+from simkit.games.skorm.policies import POL_MCTS, POL_RANDOM, act_nb, greedy_ply_nb, random_ply_nb
 from simkit.games.skorm.rules import I_MAX_PLIES, I_N, I_P, I_RANGE, P_I, P_RAY, UNITS
 from simkit.games.skorm.state import (
     END_REASONS, LOG_W_EXTRA, NSC, NSTAT, PASS, SC_CNT, SC_DONE, SC_PLY, SC_REASON, SC_TOMOVE, SC_WINNER,
-    ST_BLOCK, ST_KCAP, ST_KSHOT, ST_LOSS, ST_PASS, log_row_nb, setup_game_nb,
+    ST_BLOCK, ST_KCAP, ST_KSHOT, ST_LOSS, ST_PASS, index_slots_nb, log_row_nb, setup_game_nb,
 )
 from simkit.games.base import BASE_COLUMNS, column_names, per_side, per_side_unit
 from simkit.policies import EPS_SCALE, POL_BUDGET, POL_EPS, POL_ID, POLICY_VECTOR, max_budget
@@ -50,32 +50,46 @@ def max_actions_nb(params):
 
 
 @njit(cache=True)
-def play_ply_nb(params, rng, policies, cell, face, plist, sc, acts, blocks, counts, stats, agg, ws):
+def play_ply_nb(params, rng, policies, cell, face, plist, slot, sc, acts, blocks, counts, stats, agg, ws):
     """One ply of the side to move under its entry of the policy vector
     (simkit.policies); returns the action (PASS = -1). ``ws``: the MCTS arrays.
 
     ``eps:P:INNER``: with probability P the ply is the random policy's (uniform
     action, its landing facing, no rotations), else INNER's. The draw is made only
     when P > 0 and there is an action, so records without eps keep their stream.
+
+    The step API's entry (Game.play); play_game_nb makes the same dispatch itself, so
+    the batch kernel has one level less to compile. ``random`` never lists its actions
+    (random_ply_nb); greedy lists them for its evaluation (greedy_ply_nb).
     """
+    s = sc[SC_TOMOVE]
+    pol = policies[POL_ID + s]
+    eps = policies[POL_EPS + s]
+    if pol == POL_RANDOM:
+        return random_ply_nb(params, rng, eps, cell, face, plist, slot, sc, counts, stats, agg)
+    if pol != POL_MCTS:
+        return greedy_ply_nb(params, rng, pol, eps, cell, face, plist, slot, sc, acts, blocks, counts, stats, agg)
+    return mcts_ply_nb(params, rng, policies[POL_BUDGET + s], eps, cell, face, plist, slot, sc, acts, blocks,
+                       counts, stats, agg, ws)
+
+
+@njit(cache=True)
+def mcts_ply_nb(params, rng, budget, eps, cell, face, plist, slot, sc, acts, blocks, counts, stats, agg, ws):
+    """One ply of ``mcts:N`` (``budget`` iterations) under the degrader ``eps``."""
     s = sc[SC_TOMOVE]
     blocks[0] = 0
     n = gen_actions_nb(params, cell, face, plist, sc, s, acts, blocks)
     stats[ST_BLOCK + 1 - s] += blocks[0]
-    pol = policies[POL_ID + s]
-    eps = policies[POL_EPS + s]
+    search = True
     if eps > 0 and n > 0 and rng_below_nb(rng, EPS_SCALE) < eps:
-        pol = POL_RANDOM
+        search = False
     code = PASS
     if n > 0:
-        if pol == POL_RANDOM:
+        if search:
+            code = mcts_choose_nb(params, rng, budget, cell, face, plist, slot, sc, acts, n, ws)
+        else:
             code = acts[rng_below_nb(rng, n)]
-        elif pol == POL_MCTS:
-            code = mcts_choose_nb(params, rng, policies[POL_BUDGET + s], cell, face, plist, sc, acts, n, ws)
-        else:  # greedy and greedy_noshoot
-            code = acts[greedy_choose_nb(params, cell, face, plist, sc, acts, n, rng, counts,
-                                         pol == POL_GREEDY_NOSHOOT)]
-    act_nb(params, rng, code, pol != POL_RANDOM, cell, face, plist, sc, counts, stats, agg)
+    act_nb(params, rng, code, search, cell, face, plist, slot, sc, counts, stats, agg)
     return code
 
 
@@ -94,7 +108,7 @@ def _kills_nb(stats):
 
 
 @njit(cache=True)
-def play_game_nb(params, seed, game, first, policies, snapshot_ply, cell, face, plist, sc, acts,
+def play_game_nb(params, seed, game, first, policies, snapshot_ply, cell, face, plist, slot, sc, acts,
                  blocks, counts, stats, rng, rec, agg, log, ws, tv, tl):
     """Play one whole game (placement included); fill ``rec``; return log rows used.
 
@@ -103,7 +117,7 @@ def play_game_nb(params, seed, game, first, policies, snapshot_ply, cell, face, 
     stream or scratch, so records are the same either way. tv[t] = side 0's ``lead_nb``
     before ply t and after the last; tl[t] = (legal actions at ply t, kills in ply t)."""
     rng_seed_nb(rng, seed, game)
-    li = setup_game_nb(params, rng, first, cell, face, plist, sc, log)
+    li = setup_game_nb(params, rng, first, cell, face, plist, slot, sc, log)
     stats[:] = 0
     snapped = False
     traj = tv.shape[0] > 0
@@ -120,7 +134,16 @@ def play_game_nb(params, seed, game, first, policies, snapshot_ply, cell, face, 
             # the list random draws from (a forced pass: 0); play_ply_nb regenerates it
             tl[t, 0] = gen_actions_nb(params, cell, face, plist, sc, s, acts, tb)
             tl[t, 1] = -_kills_nb(stats)
-        code = play_ply_nb(params, rng, policies, cell, face, plist, sc, acts, blocks, counts, stats, agg, ws)
+        pol = policies[POL_ID + s]
+        eps = policies[POL_EPS + s]
+        if pol == POL_RANDOM:
+            code = random_ply_nb(params, rng, eps, cell, face, plist, slot, sc, counts, stats, agg)
+        elif pol == POL_MCTS:
+            code = mcts_ply_nb(params, rng, policies[POL_BUDGET + s], eps, cell, face, plist, slot, sc, acts, blocks,
+                               counts, stats, agg, ws)
+        else:
+            code = greedy_ply_nb(params, rng, pol, eps, cell, face, plist, slot, sc, acts, blocks, counts, stats,
+                                 agg)
         if traj:
             tl[t, 1] += _kills_nb(stats)
         if log.shape[0] > 0:
@@ -154,7 +177,11 @@ def play_game_nb(params, seed, game, first, policies, snapshot_ply, cell, face, 
 
 
 @njit(parallel=True, cache=True)
-def run_batch_nb(params, seed, start, firsts, policies, tree_cap, snapshot_ply, records, agg):
+def run_batch_nb(params, seed, start, firsts, policies, tree_cap, snapshot_ply, records, agg, log, tv, tl):
+    """Games start .. start+n-1 in ``agg.shape[0]`` blocks. ``log, tv, tl``: the trace
+    log and the trajectory buffers of a one-game run (play_game_nb), empty otherwise:
+    traces and trajectories run through this kernel too, so the game's call graph is
+    compiled under one entry point, not two."""
     ip = params[P_I]
     N = ip[I_N]
     P = ip[I_P]
@@ -167,19 +194,17 @@ def run_batch_nb(params, seed, start, firsts, policies, tree_cap, snapshot_ply, 
         cell = np.zeros(N, np.int8)
         face = np.zeros(N, np.int8)
         plist = np.zeros((2, P), np.int64)
+        slot = np.zeros(N, np.int8)
         sc = np.zeros(NSC, np.int64)
         acts = np.zeros(maxa, np.int64)
         blocks = np.zeros(1, np.int64)
-        counts = np.zeros(6 + P, np.int64)
+        counts = np.zeros(6 + 3 * P, np.int64)
         stats = np.zeros(NSTAT, np.int64)
         rng = np.zeros(1, np.uint64)
-        log = np.zeros((0, LOG_W_EXTRA + 2 * N), np.int64)
         ws = new_search_nb(params, tree_cap, maxa)
-        tv = np.zeros(0, np.float64)
-        tl = np.zeros((0, 2), np.int64)
         for i in range(lo, hi):
             play_game_nb(params, seed, start + i, np.int64(firsts[i]), policies, snapshot_ply, cell, face,
-                         plist, sc, acts, blocks, counts, stats, rng, records[i], agg[b], log, ws, tv, tl)
+                         plist, slot, sc, acts, blocks, counts, stats, rng, records[i], agg[b], log, ws, tv, tl)
 
 
 def policy_array(policies) -> np.ndarray:
@@ -198,8 +223,27 @@ def run_chunk(params, seed, start, firsts, policies, snapshot_ply):
     agg = np.zeros((nblocks, N), np.int64)
     if n:
         run_batch_nb(params, np.int64(seed), np.int64(start), np.asarray(firsts, np.int8), pv,
-                     np.int64(max_budget(pv) + 2), np.int64(snapshot_ply), records, agg)
+                     np.int64(max_budget(pv) + 2), np.int64(snapshot_ply), records, agg, *no_trace(params))
     return records, agg.sum(axis=0)
+
+
+def no_trace(params):
+    """run_batch_nb's empty log and trajectory buffers (a batch run writes neither)."""
+    N = int(params[P_I][I_N])
+    return np.zeros((0, LOG_W_EXTRA + 2 * N), np.int64), np.zeros(0, np.float64), np.zeros((0, 2), np.int64)
+
+
+def run_one(params, seed, game, first, policies, snapshot_ply, log, tv, tl):
+    """One game through run_batch_nb with a trace ``log`` and/or trajectory buffers ``tv, tl``;
+    returns its record and how many log rows it wrote (unused rows keep kind -1)."""
+    pv = policy_array(policies)
+    N = int(params[P_I][I_N])
+    records = np.zeros((1, NFIELDS), np.int32)
+    log[:, 0] = -1
+    run_batch_nb(params, np.int64(seed), np.int64(game), np.full(1, first, np.int8), pv,
+                 np.int64(max_budget(pv) + 2), np.int64(snapshot_ply), records, np.zeros((1, N), np.int64),
+                 log, tv, tl)
+    return records[0], int((log[:, 0] >= 0).sum())
 
 
 def trajectory(params, seed, game, first, policies, snapshot_ply=None):
@@ -216,18 +260,10 @@ def trajectory(params, seed, game, first, policies, snapshot_ply=None):
     from simkit.engine.runner import DEFAULT_SNAPSHOT_PLY
     snap = DEFAULT_SNAPSHOT_PLY if snapshot_ply is None else snapshot_ply
     ip = params[P_I]
-    N, P, L = int(ip[I_N]), int(ip[I_P]), int(ip[I_MAX_PLIES])
-    pv = policy_array(policies)
-    maxa = max_actions(params)
-    rec = np.zeros(NFIELDS, np.int32)
+    N, L = int(ip[I_N]), int(ip[I_MAX_PLIES])
     tv = np.zeros(L + 1, np.float64)
     tl = np.zeros((L, 2), np.int64)
-    play_game_nb(params, np.int64(seed), np.int64(game), np.int64(first), pv, np.int64(snap),
-                 np.zeros(N, np.int8), np.zeros(N, np.int8), np.zeros((2, P), np.int64), np.zeros(NSC, np.int64),
-                 np.zeros(maxa, np.int64), np.zeros(1, np.int64), np.zeros(6 + P, np.int64),
-                 np.zeros(NSTAT, np.int64), np.zeros(1, np.uint64), rec, np.zeros(N, np.int64),
-                 np.zeros((0, LOG_W_EXTRA + 2 * N), np.int64),
-                 new_search_nb(params, np.int64(max_budget(pv) + 2), np.int64(maxa)), tv, tl)
+    rec, _ = run_one(params, seed, game, first, policies, snap, np.zeros((0, LOG_W_EXTRA + 2 * N), np.int64), tv, tl)
     n = int(rec[2])
     return tv[:n + 1].copy(), tl[:n, 0].copy(), tl[:n, 1].copy(), rec
 
@@ -236,12 +272,14 @@ def trajectory(params, seed, game, first, policies, snapshot_ply=None):
 @njit(cache=True)
 def perft_nb(params, cell0, face0, plist0, sc0, depth, out):
     """out[d] = number of positions at depth d (SK-9), d = 1..depth."""
+    ip = params[P_I]
     N = cell0.shape[0]
     P = plist0.shape[1]
     maxa = max_actions_nb(params)
     cellS = np.zeros((depth + 1, N), np.int8)
     faceS = np.zeros((depth + 1, N), np.int8)
     plS = np.zeros((depth + 1, 2, P), np.int64)
+    slS = np.zeros((depth + 1, N), np.int8)
     scS = np.zeros((depth + 1, NSC), np.int64)
     acts = np.zeros((depth + 1, maxa), np.int64)
     nacts = np.zeros(depth + 1, np.int64)
@@ -253,6 +291,7 @@ def perft_nb(params, cell0, face0, plist0, sc0, depth, out):
     faceS[0] = face0
     plS[0] = plist0
     scS[0] = sc0
+    index_slots_nb(plS[0], scS[0], slS[0])
     if depth == 0 or sc0[SC_DONE] != 0:
         return
     lvl = 0
@@ -272,10 +311,11 @@ def perft_nb(params, cell0, face0, plist0, sc0, depth, out):
         cellS[nx] = cellS[lvl]
         faceS[nx] = faceS[lvl]
         plS[nx] = plS[lvl]
+        slS[nx] = slS[lvl]
         scS[nx] = scS[lvl]
         if code >= 0:
-            apply_action_nb(params, cellS[nx], faceS[nx], plS[nx], scS[nx], code, -1, stats, agg)
-        end_ply_nb(params, scS[nx], code < 0)
+            apply_action_nb(cellS[nx], faceS[nx], plS[nx], slS[nx], scS[nx], code, -1, stats, agg)
+        end_ply_nb(ip, scS[nx], code < 0)
         out[nx] += 1
         if nx < depth and scS[nx, SC_DONE] == 0:
             n = gen_actions_nb(params, cellS[nx], faceS[nx], plS[nx], scS[nx], scS[nx, SC_TOMOVE], acts[nx],
@@ -299,17 +339,22 @@ class Game:
         self.cell = np.zeros(N, np.int8)
         self.face = np.zeros(N, np.int8)
         self.plist = np.zeros((2, P), np.int64)
+        self.slot = np.zeros(N, np.int8)
         self.sc = np.zeros(NSC, np.int64)
         self.acts = np.zeros(max_actions(params), np.int64)
         self.blocks = np.zeros(1, np.int64)
-        self.counts = np.zeros(6 + P, np.int64)
+        self.counts = np.zeros(6 + 3 * P, np.int64)
         self.stats = np.zeros(NSTAT, np.int64)
         self.agg = np.zeros(N, np.int64)
         self.rng = np.zeros(1, np.uint64)
         rng_seed_nb(self.rng, np.int64(seed), np.int64(game))
         log = np.zeros((0, LOG_W_EXTRA + 2 * N), np.int64)
-        setup_game_nb(params, self.rng, np.int64(first), self.cell, self.face, self.plist, self.sc, log)
+        setup_game_nb(params, self.rng, np.int64(first), self.cell, self.face, self.plist, self.slot, self.sc, log)
         self.ws = None
+
+    def _index(self):
+        # tests build positions by writing cell/plist directly: keep the square-to-piece index in step
+        index_slots_nb(self.plist, self.sc, self.slot)
 
     @property
     def done(self):
@@ -348,16 +393,18 @@ class Game:
         cap = int(budget) + 2
         if self.ws is None or self.ws[0].shape[0] < cap:
             self.ws = new_search_nb(self.params, np.int64(cap), np.int64(self.acts.shape[0]))
-        return int(play_ply_nb(self.params, self.rng, pv, self.cell, self.face, self.plist,
+        self._index()
+        return int(play_ply_nb(self.params, self.rng, pv, self.cell, self.face, self.plist, self.slot,
                                self.sc, self.acts, self.blocks, self.counts, self.stats, self.agg, self.ws))
 
     def apply(self, code, landface=-1):
         """Apply a given action (or PASS) and run the end checks; no facing policy."""
         assert not self.done
         if code >= 0:
-            apply_action_nb(self.params, self.cell, self.face, self.plist, self.sc, np.int64(code),
+            self._index()
+            apply_action_nb(self.cell, self.face, self.plist, self.slot, self.sc, np.int64(code),
                             np.int64(landface), self.stats, self.agg)
-        end_ply_nb(self.params, self.sc, code < 0)
+        end_ply_nb(self.params[P_I], self.sc, code < 0)
 
 
 def perft(params, depth: int) -> list[int]:

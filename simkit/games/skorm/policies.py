@@ -38,15 +38,17 @@ import numpy as np
 from numba import njit
 
 from simkit.engine.rng import argmax_step_nb, rng_below_nb
+from simkit.games.skorm.bits import cellbit_nb, has_nb
 from simkit.games.skorm.moves import (
-    act_from, act_to, act_type, apply_action_nb, bit_nb, end_ply_nb, face_threats_nb, static_attack_bits_nb,
-    threat_dirs_nb, two_step_bits_nb,
+    act_from, act_to, act_type, apply_action_nb, bit_nb, count_actions_nb, end_ply_nb, face_threats_nb,
+    gen_actions_nb, select_action_nb, static_attack_bits_nb, threat_mask_nb, two_step_bits_nb,
 )
 from simkit.games.skorm.rules import (
     F_W_GOLD, F_W_HANG, F_W_WARLORD, I_FACING, I_GOLD, I_GOLD_IMM, I_GOLD_ON, I_STEPS_H, I_STEPS_W,
-    F_W_ADV, P_ADJB, P_DIST, P_DISTG, P_F, P_I, P_NB,
+    F_W_ADV, P_ADJB, P_APPR, P_DEST, P_DIST, P_DISTG, P_F, P_FRAY, P_I, P_NB, P_RAY, P_SHOTB,
 )
-from simkit.games.skorm.state import SC_PN0, SC_TOMOVE, SC_WL0, ST_PASS
+from simkit.games.skorm.state import PASS, SC_PN0, SC_TOMOVE, SC_WL0, ST_BLOCK, ST_PASS
+from simkit.policies import EPS_SCALE
 
 POLICIES = ("random", "greedy", "greedy_noshoot", "mcts")
 POL_RANDOM, POL_GREEDY, POL_GREEDY_NOSHOOT, POL_MCTS = 0, 1, 2, 3
@@ -54,7 +56,7 @@ WIN_SCORE = 1e18
 
 
 @njit(cache=True)
-def act_nb(params, rng, code, greedy_style, cell, face, plist, sc, counts, stats, agg):
+def act_nb(params, rng, code, greedy_style, cell, face, plist, slot, sc, counts, stats, agg):
     """Play the chosen action ``code`` (PASS: the side has none) of the side to
     move, turn its Shieldmen and close the ply (SK-8).
 
@@ -68,18 +70,82 @@ def act_nb(params, rng, code, greedy_style, cell, face, plist, sc, counts, stats
         a = act_from(code)
         if act_type(code) == 0 and cell[a] == 1 + 4 * s and (not greedy_style or facing == 1):
             landface = rng_below_nb(rng, 6)
-        apply_action_nb(params, cell, face, plist, sc, code, landface, stats, agg)
+        apply_action_nb(cell, face, plist, slot, sc, code, landface, stats, agg)
     else:
         stats[ST_PASS + s] += 1
     if greedy_style and facing == 2:
         face_threats_nb(params, cell, face, plist, sc, s, counts)
-    end_ply_nb(params, sc, code < 0)
+    end_ply_nb(params[P_I], sc, code < 0)
 
 
 @njit(cache=True)
-def greedy_choose_nb(params, cell, face, plist, sc, acts, n, rng, counts, noshoot=False):
+def random_ply_nb(params, rng, eps, cell, face, plist, slot, sc, npa, stats, agg):
+    """One ply of the ``random`` policy (also under ``eps:P:random``) without an
+    action list: count the legal actions piece by piece (count_actions_nb), draw
+    ``rng % n`` as the listed version did, walk to the piece that holds the drawn
+    action and pick it in gen_actions_nb's order; then play it in the random style
+    (act_nb). The draws (degrader, action, landing facing) are the listed ones, so
+    the records are the same. ``npa``: int64 scratch of at least P entries."""
+    ip = params[P_I]
+    s = sc[SC_TOMOVE]
+    n, nblk = count_actions_nb(ip, params[P_NB], params[P_ADJB], params[P_SHOTB], params[P_FRAY], cell, face,
+                               plist, sc, s, npa)
+    stats[ST_BLOCK + 1 - s] += nblk
+    if eps > 0 and n > 0:
+        rng_below_nb(rng, EPS_SCALE)  # the degrader's draw: its outcome is random play either way
+    code = PASS
+    if n > 0:
+        r = rng_below_nb(rng, n)
+        i = 0
+        while r >= npa[i]:
+            r -= npa[i]
+            i += 1
+        a = plist[s, i]
+        code = select_action_nb(ip, params[P_NB], params[P_RAY], params[P_DEST], params[P_APPR], cell, face, s, a, r)
+        landface = -1
+        if act_type(code) == 0 and cell[a] == 1 + 4 * s:
+            landface = rng_below_nb(rng, 6)
+        apply_action_nb(cell, face, plist, slot, sc, code, landface, stats, agg)
+    else:
+        stats[ST_PASS + s] += 1
+    end_ply_nb(ip, sc, code < 0)
+    return code
+
+
+@njit(cache=True)
+def greedy_ply_nb(params, rng, pol, eps, cell, face, plist, slot, sc, acts, blocks, counts, stats, agg):
+    """One ply of ``greedy`` or ``greedy_noshoot`` (``pol``), under the degrader
+    ``eps`` (parts per million): list the actions, draw the degrader (only when
+    eps > 0 and there is an action), pick greedy's action or a uniform one, play it."""
+    s = sc[SC_TOMOVE]
+    blocks[0] = 0
+    n = gen_actions_nb(params, cell, face, plist, sc, s, acts, blocks)
+    stats[ST_BLOCK + 1 - s] += blocks[0]
+    greedy = True
+    if eps > 0 and n > 0 and rng_below_nb(rng, EPS_SCALE) < eps:
+        greedy = False
+    code = PASS
+    if n > 0:
+        if greedy:
+            code = acts[greedy_choose_nb(params, cell, face, plist, sc, acts, n, rng, counts,
+                                         pol == POL_GREEDY_NOSHOOT)]
+        else:
+            code = acts[rng_below_nb(rng, n)]
+    act_nb(params, rng, code, greedy, cell, face, plist, slot, sc, counts, stats, agg)
+    return code
+
+
+@njit(cache=True)
+def greedy_choose_nb(params, cell, face, plist, sc, acts, n, rng, counts, noshoot):
     """Index in ``acts[:n]`` of greedy's choice; ``noshoot``: leave out shots
-    unless every action is a shot."""
+    unless every action is a shot. ``counts``: int64 scratch of 6 + 3P entries.
+
+    Each candidate is evaluated in place and incrementally: the opponent's attack map
+    is the static part (archer lines, neighbours; recomputed only when the candidate
+    takes a piece) plus each enemy two-stepper's reach, cached for the position and
+    recomputed only for the two-steppers next to a cell the candidate empties or
+    fills; the own pieces' exposure is read from kind masks and, for an attacked
+    Shieldman, a mask test per direction (the same directions threat_dirs_nb finds)."""
     if noshoot:
         noshoot = False
         for i in range(n):
@@ -104,19 +170,69 @@ def greedy_choose_nb(params, cell, face, plist, sc, acts, n, rng, counts, noshoo
     w_adv = F[F_W_ADV]
     dist = params[P_DIST]
     npc = sc[SC_PN0 + s]
-    # the opponent's attacks that do not depend on occupancy (archer lines,
-    # neighbours of every piece), and its two-steppers listed in counts[6:]
     adjb = params[P_ADJB]
     nb = params[P_NB]
+    fray = params[P_FRAY]
+    two_h = ip[I_STEPS_H] >= 2
+    two_w = ip[I_STEPS_W] >= 2
+    zero = np.uint64(0)
+    # the opponent's attacks that do not depend on occupancy (archer lines,
+    # neighbours of every piece); its two-steppers (cells in counts[6:], their
+    # reach in the position before the move from word RB on); its pieces by role
     base0, base1 = static_attack_bits_nb(params, cell, plist, sc, o, -1)
+    reach = counts.view(np.uint64)
+    RB = 6 + plist.shape[1]
+    lo = 1 + 4 * o
     nhw = 0
-    lo2 = 3 + 4 * o
+    occ0 = zero
+    occ1 = zero
+    ecap0 = zero   # enemy pieces that capture by moving onto a neighbour
+    ecap1 = zero
+    earc0 = zero   # enemy archers
+    earc1 = zero
+    etwo0 = zero   # enemy two-steppers
+    etwo1 = zero
     for j in range(sc[SC_PN0 + o]):
         x = plist[o, j]
         c = cell[x]
-        if (c == lo2 and ip[I_STEPS_H] >= 2) or (c == lo2 + 1 and ip[I_STEPS_W] >= 2):
+        b0, b1 = cellbit_nb(x)
+        occ0 |= b0
+        occ1 |= b1
+        if c == lo + 1:
+            earc0 |= b0
+            earc1 |= b1
+        else:
+            ecap0 |= b0
+            ecap1 |= b1
+        if (c == lo + 2 and two_h) or (c == lo + 3 and two_w):
             counts[6 + nhw] = x
+            r0, r1 = two_step_bits_nb(nb, adjb, cell, x, zero, zero)
+            reach[RB + 2 * nhw] = r0
+            reach[RB + 2 * nhw + 1] = r1
+            etwo0 |= b0
+            etwo1 |= b1
             nhw += 1
+    own_s0 = zero  # own pieces by kind (shieldman, archer, horseman)
+    own_s1 = zero
+    own_a0 = zero
+    own_a1 = zero
+    own_h0 = zero
+    own_h1 = zero
+    for j in range(npc):
+        x = plist[s, j]
+        k = (cell[x] - 1) & 3
+        b0, b1 = cellbit_nb(x)
+        occ0 |= b0
+        occ1 |= b1
+        if k == 0:
+            own_s0 |= b0
+            own_s1 |= b1
+        elif k == 1:
+            own_a0 |= b0
+            own_a1 |= b1
+        elif k == 2:
+            own_h0 |= b0
+            own_h1 |= b1
     best = -np.inf
     choice = 0
     ties = 0
@@ -143,6 +259,17 @@ def greedy_choose_nb(params, cell, face, plist, sc, acts, n, rng, counts, noshoo
             else:
                 cell[t] = ca
                 cell[a] = 0
+            ta0, ta1 = cellbit_nb(t)
+            aa0, aa1 = cellbit_nb(a)
+            # the cells whose emptiness the candidate changes
+            ch0 = zero
+            ch1 = zero
+            if typ == 0:
+                ch0 = aa0
+                ch1 = aa1
+            if typ == 1 or ct == 0:
+                ch0 |= ta0
+                ch1 |= ta1
             if skip >= 0:
                 w0, w1 = static_attack_bits_nb(params, cell, plist, sc, o, skip)
             else:
@@ -151,7 +278,11 @@ def greedy_choose_nb(params, cell, face, plist, sc, acts, n, rng, counts, noshoo
             for j in range(nhw):
                 x = counts[6 + j]
                 if x != skip:
-                    w0, w1 = two_step_bits_nb(nb, adjb, cell, x, w0, w1)
+                    if ((adjb[x, 0] & ch0) | (adjb[x, 1] & ch1)) != zero:
+                        w0, w1 = two_step_bits_nb(nb, adjb, cell, x, w0, w1)
+                    else:
+                        w0 |= reach[RB + 2 * j]
+                        w1 |= reach[RB + 2 * j + 1]
             wpos = wl
             if typ == 0 and mk == 3:
                 wpos = t
@@ -171,30 +302,61 @@ def greedy_choose_nb(params, cell, face, plist, sc, acts, n, rng, counts, noshoo
                     score += w_adv * (dist[a, ewl] - dist[t, ewl])
                 if wl_att:
                     score -= w_wl
+                # the most valuable own piece (not the Warlord) the opponent could take
+                # next turn: archers and horsemen from the kind masks, then Shieldmen,
+                # which are safe when one facing covers every attack
+                s0 = own_s0
+                s1 = own_s1
+                ar0 = own_a0
+                ar1 = own_a1
+                h0 = own_h0
+                h1 = own_h1
+                if typ == 0:
+                    if mk == 0:
+                        s0 = (s0 & ~aa0) | ta0
+                        s1 = (s1 & ~aa1) | ta1
+                    elif mk == 1:
+                        ar0 = (ar0 & ~aa0) | ta0
+                        ar1 = (ar1 & ~aa1) | ta1
+                    elif mk == 2:
+                        h0 = (h0 & ~aa0) | ta0
+                        h1 = (h1 & ~aa1) | ta1
                 hang = 0.0
-                shield_v = F[0]
-                for sh in range(2):  # other pieces first: attacked Shieldmen need a closer look
-                    if sh == 1 and shield_v <= hang:
-                        break
+                if F[1] > hang and ((ar0 & w0) | (ar1 & w1)) != zero:
+                    hang = F[1]
+                if F[2] > hang and ((h0 & w0) | (h1 & w1)) != zero:
+                    hang = F[2]
+                if F[0] > hang and ((s0 & w0) | (s1 & w1)) != zero:
+                    # the position after the candidate, for the threat directions
+                    e0 = occ0
+                    e1 = occ1
+                    if typ == 0:
+                        e0 = (e0 & ~aa0) | ta0
+                        e1 = (e1 & ~aa1) | ta1
+                    else:
+                        e0 &= ~ta0
+                        e1 &= ~ta1
+                    cap0 = ecap0 & ~ta0
+                    cap1 = ecap1 & ~ta1
+                    arc0 = earc0 & ~ta0
+                    arc1 = earc1 & ~ta1
+                    tw0 = etwo0 & ~ta0
+                    tw1 = etwo1 & ~ta1
                     for j in range(npc):
                         p = plist[s, j]
                         f = face[p]
                         if typ == 0 and p == a:
                             p = t
-                        k = (cell[p] - 1) & 3
-                        if k == 3 or (k == 0) != (sh == 1):
+                        if not has_nb(s0 & w0, s1 & w1, p):
                             continue
-                        v = F[k]
-                        if v <= hang or bit_nb(w0, w1, p) == 0:
-                            continue
-                        if k == 0:
-                            m = threat_dirs_nb(params, cell, p, o, counts)
-                            if threat:
-                                if (m & (m - 1)) == 0:
-                                    continue
-                            elif (m & ~(1 << f)) == 0:
+                        m = threat_mask_nb(nb, adjb, fray, p, ~e0, ~e1, cap0, cap1, tw0, tw1, arc0, arc1)
+                        if threat:
+                            if (m & (m - 1)) == 0:
                                 continue
-                        hang = v
+                        elif (m & ~(1 << f)) == 0:
+                            continue
+                        hang = F[0]
+                        break
                 score -= w_hang * hang
             cell[a] = ca
             cell[t] = ct

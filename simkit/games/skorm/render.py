@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from simkit.games.skorm.mcts import new_search_nb
-from simkit.games.skorm.play import play_game_nb, policy_array, RECORD_FIELDS, NFIELDS, max_actions
+from simkit.games.skorm.play import no_trace, policy_array, run_one, RECORD_FIELDS
 from simkit.games.skorm.rules import I_GOLD, I_N, I_P, P_CQ, P_CR, P_I, UNITS
-from simkit.games.skorm.state import END_REASONS, LOG_W_EXTRA, NSC, NSTAT
+from simkit.games.skorm.state import END_REASONS, LOG_W_EXTRA
 from simkit.games.skorm.policies import POLICIES
-from simkit.policies import POL_BUDGET, POL_EPS, POL_ID, EPS_SCALE, MCTS, max_budget
+from simkit.policies import POL_BUDGET, POL_EPS, POL_ID, EPS_SCALE, MCTS
 
 LETTERS = "SAHW"
 FACING_NAMES = ("E", "NE", "NW", "W", "SW", "SE")
@@ -75,16 +74,7 @@ def run_logged(params, seed, game, first, policies, snapshot_ply=0):
     from simkit.games.skorm.rules import I_MAX_PLIES
     rows = 2 * P + 2 + int(ip[I_MAX_PLIES]) + 2
     log = np.zeros((rows, LOG_W_EXTRA + 2 * N), np.int64)
-    rec = np.zeros(NFIELDS, np.int32)
-    pv = policy_array(policies)
-    maxa = max_actions(params)
-    ws = new_search_nb(params, np.int64(max_budget(pv) + 2), np.int64(maxa))
-    li = play_game_nb(params, np.int64(seed), np.int64(game), np.int64(first), pv,
-                      np.int64(snapshot_ply), np.zeros(N, np.int8),
-                      np.zeros(N, np.int8), np.zeros((2, P), np.int64), np.zeros(NSC, np.int64),
-                      np.zeros(maxa, np.int64), np.zeros(1, np.int64),
-                      np.zeros(6 + P, np.int64), np.zeros(NSTAT, np.int64), np.zeros(1, np.uint64),
-                      rec, np.zeros(N, np.int64), log, ws, np.zeros(0, np.float64), np.zeros((0, 2), np.int64))
+    rec, li = run_one(params, seed, game, first, policies, snapshot_ply, log, *no_trace(params)[1:])
     return log[:li], rec
 
 

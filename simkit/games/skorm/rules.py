@@ -21,7 +21,10 @@ Geometry is built once per board here (RULES.md §1, axial coordinates):
   distance between any two cells;
 - ``ADJB[c]`` / ``SHOTB[c]``: 2x64-bit masks of the neighbours of ``c`` and of
   the cells an Archer on ``c`` can shoot (``archer_range`` along the six lines);
-- ``MCTS``: the MCTS knobs (simkit.policies ``MC_*`` indices).
+- ``MCTS``: the MCTS knobs (simkit.policies ``MC_*`` indices);
+- ``FRAY[c, d]``: 2x64-bit mask of the first ``archer_range`` cells along direction ``d``
+  from ``c``: the Archers there shoot ``c`` from direction ``d``, and a Shieldman on ``c``
+  facing ``d`` is shielded against exactly them (SK-6). The mask kernels (bits.py) use it.
 """
 from __future__ import annotations
 
@@ -109,7 +112,7 @@ OPTIONS = (
 
 # ---------------------------------------------------------------- params layout
 P_I, P_F, P_NB, P_RAY, P_DEST, P_APPR, P_DISTG, P_ADJB, P_SHOTB, P_FORM, P_ZONE, P_ARMY, P_CQ, P_CR, P_DIST, \
-    P_MCTS = range(16)
+    P_MCTS, P_FRAY = range(17)
 
 # integer params (P_I)
 I_N, I_R, I_RANGE, I_STEPS_H, I_STEPS_W, I_GOLD_ON, I_GOLD_IMM, I_MAX_PLIES, I_PLACEMENT, I_FACING, \
@@ -317,7 +320,15 @@ def prepare(rules: dict):
     F[F_W_WARLORD], F[F_W_GOLD], F[F_W_HANG] = rules["w_warlord_safety"], rules["w_gold_distance"], rules["w_hanging"]
     F[F_W_ADV] = rules["w_advance"]
     dist = np.array([[hex_dist(a, b) for b in cells] for a in cells], np.int64)
-    return (ip, F, nb, ray, dest, appr, distg, adjb, shotb, form, zone, army, cq, cr, dist, mcts_params(rules))
+    fray = np.zeros((N, 6, 2), np.uint64)
+    for c in range(N):
+        for d in range(6):
+            for k in range(rules["archer_range"]):
+                t = ray[c, d, k] if k < ray.shape[2] else -1
+                if t < 0:
+                    break
+                fray[c, d, t >> 6] |= np.uint64(1) << np.uint64(t & 63)
+    return (ip, F, nb, ray, dest, appr, distg, adjb, shotb, form, zone, army, cq, cr, dist, mcts_params(rules), fray)
 
 
 def default_rules(**overrides) -> dict:

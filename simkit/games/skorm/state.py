@@ -1,12 +1,16 @@
 """Skorm state layout and the placement phase (SK-1 .. SK-3).
 
-A position is four small arrays (one game's scratch, reused ply after ply)::
+A position is five small arrays (one game's scratch, reused ply after ply)::
 
     cell  int8 [N]     0 empty, else 1 + 4*side + kind   (kind: 0 shieldman,
                        1 archer, 2 horseman, 3 warlord)
     face  int8 [N]     facing 0..5 of the Shieldman on that cell, -1 otherwise
     plist int64 [2, P] the cells of each side's pieces (first SC_PN0+side used;
                        order is arbitrary: a removed piece is swapped with the last)
+    slot  int8 [N]     the square-to-piece index: plist[side, slot[c]] == c for the
+                       piece on c, -1 on an empty cell (moves and removals look the
+                       piece up here instead of scanning plist; ``index_slots_nb``
+                       rebuilds it from plist after a hand-made position)
     sc    int64 [NSC]  scalars:
 
         +--------+------+--------+---------+--------+--------+------+-----+-----+-----+-----+-------------+
@@ -60,6 +64,15 @@ def put_piece_nb(cell, face, plist, sc, c, side, kind, f):
 
 
 @njit(cache=True)
+def index_slots_nb(plist, sc, slot):
+    """Rebuild the square-to-piece index from the piece lists."""
+    slot[:] = -1
+    for side in range(2):
+        for i in range(sc[SC_PN0 + side]):
+            slot[plist[side, i]] = i
+
+
+@njit(cache=True)
 def log_row_nb(log, li, kind, code, mover, cell, face):
     if li < log.shape[0]:
         N = cell.shape[0]
@@ -73,7 +86,7 @@ def log_row_nb(log, li, kind, code, mover, cell, face):
 
 
 @njit(cache=True)
-def setup_game_nb(params, rng, first, cell, face, plist, sc, log):
+def setup_game_nb(params, rng, first, cell, face, plist, slot, sc, log):
     """Empty the scratch arrays and run the placement phase; returns log rows used.
 
     Warlords start on their corners (SK-1); then the first player places first
@@ -145,4 +158,5 @@ def setup_game_nb(params, rng, first, cell, face, plist, sc, log):
         put_piece_nb(cell, face, plist, sc, c, s, k, f)
         li = log_row_nb(log, li, 0, c, s, cell, face)
         s = 1 - s
+    index_slots_nb(plist, sc, slot)
     return li

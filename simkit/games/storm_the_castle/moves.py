@@ -6,7 +6,9 @@ Argument conventions (all kernels): ``cards, sp, zones, zn, g`` is the state
 ``agg`` the per-space death counts, ``rng`` the game's RNG state.
 An injected ``roll`` >= 2 replaces the 2d6 roll (tests, traces); -1 = roll.
 """
+import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from simkit.engine.dice import (STORM_CRIT_FAIL, STORM_CRIT_SUCCESS, STORM_SUCCESS, roll_2d6_nb,
                                 storm_resolve_nb)
@@ -241,13 +243,50 @@ def _add_targets(cards, sp, ctab, buf, n, c, y):
 
 
 @njit(cache=True)
+def stack_masks_nb(s, cards, sp, ctab):
+    """Bitmasks over spaces (a board has at most 64) of what side ``s``'s generators test per space:
+    (an enemy unit on top, a regular of ``s`` may join (can_enter_nb), a non-regular may join,
+    an own regular on top without an item: a holder for a dispatched item).
+
+    One pass over the stacks per decision, so a unit's options cost a bit test per space
+    instead of can_enter_nb's loads per space and unit (the profile: most of the decision)."""
+    enemy = np.int64(0)
+    enter_reg = np.int64(0)
+    enter_other = np.int64(0)
+    holders = np.int64(0)
+    for x in range(sp.shape[0]):
+        bit = np.int64(1) << x
+        top = sp[x, 0]
+        if top < 0:
+            enter_reg |= bit
+            enter_other |= bit
+        elif cards[top, C_OWNER] != s:
+            enemy |= bit
+        else:
+            top_reg = ctab[cards[top, C_TYPE], T_KIND] == K_REG
+            if top_reg and cards[top, C_ITEM] < 0:
+                holders |= bit
+            if sp[x, 1] < 0:
+                enter_other |= bit
+                if not top_reg:
+                    enter_reg |= bit
+    return enemy, enter_reg, enter_other, holders
+
+
+@njit(cache=True)
 def gen_dispatch_nb(s, cards, sp, zones, zn, g, ctab, spi, seen, buf):
-    """Dispatch options (one per card type in hand and target) after ``end`` at index 0."""
+    """Dispatch options (one per card type in hand and target) after ``end`` at index 0.
+
+    Targets in ascending space order (set bits of a mask, lowest first)."""
     n = _add(buf, 0, ACT_END, -1, -1)
     if g[G_OVER] != 0:
         return n
     pts = g[G_POINTS]
-    ns = sp.shape[0]
+    enemy, enter_reg, enter_other, holders = stack_masks_nb(s, cards, sp, ctab)
+    castle = np.int64(0)
+    for x in range(sp.shape[0]):
+        if spi[x, X_CASTLE] == s:
+            castle |= np.int64(1) << x
     seen[:] = 0
     for i in range(zn[s, L_HAND]):
         c = zones[s, L_HAND, i]
@@ -257,16 +296,19 @@ def gen_dispatch_nb(s, cards, sp, zones, zn, g, ctab, spi, seen, buf):
         seen[t] = 1
         if ctab[t, T_COST] > pts:
             continue
-        if ctab[t, T_KIND] == K_ITEM:
-            for x in range(ns):
-                h = sp[x, 0]
-                if h >= 0 and cards[h, C_OWNER] == s and ctab[cards[h, C_TYPE], T_KIND] == K_REG \
-                        and cards[h, C_ITEM] < 0:
-                    n = _add(buf, n, ACT_DISPATCH, c, h)
+        kt = ctab[t, T_KIND]
+        if kt == K_ITEM:
+            m = holders
+            while m != 0:
+                x = trailing_zeros(m)
+                m &= m - 1
+                n = _add(buf, n, ACT_DISPATCH, c, sp[x, 0])
         else:
-            for x in range(ns):
-                if spi[x, X_CASTLE] == s and can_enter_nb(cards, sp, ctab, x, c, s):
-                    n = _add(buf, n, ACT_DISPATCH, c, x)
+            m = castle & (enter_reg if kt == K_REG else enter_other)
+            while m != 0:
+                x = trailing_zeros(m)
+                m &= m - 1
+                n = _add(buf, n, ACT_DISPATCH, c, x)
     return n
 
 
@@ -278,6 +320,7 @@ def gen_actions_nb(s, cards, sp, zones, zn, g, ctab, spi, adj, dist, seen, bq, b
         return n
     ns = sp.shape[0]
     can_attack = g[G_ATTACKS] < 2
+    enemy, enter_reg, enter_other, _ = stack_masks_nb(s, cards, sp, ctab)
     for x in range(ns):
         for j in range(2):
             c = sp[x, j]
@@ -287,8 +330,22 @@ def gen_actions_nb(s, cards, sp, zones, zn, g, ctab, spi, adj, dist, seen, bq, b
             mv = ctab[t, T_MOVE]
             rg = ctab[t, T_RANGE]
             melee = can_attack and rg == 0 and ctab[t, T_ATT] > 0
+            enter = enter_reg if ctab[t, T_KIND] == K_REG else enter_other
             # ST-A: moves and melee reach: BFS through spaces free of enemy units (own units are passed)
-            if mv > 0:
+            if mv == 1:
+                # one step (most units): the BFS's first ring is adj[x] in order, so the same
+                # options in the same order without the queue, the depths and their reset
+                for k in range(adj.shape[1]):
+                    w = adj[x, k]
+                    if w < 0:
+                        break
+                    bit = np.int64(1) << w
+                    if enemy & bit:
+                        if melee:
+                            n = _add_targets(cards, sp, ctab, buf, n, c, w)
+                    elif enter & bit:
+                        n = _add(buf, n, ACT_MOVE, c, w)
+            elif mv > 0:
                 bd[x] = 0
                 bq[0] = x
                 head = 0
@@ -307,27 +364,27 @@ def gen_actions_nb(s, cards, sp, zones, zn, g, ctab, spi, adj, dist, seen, bq, b
                         bd[w] = bd[u] + 1
                         bq[tail] = w
                         tail += 1
-                        top = sp[w, 0]
-                        if top >= 0 and cards[top, C_OWNER] != s:
+                        bit = np.int64(1) << w
+                        if enemy & bit:
                             bd[w] = 1 << 20          # enemy: a target, never passed through
                             if melee:
                                 n = _add_targets(cards, sp, ctab, buf, n, c, w)
                         else:
                             if spi[w, X_KIND] == SK_KEEP and spi[w, X_SIDE] != s:
                                 bd[w] = 1 << 20      # ST-7: a path stops in the enemy keep (and wins)
-                            if can_enter_nb(cards, sp, ctab, w, c, s):
+                            if enter & bit:
                                 n = _add(buf, n, ACT_MOVE, c, w)
                 for k in range(tail):
                     bd[bq[k]] = -1
             # ST-B: ranged units attack only at graph distance 1..range, blockers ignored; attack 0 never
             if can_attack and rg > 0 and ctab[t, T_ATT] > 0:
                 cat = ctab[t, T_AB] == AB_CATAPULT
-                for y in range(ns):
+                m = enemy
+                while m != 0:
+                    y = trailing_zeros(m)
+                    m &= m - 1
                     d = dist[x, y]
                     if d < 1 or d > rg:
-                        continue
-                    top = sp[y, 0]
-                    if top < 0 or cards[top, C_OWNER] == s:
                         continue
                     if cat and spi[y, X_CASTLE] < 0:
                         continue
