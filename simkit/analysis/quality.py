@@ -163,8 +163,11 @@ def quality(scenario, config, *, out_dir=None, log=None) -> QualityResult:
                      np.int64(config.games), firsts)
     rows = []
     t0 = time.perf_counter()
+    from simkit import progress
+    progress.run_started(spec.name, config.games, kernels="trace")
     for g in range(config.games):
         values, legal, inter, rec = spec.trajectory(params, config.seed, g, int(firsts[g]), pv)
+        progress.games_done(1)
         m = game_metrics(chances(values, scale), legal, inter, int(rec[1]))
         rows.append({"game": g, "first": int(rec[0]), "winner": int(rec[1]), "length": int(rec[2]),
                      "end_reason": spec.end_reasons[int(rec[3])], **m})

@@ -125,7 +125,7 @@ def run(target, sets, games, seed, policy, policy0, policy1, first, threads, chu
         raise UsageError("--resume needs --out DIR (the run to finish)")
     out_dir = None if no_save else Path(out) if out else _default_out(scenario)
     if skill:
-        return _run_skill(scenario, config, skill, threads, out_dir, as_json, resume, precision, backend)
+        return _run_skill(scenario, config, skill, threads, out_dir, as_json, resume, precision, backend, progress)
     from simkit.backends.dask import make_backend
     from simkit.engine.runner import validate_config
     validate_config(scenario.spec, config)      # option errors before any cluster starts
@@ -146,12 +146,15 @@ def run(target, sets, games, seed, policy, policy0, policy1, first, threads, chu
         sys.exit(130)
 
 
-def _run_skill(scenario, config, skill, threads, out_dir, as_json, resume, precision, backend):
+def _run_skill(scenario, config, skill, threads, out_dir, as_json, resume, precision, backend, progress):
     from simkit.analysis.skill import skill_run
+    from simkit.cli.progress import command_progress
     from simkit.cli.skill_commands import print_skill
     if resume or precision is not None or backend:
         raise UsageError("--skill runs locally to completion: drop --resume, --precision and --backend")
-    res = skill_run(scenario, skill.split(","), config, threads=threads, out_dir=out_dir)
+    levels = skill.split(",")
+    with command_progress(progress, "run over skill", total=len(levels) * config.games, runs=len(levels)):
+        res = skill_run(scenario, levels, config, threads=threads, out_dir=out_dir)
     if as_json:
         return _echo_json(res.summary())
     print_skill(res, f"{scenario.spec.title}: {scenario.name} over skill ({config.games:,} games per level, "
@@ -226,6 +229,8 @@ def play(target, sets, seed, game_index, policy, policy0, policy1, first):
     if game_index < 0:
         raise UsageError(f"--game must be >= 0, got {game_index}")
     side = game_index % 2 if first is None else (0 if first == "side0" else 1)
+    from simkit.cli.compiling import announce
+    announce(spec, "trace")
     click.echo(spec.play(scenario.params(), seed, game_index, side, ids))
 
 
