@@ -216,9 +216,16 @@ def _print_run(result, s, out_dir):
 def play(target, sets, seed, game_index, policy, policy0, policy1, first):
     """Play one game of TARGET move by move, with a text board.
 
+    The trace opens with the game, variant, policies, seed, game index and first
+    player; then every move with what the rules did: each combat's modifiers and
+    roll, every death and advance, captures, promotions, shield blocks, the Gold
+    Tile, the graveyards. Its last line is the result.
+
     \b
-    Example:
+    Examples:
       simkit play martian_chess --seed 3 --policy random
+      simkit play storm_the_castle --policy0 greedy --policy1 random --game 5
+      simkit play warfare --set activations=3 --seed 2
     """
     from simkit.engine.runner import RunConfig, validate_config
     from simkit.scenario import load_scenario
@@ -231,7 +238,10 @@ def play(target, sets, seed, game_index, policy, policy0, policy1, first):
     side = game_index % 2 if first is None else (0 if first == "side0" else 1)
     from simkit.cli.compiling import announce
     announce(spec, "trace")
-    click.echo(spec.play(scenario.params(), seed, game_index, side, ids))
+    import inspect
+    from simkit.games.trace import variant_label
+    kw = {"variant": variant_label(scenario)} if "variant" in inspect.signature(spec.play).parameters else {}
+    click.echo(spec.play(scenario.params(), seed, game_index, side, ids, **kw))
 
 
 @cli.command()

@@ -31,7 +31,9 @@ class _Bar:
         console = Console(stderr=True, force_terminal=True if force else None)
         self.p = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                           TextColumn("games"), TimeElapsedColumn(), TimeRemainingColumn(),
-                          console=console, transient=True)
+                          console=console, transient=True,
+                          # log lines (click.echo(err=True)) print above the bar; stdout is never touched
+                          redirect_stdout=False, redirect_stderr=True)
         self.task = self.p.add_task(self._description(), total=total or 0)
         self.p.start()
 
