@@ -19,10 +19,11 @@ import sys
 
 import click
 
-# What a cold start costs, measured with `simkit precompile` (every kernel of a game) on the
-# project's 2-core machine while other work ran: Martian Chess ~85 s, Skorm, Storm the Castle and
-# Warfare! longer; a quiet machine roughly halves it. A run compiles only its batch kernel.
-TYPICAL = "usually 30-120 s on 2 cores"
+# What a cold start costs on the project's 2-core machine while other work shares it:
+# `simkit precompile` (every kernel of a game) took 85 s for Martian Chess and 162 s for Skorm,
+# and one traced game of Storm the Castle or Warfare! several minutes under a load of 10. A run
+# compiles only what it calls; a quiet machine takes about half.
+TYPICAL = "usually 1-3 min on 2 cores"
 
 
 def _dispatchers(module, kernels: str):
