@@ -10,9 +10,9 @@ and the attacker's exact chance.
 """
 from __future__ import annotations
 
-from simkit.games.warfare.state import (ANGLES, ARC, ATT_DIES, CAV, DEF_DIES, DIAG, DXA, DYA, END_REASONS, FACE_CHARS, FLANK, FRONT,
-                    INF, IP_H, IP_MCAVFIRE, IP_MCHARGE, IP_MINFFRONT, IP_MSPEAR, IP_MTREE, IP_N0, IP_N1, IP_W,
-                    LETTERS, POLICIES, SPE, UNITS)
+from simkit.games.warfare.state import (ANGLES, ARC, ATT_DIES, CAV, DEF_DIES, DIAG, DXA, DYA, END_REASONS,
+                                        FACE_CHARS, FLANK, FRONT, INF, IP_H, IP_MCAVFIRE, IP_MCHARGE, IP_MINFFRONT,
+                                        IP_MSPEAR, IP_MTREE, IP_N0, IP_N1, IP_W, LETTERS, POLICIES, SPE, UNITS)
 
 OUTCOMES = {0: "defender dies", 1: "attacker dies", 2: "archer misses (survives)"}
 
