@@ -395,9 +395,12 @@ def precompile():
     Example:
       simkit precompile
     """
+    from simkit.cli.compiling import TYPICAL, cold
     from simkit.games import all_games
     for spec in all_games():
         t = time.perf_counter()
+        if spec.warm and cold(spec):
+            click.echo(f"{spec.name}: compiling ({TYPICAL})...", err=True)
         if spec.warm:
             spec.warm()
         click.echo(f"{spec.name}: ready in {time.perf_counter() - t:.1f} s")
