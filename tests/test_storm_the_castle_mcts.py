@@ -167,5 +167,5 @@ def test_eps_zero_is_the_inner_policy_and_eps_plays_randomly():
 def test_play_trace_names_the_search_policy():
     sc_p = params(max_turns=4)
     text = SPEC.play(sc_p, 0, 1, 1, tuple(policy_vector(SPEC, ["mcts:8", "eps:0.1:greedy"])))
-    assert "mcts:8 (side 0) vs eps:0.1:greedy (side 1)" in text
+    assert "policies: side 0 = mcts:8, side 1 = eps:0.1:greedy" in text   # the common header (games/trace.py)
     assert "result:" in text

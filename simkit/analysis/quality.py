@@ -172,8 +172,11 @@ def trace_games(scenario, config, games: int | None = None, *, pv=None, log=None
     firsts = np.zeros(n, dtype=np.int8)
     first_players_nb(FIRST_MODES.index(config.first), np.int64(config.seed), np.int64(0), np.int64(n), firsts)
     rows = []
+    from simkit import progress
+    progress.run_started(spec.name, n, kernels="trace")
     for g in range(n):
         values, legal, inter, rec = spec.trajectory(params, config.seed, g, int(firsts[g]), pv)
+        progress.games_done(1)
         m = game_metrics(chances(values, scale), legal, inter, int(rec[1]))
         rows.append({"game": g, "first": int(rec[0]), "winner": int(rec[1]), "length": int(rec[2]),
                      "end_reason": spec.end_reasons[int(rec[3])], **m})

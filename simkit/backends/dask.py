@@ -33,6 +33,7 @@ import logging
 import os
 import uuid
 
+from simkit import progress
 from simkit.engine.chunk import play_chunk
 from simkit.errors import SimkitError, UsageError
 
@@ -203,6 +204,7 @@ class DaskBackend:
         if not chunks:
             return
         self._wait_for_workers()
+        progress.run_started(game, sum(c for _, c in chunks), kernels=None)   # compiled on the workers
         self.warm(game, params, seed, first, policy_ids, snapshot_ply)
         window = self._window or max(4, 2 * sum(self.workers().values()))
         run = uuid.uuid4().hex[:8]
@@ -233,6 +235,7 @@ class DaskBackend:
                 live.discard(f)
                 f.release()
                 submit_next()
+                progress.games_done(len(item[1]))
                 yield item
         finally:  # finished, stopped early, interrupted or failed: drop what is still in flight
             if live and self.client is not None:

@@ -10,6 +10,10 @@ class SimkitGroup(click.Group):
     """Turns every user error (SimkitError) into one line on stderr and exit code 2."""
 
     def invoke(self, ctx):
+        from simkit import progress
+        from simkit.cli.compiling import CompileNotice
+        notice = CompileNotice()     # "compiling ... kernels" before a cold cache's first game
+        progress.listen(notice)
         try:
             return super().invoke(ctx)
         except SimkitError as e:
@@ -17,6 +21,8 @@ class SimkitGroup(click.Group):
             msg = "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(e))
             click.echo(f"error: {msg}", err=True)
             ctx.exit(e.exit_code)
+        finally:
+            progress.unlisten(notice)
 
 
 @click.group(cls=SimkitGroup, context_settings={"help_option_names": ["-h", "--help"]})

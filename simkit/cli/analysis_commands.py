@@ -12,6 +12,7 @@ from simkit.cli import cli
 from simkit.cli.options import (backend_options, play_options, policies_of, precision_option, scenario_options,
                                 tolerance_option)
 from simkit.cli.quality_tables import quality_options
+from simkit.cli.progress import command_progress, progress_option
 from simkit.policies import FIRST_MODES
 from simkit.errors import UsageError
 
@@ -88,9 +89,10 @@ def _save_opts(f):
               help="Repeat the comparison at each skill level (both sides play it; same seeds) and say, per "
                    "metric, whether B - A is stable, converging or reversing over skill.")
 @quality_options
+@progress_option
 def compare(targets, sets, games, seed, policy, policy0, policy1, first, threads, chunk_size, snapshot_ply,
             sets_a, sets_b, precision, tolerance, backend, workers, scheduler, out, no_save, as_json, skill,
-            quality, quality_games):
+            quality, quality_games, progress):
     """Compare two scenarios on common random numbers: same seeds, game indices and policies.
 
     A and B are game names or scenario files of one game; with one TARGET,
@@ -140,7 +142,8 @@ def compare(targets, sets, games, seed, policy, policy0, policy1, first, threads
                              "and --quality")
         from simkit.analysis.skill import skill_compare
         from simkit.cli.skill_commands import print_skill
-        res = skill_compare(a, b, skill.split(","), config, threads=threads, out_dir=out_dir, labels=(la, lb))
+        with command_progress(progress, "compare over skill"):
+            res = skill_compare(a, b, skill.split(","), config, threads=threads, out_dir=out_dir, labels=(la, lb))
         if as_json:
             return _echo_json(res.summary())
         print_skill(res, f"B - A over skill\nA = {_esc(la)}\nB = {_esc(lb)}\n({config.games:,} games per level, "
@@ -149,9 +152,10 @@ def compare(targets, sets, games, seed, policy, policy0, policy1, first, threads
             click.echo(f"skill directory: {out_dir} (skill.json; one compare directory per level)")
         return None
     from simkit.backends.dask import make_backend
-    with make_backend(backend, scheduler, workers, threads) as be:
+    with make_backend(backend, scheduler, workers, threads) as be, \
+            command_progress(progress, "compare", total=2 * config.games, runs=2):
         res = run_compare(a, b, config, threads=threads, out_dir=out_dir, precision=precision, labels=(la, lb),
-                          backend=be, tolerance=tolerance)
+                          backend=be, tolerance=tolerance, progress=False)
     s = res.summary()
     qc = None
     if quality and not res.interrupted:
@@ -231,8 +235,9 @@ def _print_compare(res, s, out_dir):
 @backend_options
 @_save_opts
 @quality_options
+@progress_option
 def sweep(target, varies, sets, games, seed, policy, policy0, policy1, first, threads, chunk_size, snapshot_ply,
-          precision, backend, workers, scheduler, out, no_save, as_json, quality, quality_games):
+          precision, backend, workers, scheduler, out, no_save, as_json, quality, quality_games, progress):
     """Run TARGET for every combination of the --vary values; one row of metrics per cell.
 
     Every cell uses the same seed (common random numbers). Writes sweep.parquet and
@@ -263,7 +268,8 @@ def sweep(target, varies, sets, games, seed, policy, policy0, policy1, first, th
     from simkit.engine.runner import validate_config
     validate_config(base.spec, config)
     from simkit.backends.dask import make_backend
-    with make_backend(backend, scheduler, workers, threads) as be:
+    with make_backend(backend, scheduler, workers, threads) as be, \
+            command_progress(progress, "sweep", total=len(grid) * config.games, runs=len(grid)):
         res = run_sweep(target, keys, grid, config, base_sets=list(sets), threads=threads, out_dir=out_dir,
                         precision=precision, progress=False, log=log, backend=be,
                         quality_games=quality_games if quality else None)
@@ -332,8 +338,9 @@ def _print_sweep(res, base, out_dir):
 @click.option("--skill", default=None, metavar="P1,P2,...",
               help="Repeat the measurement at each skill level (both sides play it; same seeds) and say, per "
                    "unit value, whether it is stable, converging or reversing over skill.")
+@progress_option
 def values(target, sets, games, seed, policy, policy0, policy1, first, threads, chunk_size, snapshot_ply,
-           pair, out, no_save, as_json, skill):
+           pair, out, no_save, as_json, skill, progress):
     """Unit values of TARGET two ways: ablation (remove one unit, paired runs) and regression.
 
     Ablation: change in a side's expected score when it has one unit more (base minus
@@ -364,7 +371,8 @@ def values(target, sets, games, seed, policy, policy0, policy1, first, threads, 
         parts = [p.strip() for p in pair.split(",")]
         if len(parts) != 2:
             raise UsageError(f"--pair takes two unit types A,B, got {pair!r}")
-        res = pair_test(base, parts[0], parts[1], config, threads=threads, log=log)
+        with command_progress(progress, "values --pair"):
+            res = pair_test(base, parts[0], parts[1], config, threads=threads, log=log)
         if as_json:
             return _echo_json(res)
         c = _console()
@@ -382,8 +390,9 @@ def values(target, sets, games, seed, policy, policy0, policy1, first, threads, 
     if skill:
         from simkit.analysis.skill import skill_values
         from simkit.cli.skill_commands import print_skill
-        sres = skill_values(base, skill.split(","), config, threads=threads, out_dir=out_dir,
-                            snapshot_ply=snapshot_ply)
+        with command_progress(progress, "values over skill"):
+            sres = skill_values(base, skill.split(","), config, threads=threads, out_dir=out_dir,
+                                snapshot_ply=snapshot_ply)
         if as_json:
             return _echo_json(sres.summary())
         print_skill(sres, f"{base.spec.title} {base.name}: unit values over skill ({config.games:,} games per "
@@ -392,7 +401,8 @@ def values(target, sets, games, seed, policy, policy0, policy1, first, threads, 
         if out_dir:
             click.echo(f"skill directory: {out_dir} (skill.json; one values directory per level)")
         return None
-    res = unit_values(base, config, threads=threads, out_dir=out_dir, snapshot_ply=snapshot_ply, log=log)
+    with command_progress(progress, "values"):
+        res = unit_values(base, config, threads=threads, out_dir=out_dir, snapshot_ply=snapshot_ply, log=log)
     if as_json:
         return _echo_json(res.summary())
     from rich.table import Table
@@ -447,7 +457,8 @@ def values(target, sets, games, seed, policy, policy0, policy1, first, threads, 
 @click.option("--threads", type=int, default=None, help="Numba threads (default: all cores).")
 @click.option("--chunk-size", type=int, default=None, help="Games per chunk.")
 @_save_opts
-def matchup(target, policies, sets, games, seed, first, threads, chunk_size, out, no_save, as_json):
+@progress_option
+def matchup(target, policies, sets, games, seed, first, threads, chunk_size, out, no_save, as_json, progress):
     """Skill-gap matrix: every pair of policies, both seat orders, same seeds.
 
     Each entry is the row policy's expected score (win 1, draw 1/2) against the
@@ -464,7 +475,9 @@ def matchup(target, policies, sets, games, seed, first, threads, chunk_size, out
     pols = check_policies(sc.spec, policies.split(","))
     config = RunConfig(games=games, seed=seed, policies=(pols[0], pols[1]), first=first, chunk_size=chunk_size)
     out_dir = _out_dir("matchup", f"{sc.game}-{sc.name}", out, no_save)
-    res = run_matchup(sc, pols, config, threads=threads, out_dir=out_dir)
+    runs = len(pols) * (len(pols) - 1)      # every pair in both seat orders
+    with command_progress(progress, "matchup", total=runs * games, runs=runs):
+        res = run_matchup(sc, pols, config, threads=threads, out_dir=out_dir)
     if as_json:
         return _echo_json(res.summary())
     from rich.table import Table

@@ -125,7 +125,7 @@ def run(target, sets, games, seed, policy, policy0, policy1, first, threads, chu
         raise UsageError("--resume needs --out DIR (the run to finish)")
     out_dir = None if no_save else Path(out) if out else _default_out(scenario)
     if skill:
-        return _run_skill(scenario, config, skill, threads, out_dir, as_json, resume, precision, backend)
+        return _run_skill(scenario, config, skill, threads, out_dir, as_json, resume, precision, backend, progress)
     from simkit.backends.dask import make_backend
     from simkit.engine.runner import validate_config
     validate_config(scenario.spec, config)      # option errors before any cluster starts
@@ -146,12 +146,15 @@ def run(target, sets, games, seed, policy, policy0, policy1, first, threads, chu
         sys.exit(130)
 
 
-def _run_skill(scenario, config, skill, threads, out_dir, as_json, resume, precision, backend):
+def _run_skill(scenario, config, skill, threads, out_dir, as_json, resume, precision, backend, progress):
     from simkit.analysis.skill import skill_run
+    from simkit.cli.progress import command_progress
     from simkit.cli.skill_commands import print_skill
     if resume or precision is not None or backend:
         raise UsageError("--skill runs locally to completion: drop --resume, --precision and --backend")
-    res = skill_run(scenario, skill.split(","), config, threads=threads, out_dir=out_dir)
+    levels = skill.split(",")
+    with command_progress(progress, "run over skill", total=len(levels) * config.games, runs=len(levels)):
+        res = skill_run(scenario, levels, config, threads=threads, out_dir=out_dir)
     if as_json:
         return _echo_json(res.summary())
     print_skill(res, f"{scenario.spec.title}: {scenario.name} over skill ({config.games:,} games per level, "
@@ -213,9 +216,16 @@ def _print_run(result, s, out_dir):
 def play(target, sets, seed, game_index, policy, policy0, policy1, first):
     """Play one game of TARGET move by move, with a text board.
 
+    The trace opens with the game, variant, policies, seed, game index and first
+    player; then every move with what the rules did: each combat's modifiers and
+    roll, every death and advance, captures, promotions, shield blocks, the Gold
+    Tile, the graveyards. Its last line is the result.
+
     \b
-    Example:
+    Examples:
       simkit play martian_chess --seed 3 --policy random
+      simkit play storm_the_castle --policy0 greedy --policy1 random --game 5
+      simkit play warfare --set activations=3 --seed 2
     """
     from simkit.engine.runner import RunConfig, validate_config
     from simkit.scenario import load_scenario
@@ -226,7 +236,12 @@ def play(target, sets, seed, game_index, policy, policy0, policy1, first):
     if game_index < 0:
         raise UsageError(f"--game must be >= 0, got {game_index}")
     side = game_index % 2 if first is None else (0 if first == "side0" else 1)
-    click.echo(spec.play(scenario.params(), seed, game_index, side, ids))
+    from simkit.cli.compiling import announce
+    announce(spec, "trace")
+    import inspect
+    from simkit.games.trace import variant_label
+    kw = {"variant": variant_label(scenario)} if "variant" in inspect.signature(spec.play).parameters else {}
+    click.echo(spec.play(scenario.params(), seed, game_index, side, ids, **kw))
 
 
 @cli.command()
@@ -430,10 +445,13 @@ def precompile(games, jobs):
     import concurrent.futures as cf
     import multiprocessing
     import os
+    from simkit.cli.compiling import TYPICAL, cold
     from simkit.games import GAMES, get_game
     names = list(games) or list(GAMES)
-    for n in names:
-        get_game(n)   # unknown names fail here, with the list of games
+    specs = [get_game(n) for n in names]   # unknown names fail here, with the list of games
+    for spec in specs:
+        if spec.warm and cold(spec):
+            click.echo(f"{spec.name}: compiling ({TYPICAL})...", err=True)
     jobs = min(jobs or len(os.sched_getaffinity(0)), len(names))
     t = time.perf_counter()
     if jobs == 1:

@@ -6,6 +6,7 @@ import click
 from simkit.cli import cli
 from simkit.cli.analysis_commands import _echo_json, _out_dir
 from simkit.cli.options import scenario_options
+from simkit.cli.progress import command_progress, progress_option
 from simkit.policies import FIRST_MODES
 
 
@@ -49,7 +50,8 @@ def _saves(files: str, kind: str, printed: str):
 @click.option("--first", type=click.Choice(FIRST_MODES), default="alternate", show_default=True)
 @click.option("--threads", type=int, default=None, help="Numba threads (default: all cores).")
 @_saves("ladder.json/ladder.csv", "ladder", "ladder.json")
-def ladder(target, sets, rungs, start, ceiling, games, seed, first, threads, out, no_save, as_json):
+@progress_option
+def ladder(target, sets, rungs, start, ceiling, games, seed, first, threads, out, no_save, as_json, progress):
     """Skill ladder of TARGET: each rung against the rung below, both seat orders, same seeds.
 
     A rung gains when its score's 95% interval is above 1/2; the skill depth is
@@ -71,7 +73,9 @@ def ladder(target, sets, rungs, start, ceiling, games, seed, first, threads, out
     names = rungs.split(",") if rungs else rungs_of(sc.spec, start, ceiling)
     config = RunConfig(games=games, seed=seed, policies=(names[0], names[0]), first=first)
     out_dir = _out_dir("ladder", f"{sc.game}-{sc.name}", out, no_save)
-    res = run_ladder(sc, names, config, threads=threads, out_dir=out_dir)
+    runs = 2 * (len(names) - 1)             # each rung against the one below, both seat orders
+    with command_progress(progress, "ladder", total=runs * games, runs=runs):
+        res = run_ladder(sc, names, config, threads=threads, out_dir=out_dir)
     if as_json:
         return _echo_json(res.summary())
     from rich.table import Table
@@ -143,8 +147,9 @@ def print_skill(result, title: str):
 @_players
 @_threads
 @_saves("tune.json/tune.csv", "tune", "tune.json")
+@progress_option
 def tune(target, sets, knobs, objectives, lexicographic, tolerance, games, verify_games, finalists, policy,
-         policy0, policy1, seed, first, threads, out, no_save, as_json):
+         policy0, policy1, seed, first, threads, out, no_save, as_json, progress):
     """Search rule knobs of TARGET for the setting that meets the objectives.
 
     Successive halving on common random numbers, then a verification of the
@@ -165,9 +170,10 @@ def tune(target, sets, knobs, objectives, lexicographic, tolerance, games, verif
     config = RunConfig(games=games, seed=seed, policies=policies_of(policy, policy0, policy1), first=first)
     out_dir = _out_dir("tune", f"{sc.game}-{sc.name}", out, no_save)
     log = None if as_json else (lambda m: click.echo(m, err=True))
-    res = run_tune(target, list(knobs), list(objectives), config, base_sets=list(sets), verify_games=verify_games,
-                   tolerance=tolerance, finalists=finalists, lexicographic=lexicographic, threads=threads,
-                   out_dir=out_dir, log=log)
+    with command_progress(progress, "tune"):     # successive halving: the number of runs is not known ahead
+        res = run_tune(target, list(knobs), list(objectives), config, base_sets=list(sets),
+                       verify_games=verify_games, tolerance=tolerance, finalists=finalists,
+                       lexicographic=lexicographic, threads=threads, out_dir=out_dir, log=log)
     s = res.summary()
     if as_json:
         return _echo_json(s)
@@ -206,8 +212,9 @@ def tune(target, sets, knobs, objectives, lexicographic, tolerance, games, verif
 @_players
 @_threads
 @_saves("sensitivity.json/.csv", "sensitivity", "sensitivity.json")
+@progress_option
 def sensitivity(target, sets, options, games, policy, policy0, policy1, seed, first, threads, out, no_save,
-                as_json):
+                as_json, progress):
     """One step down and up of every numeric rule of TARGET: effects on balance, draws and length.
 
     Paired on common random numbers against the unchanged scenario, 95%
@@ -227,8 +234,9 @@ def sensitivity(target, sets, options, games, policy, policy0, policy1, seed, fi
     config = RunConfig(games=games, seed=seed, policies=policies_of(policy, policy0, policy1), first=first)
     out_dir = _out_dir("sensitivity", f"{sc.game}-{sc.name}", out, no_save)
     log = None if as_json else (lambda m: click.echo(m, err=True))
-    res = run_sens(target, config, options=list(options), base_sets=list(sets), threads=threads,
-                   out_dir=out_dir, log=log)
+    with command_progress(progress, "sensitivity"):
+        res = run_sens(target, config, options=list(options), base_sets=list(sets), threads=threads,
+                       out_dir=out_dir, log=log)
     if as_json:
         return _echo_json(res.summary())
     from rich.table import Table
@@ -268,7 +276,8 @@ def sensitivity(target, sets, options, games, policy, policy0, policy1, seed, fi
 @click.option("--games", "-n", type=int, default=1000, show_default=True, help="Games to trace.")
 @_players
 @_saves("quality.json and quality_games.csv", "quality", "quality.json")
-def quality(target, sets, games, policy, policy0, policy1, seed, first, out, no_save, as_json):
+@progress_option
+def quality(target, sets, games, policy, policy0, policy1, seed, first, out, no_save, as_json, progress):
     """Game-quality metrics of TARGET from per-move trajectories, with 95% intervals.
 
     Lead changes, drama, decisiveness, uncertainty, stability, decision moves,
@@ -286,7 +295,10 @@ def quality(target, sets, games, policy, policy0, policy1, seed, first, out, no_
     sc = load_scenario(target, list(sets))
     config = RunConfig(games=games, seed=seed, policies=policies_of(policy, policy0, policy1), first=first)
     out_dir = _out_dir("quality", f"{sc.game}-{sc.name}", out, no_save)
-    res = run_quality(sc, config, out_dir=out_dir, log=None if as_json else (lambda m: click.echo(m, err=True)))
+    with command_progress(progress, "quality", total=games, runs=1) as bar:
+        # the bar says how far it is; the every-200-games log line is for logs without one
+        log = None if as_json or bar else (lambda m: click.echo(m, err=True))
+        res = run_quality(sc, config, out_dir=out_dir, log=log)
     s = res.summary()
     if as_json:
         return _echo_json(s)

@@ -15,7 +15,6 @@ from simkit.games.skorm.play import no_trace, policy_array, run_one, RECORD_FIEL
 from simkit.games.skorm.rules import I_GOLD, I_N, I_P, P_CQ, P_CR, P_I, UNITS
 from simkit.games.skorm.state import END_REASONS, LOG_W_EXTRA
 from simkit.games.skorm.policies import POLICIES
-from simkit.policies import POL_BUDGET, POL_EPS, POL_ID, EPS_SCALE, MCTS
 
 LETTERS = "SAHW"
 FACING_NAMES = ("E", "NE", "NW", "W", "SW", "SE")
@@ -54,17 +53,18 @@ def board_text(params, cell, face) -> str:
 
 
 def describe(params, code: int, before_cell, mover: int) -> str:
+    """The action in the rules' words; a shot or capture names the piece that dies."""
     if code < 0:
-        return f"side {mover} passes"
+        return f"side {mover} passes (no action)"
     typ, a, t = code >> 16, (code >> 8) & 255, code & 255
     who = UNITS[(int(before_cell[a]) - 1) & 3]
     victim = int(before_cell[t])
     if typ == 1:
-        return (f"side {mover} archer {cell_name(params, a)} shoots "
-                f"{UNITS[(victim - 1) & 3]} at {cell_name(params, t)}")
+        return (f"side {mover} archer {cell_name(params, a)} shoots the {UNITS[(victim - 1) & 3]} at "
+                f"{cell_name(params, t)}: side {1 - mover}'s {UNITS[(victim - 1) & 3]} dies")
     text = f"side {mover} {who} {cell_name(params, a)} -> {cell_name(params, t)}"
     if victim:
-        text += f" captures {UNITS[(victim - 1) & 3]}"
+        text += f" captures: side {1 - mover}'s {UNITS[(victim - 1) & 3]} dies"
     return text
 
 
@@ -80,36 +80,51 @@ def run_logged(params, seed, game, first, policies, snapshot_ply=0):
 
 def policy_label(pv, p) -> str:
     """Side ``p``'s policy as a designer writes it (mcts:N, eps:P:INNER)."""
-    name = POLICIES[int(pv[POL_ID + p])]
-    if name == MCTS:
-        name = f"{MCTS}:{int(pv[POL_BUDGET + p])}"
-    if pv[POL_EPS + p] > 0:
-        name = f"eps:{pv[POL_EPS + p] / EPS_SCALE:g}:{name}"
-    return name
+    from simkit.games.trace import policy_label as label
+    return label(POLICIES, pv, p)
 
 
-def play(params, seed, game, first, policies) -> str:
-    """The text trace of one game, exactly as the batch kernel plays it."""
+def play(params, seed, game, first, policies, variant=None) -> str:
+    """The text trace of one game, exactly as the batch kernel plays it.
+
+    The kernel's log holds each ply's action and the position after it; the
+    trace replays the actions on a step-API game (simkit.games.skorm.play.Game)
+    to read what the log does not hold: how many captures and shots the shield
+    rule (SK-6) forbade the mover (the defender's ``shield_blocks``), and the
+    Gold Tile's state (SK-7). The replay must reach every logged position.
+    """
+    from simkit.games.skorm.play import Game
+    from simkit.games.skorm.rules import I_GOLD_IMM, I_GOLD_ON
+    from simkit.games.skorm.state import SC_PENDING, SC_WL0
+    from simkit.games.trace import header
     N = int(params[P_I][I_N])
+    gold = int(params[P_I][I_GOLD])
     log, rec = run_logged(params, seed, game, first, policies)
     pv = policy_array(policies)
-    pol = [policy_label(pv, p) for p in (0, 1)]
-    out = [f"Skorm: seed {seed} game {game}; side 0 = {pol[0]}, side 1 = {pol[1]}; side {first} moves first",
-           "side 0 upper case (top), side 1 lower case; S shieldman + facing digit, A archer, H horseman, "
-           "W warlord, * gold tile", LEGEND, ""]
+    out = header("Skorm", "skorm", seed, game, first, POLICIES, pv, variant)
+    out += ["side 0 upper case (top), side 1 lower case; S shieldman + facing digit, A archer, H horseman, "
+            "W warlord, * gold tile", LEGEND, ""]
     placed = [r for r in log if r[0] == 0]
     order = ", ".join(f"{piece_name(int(r[3 + int(r[1])]))}@{cell_name(params, int(r[1]))}"
                       for r in placed[1:])
     out.append(f"placement (warlords on their corners, then in turn): {order}")
     prev = placed[-1]
     out.append(board_text(params, prev[3:3 + N], prev[3 + N:]))
+    g = Game(params, seed, game, first)
+    if not np.array_equal(g.cell, prev[3:3 + N]):
+        raise AssertionError("skorm trace replay: placement differs from the played game")
     ply = 0
+    blocked = [0, 0]
     for r in log:
         if r[0] == 0:
             continue
         ply += 1
         code, mover = int(r[1]), int(r[2])
         out.append("")
+        g.face[:] = prev[3 + N:]
+        g.legal_actions()                            # counts what the shield rule forbids, as the kernel does
+        nblk = int(g.blocks[0])
+        blocked[1 - mover] += nblk
         line = f"ply {ply}: " + describe(params, code, prev[3:3 + N], mover)
         cell, face = r[3:3 + N], r[3 + N:]
         turned = [f"{cell_name(params, c)}->{int(face[c])}" for c in range(N)
@@ -118,6 +133,24 @@ def play(params, seed, game, first, policies) -> str:
             turned.append(f"lands facing {int(face[code & 255])}")
         if turned:
             line += "; shields: " + ", ".join(turned)
+        if nblk:
+            line += (f"; side {1 - mover}'s shields block {nblk} of side {mover}'s captures/shots (SK-6)")
+        pending = int(g.sc[SC_PENDING])
+        g.apply(code, int(face[code & 255]) if code >= 0 and (code >> 16) == 0 else -1)
+        g.face[:] = face                            # start-of-turn rotations (SK-4) are in the log, not the code
+        if not np.array_equal(g.cell, cell):
+            raise AssertionError(f"skorm trace replay diverged from the played game at ply {ply}")
+        if params[P_I][I_GOLD_ON] == 1:
+            if g.done and g.end_reason == "gold_tile_immediate":
+                line += (f"; side {mover}'s warlord ends the turn on the Gold Tile and side {1 - mover} has "
+                         f"at most {int(params[P_I][I_GOLD_IMM])} pieces besides its warlord: immediate win (SK-7)")
+            elif g.done and g.end_reason == "gold_tile":
+                line += f"; side {1 - mover}'s warlord survived a turn on the Gold Tile: side {1 - mover} wins (SK-7)"
+            elif int(g.sc[SC_PENDING]) == mover and pending != mover and int(g.sc[SC_WL0 + mover]) == gold:
+                line += (f"; side {mover}'s warlord ends the turn on the Gold Tile: side {mover} wins if it "
+                         f"survives side {1 - mover}'s next turn (SK-7)")
+        if g.done and g.end_reason == "warlord_killed":
+            line += f"; side {mover} killed the enemy warlord"
         out.append(line)
         out.append(board_text(params, cell, face))
         prev = r
@@ -125,5 +158,7 @@ def play(params, seed, game, first, policies) -> str:
     w = fields["winner"]
     result = "draw" if w < 0 else f"player {w} wins"
     out.append("")
+    out.append(f"shield blocks (captures and shots the shield rule forbade the opponent): side 0 {blocked[0]}, "
+               f"side 1 {blocked[1]}")
     out.append(f"result: {result} ({END_REASONS[fields['end_reason']]}) after {fields['plies']} plies")
     return "\n".join(out)

@@ -8,9 +8,9 @@ from simkit.games.storm_the_castle.policies import POLICIES
 from simkit.games.storm_the_castle.state import END_REASONS
 
 
-def _play(params, seed, game, first, policies):
+def _play(params, seed, game, first, policies, variant=None):
     from simkit.games.storm_the_castle.render import play_text
-    return play_text(params, seed, game, first, policies)
+    return play_text(params, seed, game, first, policies, variant)
 
 
 def _aggregate_index(params):

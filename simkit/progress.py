@@ -1,0 +1,33 @@
+"""Who hears that games are being played: the command line's progress bars and compile notice.
+
+The backends (and the one-game-at-a-time loops, e.g. quality) announce here when
+a run of a game starts and when games finish; nothing listens unless the command
+line registers a listener, so the library stays silent and pays one empty loop.
+A listener is an object with ``run_started(game, games, kernels)`` and ``games_done(n)``.
+This module imports nothing, so a Dask worker unpickling a backend loads nothing.
+"""
+from __future__ import annotations
+
+_listeners: list = []
+
+
+def listen(listener) -> None:
+    _listeners.append(listener)
+
+
+def unlisten(listener) -> None:
+    if listener in _listeners:
+        _listeners.remove(listener)
+
+
+def run_started(game: str, games: int, kernels: str | None = "batch") -> None:
+    """A run of ``games`` games of ``game`` is about to play its first game. ``kernels``: which
+    of the game's kernels this process loads now ("batch": the parallel batch kernel, "trace":
+    the one-game kernel; None: none here, e.g. the games play on Dask workers)."""
+    for li in list(_listeners):
+        li.run_started(game, games, kernels)
+
+
+def games_done(n: int) -> None:
+    for li in list(_listeners):
+        li.games_done(n)
