@@ -172,8 +172,9 @@ def run_against(other: str, games=None, *, seconds=1.0, repeats=5, log=None, mct
     for cell in runs[here][0]["results"]:
         k = tuple(cell[f] for f in key)
 
-        def med(tree, field):
-            return statistics.median(next(c[field] for c in res["results"] if tuple(c[f] for f in key) == k)
+        def med(tree, field, k=k):
+            return statistics.median(next(c[field] for c in res["results"]
+                                          if tuple(c[f] for f in key) == k)
                                      for res in runs[tree])
         row = {f: cell[f] for f in key} | {"length_unit": cell["length_unit"]}
         for field in ("plies_per_s", "plies_per_cpu_s", "games_per_s"):

@@ -20,8 +20,9 @@ share compiled kernels. Root: ``NUMBA_CACHE_DIR`` if set, else numba's user-wide
 cache directory (never inside the source tree).
 
 `install()` runs when ``simkit.engine`` or ``simkit.games`` is imported, and takes
-effect as numba's caching module loads, i.e. before any kernel is defined. Game folders outside the package (a test game)
-call `register_kernel_dir(folder)` first thing in their ``__init__``.
+effect as numba's caching module loads, i.e. before any kernel is defined. Game folders
+outside the package (a test game) call `register_kernel_dir(folder)` first thing in their
+``__init__``.
 """
 from __future__ import annotations
 
