@@ -14,6 +14,7 @@ unreadable file) it says nothing rather than something false.
 """
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 
@@ -50,7 +51,8 @@ def _cached(disp) -> bool:
 def cold(spec, kernels: str = "batch") -> bool:
     """True when playing ``spec`` through ``kernels`` ("batch" or "trace") will compile first."""
     try:
-        module = sys.modules[spec.run_chunk.__module__]
+        hook = spec.run_chunk   # a GameSpec Hook names its module; a plain function has its own
+        module = importlib.import_module(getattr(hook, "module", None) or hook.__module__)
         ds = _dispatchers(module, kernels)
         return bool(ds) and not all(_cached(d) for d in ds)
     except Exception:   # numba's private cache API moved: stay quiet rather than wrong
