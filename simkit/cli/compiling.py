@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import importlib
 import os
-import sys
 
 import click
 
