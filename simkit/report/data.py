@@ -517,7 +517,7 @@ def load(path) -> RunData | CompareData | SweepData | ValuesData:
         else:
             raise UsageError(f"{path}: a sweep directory without sweep.parquet or sweep.csv")
         unit = str(manifest.get("length_unit") or length_unit_of(str(manifest.get("game") or "")))
-        # the game's length unit in the column names (a Storm sweep's mean_plies counts turns)
+        # the game's length unit in the column names (a turn-based game's mean_plies counts turns)
         table = table.rename(columns=lambda c: fmt.with_unit(str(c), unit))
         return SweepData(path, manifest, table, _sweep_params(manifest, table))
     if kind == "values" or (path / "values.json").exists() or (path / "values.csv").exists():

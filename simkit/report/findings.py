@@ -196,8 +196,9 @@ RARE = 0.005   # a count that happens in fewer than this share of games "almost 
 
 
 def counter_findings(run) -> list[Finding]:
-    """A rule or special that never (or almost never) fires: a per-side count (promotions, passes,
-    resurrections, shield blocks...) that stays 0 for both sides in every (or nearly every) game."""
+    """A rule or special that never (or almost never) fires: a per-side or per-unit count of the
+    records (any stat the game's columns declare) that stays 0 for both sides in every (or nearly
+    every) game."""
     n = len(run.games) if run.games is not None else 0
     if not n:
         return []

@@ -167,7 +167,7 @@ _LENGTH_NAME = re.compile(r"^((mean|median)_plies(_ci_lo|_ci_hi|_ci)?|plies(_std
 
 
 def with_unit(name: str, unit: str = "plies") -> str:
-    """The length metrics' names say the game's length unit: mean_plies -> mean_turns for Storm
+    """The length metrics' names say the game's length unit: mean_plies -> mean_turns for a turn-based game
     (the records call every game's length 'plies'; rule options such as deadlock_plies keep theirs)."""
     if unit and unit != "plies" and _LENGTH_NAME.match(name):
         return name.replace("plies", unit)
@@ -179,9 +179,9 @@ def with_unit(name: str, unit: str = "plies") -> str:
 _BARE = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
 
 
-def option_value(v) -> str:
+def option_value(v, _inner: bool = False) -> str:
     """An option value as ``--set KEY=VALUE`` (and ``--vary``) accepts it: TOML, a bare word for a
-    string that reads back as itself (``clock=leader``), ``true``/``false`` for booleans."""
+    string that reads back as itself (``mode=fast``), ``true``/``false`` for booleans."""
     if hasattr(v, "item") and not isinstance(v, (list, tuple, dict, str)):
         v = v.item()                     # numpy scalars (a pandas column of a sweep table)
     if isinstance(v, bool):
@@ -195,13 +195,13 @@ def option_value(v) -> str:
             return MISSING
         return repr(v) if v != int(v) or abs(v) >= 1e16 else f"{v:.1f}"
     if isinstance(v, str):
-        if _BARE.match(v) and v not in ("true", "false", "inf", "nan"):
-            return v
+        if not _inner and _BARE.match(v) and v not in ("true", "false", "inf", "nan"):
+            return v          # a bare word reads back as a string on its own, not inside [..] or {..}
         return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
     if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(option_value(x) for x in v) + "]"
+        return "[" + ", ".join(option_value(x, True) for x in v) + "]"
     if isinstance(v, dict):
-        return "{" + ", ".join(f"{_key(k)} = {option_value(x)}" for k, x in v.items()) + "}"
+        return "{" + ", ".join(f"{_key(k)} = {option_value(x, True)}" for k, x in v.items()) + "}"
     return str(v)
 
 
@@ -222,8 +222,8 @@ def overrides(over: dict | None) -> str:
 # ---- labels: game, variant, policies, first-player mode, seed, games --------------------------
 
 def variant(name: str | None, over: dict | None) -> str:
-    """A scenario with its --set overrides: 'default' alone; 'second_player_dispatch_bonus=2' for
-    the default with one override; 'clock_leader + max_plies=60' for a named scenario with one."""
+    """A scenario with its --set overrides: 'default' alone; 'dispatch_bonus=2' for the default
+    with one override; 'fast + max_plies=60' for a named scenario with one."""
     name = str(name or "?")
     extra = overrides(over)
     if not extra:
@@ -232,7 +232,7 @@ def variant(name: str | None, over: dict | None) -> str:
 
 
 def game_variant(title: str, name: str | None, over: dict | None) -> str:
-    """'Storm the Castle: second_player_dispatch_bonus=2'."""
+    """'<Game title>: <variant>', e.g. 'Some Game: dispatch_bonus=2'."""
     return f"{title}: {variant(name, over)}"
 
 

@@ -57,9 +57,17 @@ def clipped_texts(fig, bbox=None) -> list[str]:
     r = fig.canvas.get_renderer()
     if bbox is None:
         bbox = fig.bbox_inches
+    # tick labels matplotlib does not draw (their tick lies outside the axis' view) do not count
+    hidden = set()
+    for ax in fig.axes:
+        for axis, k in ((ax.xaxis, 0), (ax.yaxis, 1)):
+            lo, hi = sorted(axis.get_view_interval())
+            for tick in axis.get_major_ticks() + axis.get_minor_ticks():
+                if not lo - 1e-9 <= tick.get_loc() <= hi + 1e-9:
+                    hidden |= {id(tick.label1), id(tick.label2)}
     out = []
     for t in fig.findobj(Text):
-        if not t.get_visible() or not t.get_text().strip():
+        if not t.get_visible() or not t.get_text().strip() or id(t) in hidden:
             continue
         e = t.get_window_extent(r).transformed(fig.dpi_scale_trans.inverted())
         tol = 0.01

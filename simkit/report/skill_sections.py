@@ -35,7 +35,7 @@ def _scenario_label(manifest: dict) -> str:
 
 
 def _game_label(d) -> str:
-    """'Storm the Castle: second_player_dispatch_bonus=2' (game title and variant)."""
+    """'<Game title>: <variant with its overrides>' (fmt.game_variant)."""
     from simkit.report.data import title_of
     sc = d.manifest.get("scenario") or {}
     game = d.data.get("game") or (sc.get("game") if isinstance(sc, dict) else None) or "?"
