@@ -177,7 +177,7 @@ def _print_compare(res, s, out_dir):
         thr = f" (>= {fmt.metric_diff(m, d['threshold']).lstrip('+')})" if v == "matters" else \
             f" (< {fmt.metric_diff(m, d['threshold']).lstrip('+')})" if v == "significant but negligible" else ""
         t.add_row(names.get(m, m), fmt.metric_value(m, sa[m]), fmt.metric_value(m, sb[m]),
-                  f"{fmt.metric_diff(m, d['diff'])} {fmt.metric_diff_ci(m, *d['ci'])}",
+                  f"{fmt.metric_diff(m, d['diff'])} {fmt.metric_diff_ci(m, *d['ci']).removesuffix(' pp')}",
                   _p(d["p_value"]), _p(d.get("p_holm")), f"[{style.get(v, '')}]{v}{thr}[/]" if style.get(v) else v)
     t.add_row("decisiveness", fmt.rate(sa["decisiveness"]), fmt.rate(sb["decisiveness"]), "", "", "", "")
     c.print(t)
@@ -195,7 +195,8 @@ def _print_compare(res, s, out_dir):
                     f"{e['verdict']}")
         for k, e in eq["fairness"].items():
             lo, hi = e["ci90"]
-            c.print(f"--tolerance {tol:g}: {k.upper()} first-player advantage 90% CI {fmt.interval(lo, hi, fmt.advantage)}: "
+            c.print(f"--tolerance {tol:g}: {k.upper()} first-player advantage 90% CI "
+                    f"{fmt.interval(lo, hi, fmt.advantage)}: "
                     f"{e['verdict']}")
     c.print(f"verdict: {_esc(s['verdict'])}")
     from simkit.analysis.degenerate import tally_flags
@@ -392,6 +393,7 @@ def values(target, sets, games, seed, policy, policy0, policy1, first, threads, 
     rel = f"regression: / |{ref}| [95% Fieller]" if ref else "regression: relative"
     for col in ("unit", "ablation: score change [95% CI]", "regression: coefficient [95% CI]", rel):
         t.add_column(col, justify="left" if col == "unit" else "right")
+    holes = False
     for u in base.spec.unit_types:
         a = d["ablation"].get(u)
         r = reg["units"].get(u)
@@ -399,11 +401,14 @@ def values(target, sets, games, seed, policy, policy0, policy1, first, threads, 
             t.add_row(u, "left out", "left out", f"left out: {reg['left_out'][u]}")
             continue
         at = fmt.MISSING if a is None or math.isnan(a["value"]) else \
-            f"{a['value']:+.4f} [{a['ci'][0]:+.4f}, {a['ci'][1]:+.4f}]"
-        ct = fmt.MISSING if r is None else f"{r['coef']:+.3f} [{r['coef_ci'][0]:+.3f}, {r['coef_ci'][1]:+.3f}]"
-        fcl = "" if r is None or u == ref else f" [{_num(r['ci'][0], '{:+.2f}')}, {_num(r['ci'][1], '{:+.2f}')}]"
-        rt = fmt.MISSING if r is None or math.isnan(r["value"]) else f"{r['value']:+.2f}" + fcl
+            fmt.with_ci(a["value"], *a["ci"], kind=fmt.advantage, sentence=False)
+        ct = fmt.MISSING if r is None else fmt.with_ci(r["coef"], *r["coef_ci"], kind=fmt.coefficient, sentence=False)
+        fcl = "" if r is None or u == ref else " " + fmt.interval(*r["ci"], fmt.ratio)
+        rt = fmt.MISSING if r is None or math.isnan(r["value"]) else fmt.ratio(r["value"]) + fcl
         t.add_row(u, at, ct, rt)
+        holes = holes or fmt.MISSING in (at, ct, rt)
+    if holes:
+        t.caption = f"{fmt.MISSING}: no value for this unit and method; the notes below say why"
     c.print(t)
     c.print(f"ranking by ablation: {' > '.join(d['ranking']['ablation'])}; "
             f"by regression coefficient: {' > '.join(d['ranking']['regression'])}")
@@ -467,11 +472,12 @@ def matchup(target, policies, sets, games, seed, first, threads, chunk_size, out
         cells = []
         for q in pols:
             if p == q:
-                cells.append("-")
+                cells.append(fmt.MISSING)
             else:
                 cl = res.cells[(p, q)]
                 cells.append(fmt.with_ci(cl["score"], *cl["ci"], kind=fmt.score, sentence=False))
         t.add_row(p, *cells)
+    t.caption = f"{fmt.MISSING}: a policy does not play itself"
     c = console()
     c.print(t)
     for f in res.flags:

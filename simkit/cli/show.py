@@ -1,7 +1,6 @@
 """Printing results for people: rich tables on stdout."""
 from __future__ import annotations
 
-import math
 
 from rich.console import Console
 from rich.table import Table

@@ -302,7 +302,8 @@ class CompareData:
             ci = d.get("ci") or d.get("difference_ci") or [d.get("ci_lo"), d.get("ci_hi")]
             a = _first(d, "a", "value_a")
             b = _first(d, "b", "value_b")
-            rows.append({"metric": fmt.with_unit(str(metric), self.length_unit), "a": _num(sa.get(metric)) if math.isnan(a) else a,
+            rows.append({"metric": fmt.with_unit(str(metric), self.length_unit),
+                         "a": _num(sa.get(metric)) if math.isnan(a) else a,
                          "b": _num(sb.get(metric)) if math.isnan(b) else b,
                          "difference": diff, "ci_lo": _num(ci[0]), "ci_hi": _num(ci[1]),
                          "p_value": _first(d, "p_value", "p"), "verdict": str(d.get("verdict", ""))})

@@ -93,7 +93,8 @@ def run_findings(run) -> list[Finding]:
             half = 1.959963984540054 * x.std() / math.sqrt(len(x))
             ci = f"95% CI {fmt.interval(x.mean() - half, x.mean() + half, fmt.length)}; "
         out.append(Finding(f"Games last {fmt.length(s['mean_plies'])} {unit} on average ({ci}median "
-                           f"{fmt.number(q.get('0.5', math.nan))}); 80% of games last {fmt.number(q.get('0.1', math.nan))}"
+                           f"{fmt.number(q.get('0.5', math.nan))}); 80% of games last "
+                           f"{fmt.number(q.get('0.1', math.nan))}"
                            f" to {fmt.number(q.get('0.9', math.nan))} {unit}.", "lengths"))
         cap = run.length_cap()
         if cap and q.get("0.5", 0) >= cap:
@@ -289,6 +290,7 @@ def values_findings(v) -> list[Finding]:
             continue
         sub = sub.groupby("unit")[["value", "ci_lo", "ci_hi"]].mean().sort_values("value", ascending=False)
         key = "values" if not out else f"values_{len(out)}"
-        parts = [f"{u} {fmt.number(r.value)} (95% CI {fmt.interval(r.ci_lo, r.ci_hi)})" for u, r in sub.iterrows()]
+        kind = fmt.kind_of(method)
+        parts = [f"{u} {fmt.with_ci(r.value, r.ci_lo, r.ci_hi, kind)}" for u, r in sub.iterrows()]
         out.append(Finding(f"By {names.get(method, method)}: " + ", ".join(parts) + ".", key))
     return out

@@ -72,6 +72,16 @@ def signed(x, digits: int = 3) -> str:
     return MISSING if missing(x) else f"{_f(x):+.{digits}f}"
 
 
+def ratio(x) -> str:
+    """A value relative to a reference unit (regression / |reference|): signed, two decimals."""
+    return signed(x, 2)
+
+
+def coefficient(x) -> str:
+    """A raw regression (logit) coefficient: signed, three decimals."""
+    return signed(x, 3)
+
+
 def number(x) -> str:
     """A number of no particular kind: four significant digits, separators above 100,000."""
     if missing(x):
@@ -121,9 +131,15 @@ _SCORE = re.compile(r"expected_score|^score$")
 _LENGTH = re.compile(r"^(mean|median)_(plies|turns|length)|_plies$|_turns$")
 
 
+# unit values (`simkit values`) by method: an ablation is a change of expected score
+UNIT_VALUE_KINDS = {"ablation": advantage, "regression": ratio, "regression_coef": coefficient}
+
+
 def kind_of(metric: str):
-    """The format of a metric by its name: rate, advantage, length or number."""
+    """The format of a metric by its name: rate, advantage, score, length or number."""
     m = str(metric)
+    if m in UNIT_VALUE_KINDS:
+        return UNIT_VALUE_KINDS[m]
     if _RATE.search(m):
         return rate
     if _ADV.search(m):

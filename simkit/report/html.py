@@ -7,7 +7,6 @@ escaped with ``html.escape``.
 """
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
@@ -51,7 +50,8 @@ _BY_METRIC = {"value", "a", "b", "ci_lo", "ci_hi", "mean", "lo", "hi", "estimate
 _DIFF = {"difference", "diff", "effect"}
 
 
-def _fmt(x, column: str = "", metric: str | None = None, options=()) -> str:
+def _fmt(x, column: str = "", metric: str | None = None, options=(), diff_ci: bool = False,
+         ci_kind=None) -> str:
     """One table cell in the one format of its kind (simkit/report/fmt.py)."""
     import numpy as np
     if isinstance(x, (bool, np.bool_)) or column in options:
@@ -65,8 +65,11 @@ def _fmt(x, column: str = "", metric: str | None = None, options=()) -> str:
     col = str(column)
     if col.startswith("p_") or col in ("p", "p_value", "p_holm"):
         return fmt.p_value(x)
+    is_diff = col in _DIFF or (diff_ci and col in ("ci_lo", "ci_hi"))
     if metric is not None and (col in _BY_METRIC or col in _DIFF):
-        return fmt.metric_diff(metric, x) if col in _DIFF else fmt.metric_value(metric, x)
+        return fmt.metric_diff(metric, x) if is_diff else fmt.metric_value(metric, x)
+    if ci_kind is not None and col in ("ci_lo", "ci_hi"):
+        return ci_kind(x)
     base = re.sub(r"_ci_(lo|hi)$", "", col)
     kind = fmt.kind_of(base)
     if kind is fmt.number:
@@ -82,14 +85,18 @@ def _fmt(x, column: str = "", metric: str | None = None, options=()) -> str:
 def table_html(frame: pd.DataFrame, max_rows: int = 40, unit: str = "plies", options=(), note: str = "") -> str:
     """A table in the report's number formats; a missing number shows "—" and the table says why."""
     cols = list(frame.columns)
+    # an interval belongs to the estimate beside it: a difference's (B - A), a score's
+    diff_ci = any(c in _DIFF for c in cols)
+    ci_kind = fmt.score if "score" in cols else None
     head = "".join(f"<th>{escape(fmt.with_unit(str(c), unit))}</th>" for c in cols)
     body, holes = [], False
     for _, row in frame.head(max_rows).iterrows():
-        metric = str(row["metric"]) if "metric" in cols else None
+        # long tables: the row's metric (or unit-value method) sets the kind of its numbers
+        metric = str(row["metric"]) if "metric" in cols else str(row["method"]) if "method" in cols else None
         cells = []
         for c in cols:
             v = row[c]
-            text = _fmt(v, c, metric, options)
+            text = _fmt(v, c, metric, options, diff_ci, ci_kind)
             holes |= text == fmt.MISSING
             if c == "metric" and isinstance(v, str):
                 text = fmt.with_unit(v, unit)

@@ -20,6 +20,7 @@ import pandas as pd  # noqa: E402
 
 from simkit.games import find_game  # noqa: E402
 from simkit.report import boards, findings, fmt, plots  # noqa: E402
+from simkit.report import data as rdata  # noqa: E402
 
 # Figures are drawn at 2x the pixels they are shown at: the page shows a figure at DISPLAY_PPI CSS
 # pixels per inch of its matplotlib size (html.py sets the <img> width), so a font of MIN_FONT_PT
@@ -60,7 +61,7 @@ def clipped_texts(fig, bbox=None) -> list[str]:
     # tick labels matplotlib does not draw (their tick lies outside the axis' view) do not count
     hidden = set()
     for ax in fig.axes:
-        for axis, k in ((ax.xaxis, 0), (ax.yaxis, 1)):
+        for axis in (ax.xaxis, ax.yaxis):
             lo, hi = sorted(axis.get_view_interval())
             for tick in axis.get_major_ticks() + axis.get_minor_ticks():
                 if not lo - 1e-9 <= tick.get_loc() <= hi + 1e-9:
@@ -329,7 +330,9 @@ def values_section(v, w: Writer, anchor: str) -> Section:
     sec = Section(anchor, f"Unit values: {v.label}", subtitle=v.context)
     cfg = (v.manifest or {}).get("config") or {}
     sec.facts = [("methods", ", ".join(map(str, dict.fromkeys(v.table["method"]))))]
-    sec.facts += [(k.replace("_", " "), ", ".join(map(str, v.meta[k])) if isinstance(v.meta[k], list)
+    unit = rdata.length_unit_of(v.game)
+    names = {"snapshot_ply": f"snapshot {fmt.unit_singular(unit)}", "games": "games per run"}
+    sec.facts += [(names.get(k, k), " vs ".join(map(str, v.meta[k])) if isinstance(v.meta[k], list)
                    else fmt.count(v.meta[k]) if isinstance(v.meta[k], int) and k == "games" else str(v.meta[k]))
                   for k in ("game", "games", "policies", "snapshot_ply") if k in v.meta]
     sec.facts += [(label, str(cfg[k])) for k, label in (("first", "first player"), ("seed", "seed")) if k in cfg]

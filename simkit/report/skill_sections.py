@@ -302,7 +302,8 @@ def tune_section(d: TuneData, w, anchor: str):
     csv = d.path / "tune.csv"
     if csv.exists():
         frame = pd.read_csv(csv)
-        w.table(sec, "tune", frame, "Every evaluated setting (search rounds and verification)")
+        w.table(sec, "tune", frame, "Every evaluated setting (search rounds and verification)",
+                options=tuple(k for k in knobs if k in frame.columns))
         if len(knobs) == 1 and pd.api.types.is_numeric_dtype(frame[knobs[0]]):
             for k, text in enumerate(s.get("objectives") or []):
                 o = parse_objective(text)
@@ -366,12 +367,14 @@ def sensitivity_section(d: SensitivityData, w, anchor: str):
                      f"{metric.replace('_', ' ')}, paired on the same seeds, 95% intervals.",
                      size=(7.5, 1.2 + 0.42 * len(order)))
     if rows:
-        w.table(sec, "sensitivity", pd.DataFrame(rows), "Every effect (p-values Holm-adjusted over all effects)")
+        w.table(sec, "sensitivity", pd.DataFrame(rows), "Every effect (p-values Holm-adjusted over all effects)",
+                options=("value", "base_value"))
     sig = [r for r in rows if r["metric"] == "first_player_advantage" and r.get("p_holm", 1) < 0.05]
     for r in sorted(sig, key=lambda r: -abs(r["effect"]))[:5]:
         sec.findings.append(Finding(f"{r['option']} {fmt.option_value(r['base_value'])} -> "
                                     f"{fmt.option_value(r['value'])} changes the first-player advantage by "
-                                    f"{fmt.advantage(r['effect'])} (95% CI {fmt.interval(r['ci_lo'], r['ci_hi'], fmt.advantage)}, "
+                                    f"{fmt.advantage(r['effect'])} "
+                                    f"(95% CI {fmt.interval(r['ci_lo'], r['ci_hi'], fmt.advantage)}, "
                                     f"Holm {fmt.p_phrase(r['p_holm'])}).", "tornado_0"))
     if not sig and rows:
         sec.findings.append(Finding("No single step of any rule changes the first-player advantage "
