@@ -401,3 +401,21 @@ def test_the_committed_reports_show_no_nan_and_no_python_booleans():
         assert re.search(r"\bnan\b", text, re.I) is None, index
         assert re.search(r">(True|False)<|=(True|False)\b", text) is None, index
         check_report(index)
+
+
+def test_difference_labels_stay_inside_their_axes():
+    import matplotlib.pyplot as plt
+    from simkit.report import plots
+    diffs = pd.DataFrame([{"metric": m, "a": 0.3, "b": 0.3 + d, "difference": d, "ci_lo": d - 0.006,
+                           "ci_hi": d + 0.006, "p_value": 1e-9, "verdict": "matters"}
+                          for m, d in (("draw_rate", -0.254), ("side0_win_rate", 0.122),
+                                       ("first_player_advantage", -0.0068))])
+    fig, ax = plt.subplots(figsize=(7.5, 2.6), layout="constrained")
+    plots.compare_differences(diffs, ax)
+    fig.canvas.draw()
+    box = ax.get_window_extent()
+    for t in ax.texts:
+        e = t.get_window_extent()
+        assert box.x0 <= e.x0 and e.x1 <= box.x1, t.get_text()
+    assert "-25.4 pp  p<0.0001" in [t.get_text() for t in ax.texts]
+    plt.close(fig)

@@ -215,11 +215,20 @@ def compare_differences(diffs, ax):
         ax.errorbar(r["difference"], yi, xerr=e, fmt="o", color=BAD if sig else SIDE[0], capsize=4)
         from simkit.report import fmt
         p = r["p_value"]
-        txt = fmt.metric_diff(r["metric"], r["difference"]) + ("" if fmt.missing(p) else f"  p={fmt.p_value(p)}")
+        txt = fmt.metric_diff(r["metric"], r["difference"]) + (
+            "" if fmt.missing(p) else "  " + fmt.p_phrase(p).replace(" ", ""))
         ax.annotate(txt, (r["difference"], yi), textcoords="offset points", xytext=(0, 6), ha="center", fontsize=8)
     ax.set_yticks(y, [str(m).replace("_", " ") for m in diffs["metric"]], fontsize=8)
     ax.set_ylim(-0.7, max(len(diffs), 1) - 0.3)
-    ax.set_xlabel("difference (B - A)")
+    # room on both sides for the value labels, which are centred on their points
+    ends = np.concatenate([diffs["ci_lo"].to_numpy(float), diffs["ci_hi"].to_numpy(float),
+                           diffs["difference"].to_numpy(float), [0.0]])
+    ends = ends[np.isfinite(ends)]
+    lo, hi = float(ends.min()), float(ends.max())
+    pad = 0.3 * ((hi - lo) or 1.0)
+    ax.set_xlim(lo - pad, hi + pad)
+    rates = any(fmt.kind_of(m) is fmt.rate for m in diffs["metric"])
+    ax.set_xlabel("difference (B - A)" + ("; a rate difference of 0.01 is 1 pp" if rates else ""))
     ax.set_title("Differences with 95% CI (red: significant)")
     return ax
 
