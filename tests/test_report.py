@@ -117,7 +117,7 @@ def test_values_report(runner, tmp_path):
     assert invoke(runner, ["report", v, "-o", out]).exit_code == 0
     pngs = check_report(out / "index.html")
     assert "values.png" in pngs and "values_1.png" in pngs      # one figure per method
-    assert "queen 0.06 (95% CI 0.05 to 0.07)" in (out / "index.html").read_text()
+    assert "queen +0.0600 (95% CI [+0.0500, +0.0700])" in (out / "index.html").read_text()   # fmt.py formats
 
 
 def test_scenario_names_are_escaped(runner, runs, tmp_path):

@@ -67,7 +67,7 @@ def test_tune_command_writes_every_point(tmp_path):
     r = CliRunner().invoke(cli, ["report", str(out), "-o", str(tmp_path / "rep")])
     assert r.exit_code == 0, r.output
     html = (tmp_path / "rep" / "index.html").read_text()
-    assert "Tune: martian_chess" in html and "tune_0.png" in html and "Recommended deadlock_plies=" in html
+    assert "Tune: Martian Chess: default" in html and "tune_0.png" in html and "Recommended deadlock_plies=" in html
     assert (tmp_path / "rep" / "tune_0.png").stat().st_size > 1000
 
 
@@ -114,7 +114,7 @@ def test_sensitivity_steps_and_tornado_report(tmp_path):
     r = CliRunner().invoke(cli, ["report", str(out), "-o", str(tmp_path / "rep")])
     assert r.exit_code == 0, r.output
     html = (tmp_path / "rep" / "index.html").read_text()
-    assert "Sensitivity: martian_chess" in html and "tornado_0.png" in html
+    assert "Sensitivity: Martian Chess: default" in html and "tornado_0.png" in html
 
 
 def test_a_taken_out_dir_is_refused_before_any_game(tmp_path, monkeypatch):

@@ -105,6 +105,10 @@ def sweep(target, keys, grid, config, *, base_sets=None, threads=None, out_dir=N
         out.mkdir(parents=True, exist_ok=True)
         manifest = {"kind": "sweep", "status": "running", "target": str(getattr(target, "path", target)),
                     "game": cells[0].game,
+                    # the records call every game's length "plies"; this game counts it in length_unit
+                    "length_unit": cells[0].spec.length_unit,
+                    "columns": {c: f"{c.split('_')[0]} game length in {cells[0].spec.length_unit}"
+                                for c in ("mean_plies", "median_plies")},
                     "keys": list(keys), "values": values, "cells": len(cells),
                     "base_overrides": dict(base_sets) if isinstance(base_sets, dict) else list(base_sets or []),
                     "scenario": cells[0].to_dict(),
@@ -132,7 +136,8 @@ def sweep(target, keys, grid, config, *, base_sets=None, threads=None, out_dir=N
         rows.append(row)
         summaries.append(s)
         if log:
-            log(f"cell {i + 1}/{len(cells)}: " + ", ".join(f"{k}={row[k]}" for k in keys)
+            from simkit.report.fmt import setting      # values as --set takes them (true, not True)
+            log(f"cell {i + 1}/{len(cells)}: " + ", ".join(setting(k, row[k]) for k in keys)
                 + f": FPA {s['first_player_advantage']:+.4f} ({s['games']:,} games)"
                 + (f"; quality traced on {quality_games:,} games" if quality_cells and len(quality_cells) == i + 1
                    else ""))

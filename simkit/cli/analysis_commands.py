@@ -38,8 +38,10 @@ def _out_dir(kind: str, name: str, out, no_save) -> Path | None:
 
 
 def _label(scenario) -> str:
-    extra = ", ".join(f"{k}={v}" for k, v in scenario.overrides.items())
-    return f"{scenario.game}:{scenario.name}" + (f" [{extra}]" if extra else "")
+    """'Storm the Castle: second_player_dispatch_bonus=2': the game and the variant with its
+    overrides as --set takes them (two variants never share a label)."""
+    from simkit.report.fmt import game_variant
+    return game_variant(scenario.spec.title, scenario.name, scenario.overrides)
 
 
 def _console():
@@ -57,13 +59,13 @@ def _esc(text) -> str:
 
 
 def _num(x, fmt="{:+.4f}") -> str:
-    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else fmt.format(x)
+    from simkit.report.fmt import MISSING, missing
+    return MISSING if missing(x) else fmt.format(x)
 
 
 def _p(p) -> str:
-    if p is None or (isinstance(p, float) and math.isnan(p)):
-        return "-"
-    return "<0.0001" if p < 1e-4 else f"{p:.4f}"
+    from simkit.report.fmt import p_value
+    return p_value(p)
 
 
 def _save_opts(f):
@@ -178,10 +180,12 @@ def compare(targets, sets, games, seed, policy, policy0, policy1, first, threads
 def _print_compare(res, s, out_dir):
     from rich.table import Table
     from simkit.cli.analysis_commands import _console as console
+    from simkit.report import fmt
     c = console()
     sa, sb = s["a"], s["b"]
-    t = Table(title=f"A = {_esc(s['labels'][0])}\nB = {_esc(s['labels'][1])}\n({' vs '.join(sa['policies'])}, "
-                    f"{s['games']:,} games each, seed {sa['seed']})", header_style="bold")
+    cfg = res.a.config
+    t = Table(title=f"A = {_esc(s['labels'][0])}\nB = {_esc(s['labels'][1])}\n"
+                    f"({_esc(fmt.context(cfg.policies, cfg.first, cfg.seed, s['games']))} each)", header_style="bold")
     for col in ("metric", "A", "B", "B - A  [95% CI]", "p", "p (Holm)", "practical"):
         t.add_column(col, justify="left" if col in ("metric", "practical") else "right")
     names = {"side0_expected_score": "side 0 expected score", "first_player_advantage": "first-player adv.",
@@ -189,15 +193,13 @@ def _print_compare(res, s, out_dir):
              "mean_plies": f"mean {sa['length_unit']}"}
     style = {"matters": "bold red", "significant but negligible": "yellow", "not significant": ""}
     for m, d in s["differences"].items():
-        fmt = "{:.2f}" if m == "mean_plies" else "{:.4f}"
-        dfmt = "{:+.2f}" if m == "mean_plies" else "{:+.4f}"
         v = d.get("verdict", "")
-        thr = f" (>= {d['threshold']:.2g})" if v == "matters" else f" (< {d['threshold']:.2g})" \
-            if v == "significant but negligible" else ""
-        t.add_row(names.get(m, m), _num(sa[m], fmt), _num(sb[m], fmt),
-                  f"{_num(d['diff'], dfmt)} [{_num(d['ci'][0], dfmt)},{_num(d['ci'][1], dfmt)}]",
+        thr = f" (>= {fmt.metric_diff(m, d['threshold']).lstrip('+')})" if v == "matters" else \
+            f" (< {fmt.metric_diff(m, d['threshold']).lstrip('+')})" if v == "significant but negligible" else ""
+        t.add_row(names.get(m, m), fmt.metric_value(m, sa[m]), fmt.metric_value(m, sb[m]),
+                  f"{fmt.metric_diff(m, d['diff'])} {fmt.metric_diff_ci(m, *d['ci']).removesuffix(' pp')}",
                   _p(d["p_value"]), _p(d.get("p_holm")), f"[{style.get(v, '')}]{v}{thr}[/]" if style.get(v) else v)
-    t.add_row("decisiveness", _num(sa["decisiveness"], "{:.4f}"), _num(sb["decisiveness"], "{:.4f}"), "", "", "", "")
+    t.add_row("decisiveness", fmt.rate(sa["decisiveness"]), fmt.rate(sb["decisiveness"]), "", "", "", "")
     c.print(t)
     c.print(f"p (Holm): adjusted over the {len(s['differences'])} metrics of this table; 'practical' compares |B - A| "
             f"with the threshold a designer would act on (docs/metrics.md)")
@@ -209,10 +211,12 @@ def _print_compare(res, s, out_dir):
         tol = eq["tolerance"]
         for m, e in eq["difference"].items():
             lo, hi = e["ci90"]
-            c.print(f"--tolerance {tol:g}: {names.get(m, m)} B - A 90% CI [{lo:+.4f}, {hi:+.4f}]: {e['verdict']}")
+            c.print(f"--tolerance {tol:g}: {names.get(m, m)} B - A 90% CI {fmt.metric_diff_ci(m, lo, hi)}: "
+                    f"{e['verdict']}")
         for k, e in eq["fairness"].items():
             lo, hi = e["ci90"]
-            c.print(f"--tolerance {tol:g}: {k.upper()} first-player advantage 90% CI [{lo:+.4f}, {hi:+.4f}]: "
+            c.print(f"--tolerance {tol:g}: {k.upper()} first-player advantage 90% CI "
+                    f"{fmt.interval(lo, hi, fmt.advantage)}: "
                     f"{e['verdict']}")
     c.print(f"verdict: {_esc(s['verdict'])}")
     from simkit.analysis.degenerate import tally_flags
@@ -288,9 +292,12 @@ def sweep(target, varies, sets, games, seed, policy, policy0, policy1, first, th
 def _print_sweep(res, base, out_dir):
     from rich.table import Table
     from simkit.cli.analysis_commands import _console as console
+    from simkit.report import fmt
     c = console()
-    t = Table(title=f"{base.spec.title} sweep of {_esc(base.name)} ({' vs '.join(res.config.policies)}, "
-                    f"seed {res.config.seed})", header_style="bold")
+    cfg = res.config
+    t = Table(title=_esc(f"Sweep of {fmt.game_variant(base.spec.title, base.name, base.overrides)} over "
+                         f"{', '.join(res.keys)} ({fmt.context(cfg.policies, cfg.first, cfg.seed)}; games per cell "
+                         f"in the table)"), header_style="bold")
     for k in res.keys:
         t.add_column(k)
     for col in ("games", "FPA", "±95%", "p (Holm)", "FPA practical", "side 0 wins", "draws", "decisive",
@@ -300,11 +307,12 @@ def _print_sweep(res, base, out_dir):
     for r in res.rows:
         hw = (r["first_player_advantage_ci_hi"] - r["first_player_advantage_ci_lo"]) / 2
         v = r.get("first_player_advantage_significance", "")
-        t.add_row(*[_esc(r[k]) for k in res.keys], f"{r['games']:,}",
-                  f"{r['first_player_advantage']:+.4f}", f"{hw:.4f}", _p(r.get("first_player_advantage_p_holm")),
+        t.add_row(*[_esc(fmt.option_value(r[k])) for k in res.keys], fmt.count(r["games"]),
+                  fmt.advantage(r["first_player_advantage"]), fmt.advantage(hw).lstrip("+"),
+                  _p(r.get("first_player_advantage_p_holm")),
                   f"[{style[v]}]{v}[/]" if v in style else v,
-                  f"{100 * r['side0_win_rate']:.1f}%", f"{100 * r['draw_rate']:.1f}%",
-                  f"{100 * r['decisiveness']:.1f}%", f"{r['mean_plies']:.1f}")
+                  fmt.rate(r["side0_win_rate"]), fmt.rate(r["draw_rate"]),
+                  fmt.rate(r["decisiveness"]), fmt.length(r["mean_plies"]))
     c.print(t)
     from simkit.analysis.metrics import PRACTICAL
     c.print(f"p (Holm): the FPA = 0 tests adjusted over the {len(res.rows)} cells; 'matters' = significant after "
@@ -377,8 +385,10 @@ def values(target, sets, games, seed, policy, policy0, policy1, first, threads, 
             return _echo_json(res)
         c = _console()
         lo, hi = res["ci"]
-        c.print(f"{base.spec.title} {base.name} ({' vs '.join(config.policies)}, {res['games']:,} games per run): "
-                f"{_esc(res['measure'])}")
+        from simkit.report import fmt
+        c.print(_esc(f"{fmt.game_variant(base.spec.title, base.name, base.overrides)} "
+                     f"({fmt.context(config.policies, config.first, config.seed, res['games'])} per run): ")
+                + _esc(res['measure']))
         for side, v in res["sides"].items():
             c.print(f"  side {side}: {v['value']:+.4f} [{v['ci'][0]:+.4f}, {v['ci'][1]:+.4f}]")
         for side, why in res["skipped"].items():
@@ -410,23 +420,29 @@ def values(target, sets, games, seed, policy, policy0, policy1, first, threads, 
     c = _console()
     reg = d["regression"]
     ref = reg.get("reference")
-    t = Table(title=f"{base.spec.title} unit values: {base.name} ({' vs '.join(d['policies'])}, "
-                    f"{d['games']:,} games per run)", header_style="bold")
+    from simkit.report import fmt
+    t = Table(title=_esc(f"Unit values of {fmt.game_variant(base.spec.title, base.name, base.overrides)} "
+                         f"({fmt.context(d['policies'], config.first, config.seed, d['games'])} per run)"),
+              header_style="bold")
     rel = f"regression: / |{ref}| [95% Fieller]" if ref else "regression: relative"
     for col in ("unit", "ablation: score change [95% CI]", "regression: coefficient [95% CI]", rel):
         t.add_column(col, justify="left" if col == "unit" else "right")
+    holes = False
     for u in base.spec.unit_types:
         a = d["ablation"].get(u)
         r = reg["units"].get(u)
         if u in reg.get("left_out", {}):
             t.add_row(u, "left out", "left out", f"left out: {reg['left_out'][u]}")
             continue
-        at = "-" if a is None or math.isnan(a["value"]) else \
-            f"{a['value']:+.4f} [{a['ci'][0]:+.4f}, {a['ci'][1]:+.4f}]"
-        ct = "-" if r is None else f"{r['coef']:+.3f} [{r['coef_ci'][0]:+.3f}, {r['coef_ci'][1]:+.3f}]"
-        fcl = "" if r is None or u == ref else f" [{_num(r['ci'][0], '{:+.2f}')}, {_num(r['ci'][1], '{:+.2f}')}]"
-        rt = "-" if r is None or math.isnan(r["value"]) else f"{r['value']:+.2f}" + fcl
+        at = fmt.MISSING if a is None or math.isnan(a["value"]) else \
+            fmt.with_ci(a["value"], *a["ci"], kind=fmt.advantage, sentence=False)
+        ct = fmt.MISSING if r is None else fmt.with_ci(r["coef"], *r["coef_ci"], kind=fmt.coefficient, sentence=False)
+        fcl = "" if r is None or u == ref else " " + fmt.interval(*r["ci"], fmt.ratio)
+        rt = fmt.MISSING if r is None or math.isnan(r["value"]) else fmt.ratio(r["value"]) + fcl
         t.add_row(u, at, ct, rt)
+        holes = holes or fmt.MISSING in (at, ct, rt)
+    if holes:
+        t.caption = f"{fmt.MISSING}: no value for this unit and method; the notes below say why"
     c.print(t)
     c.print(f"ranking by ablation: {' > '.join(d['ranking']['ablation'])}; "
             f"by regression coefficient: {' > '.join(d['ranking']['regression'])}")
@@ -482,8 +498,10 @@ def matchup(target, policies, sets, games, seed, first, threads, chunk_size, out
         return _echo_json(res.summary())
     from rich.table import Table
     from simkit.cli.analysis_commands import _console as console
-    t = Table(title=f"{sc.spec.title} matchup: {sc.name} (row policy's score vs column, {games:,} games "
-                    f"per seat order)", header_style="bold")
+    from simkit.report import fmt
+    t = Table(title=_esc(f"Matchup of {fmt.game_variant(sc.spec.title, sc.name, sc.overrides)} (row policy's "
+                         f"score vs column; {fmt.context(None, first, seed, games)} per seat order)"),
+              header_style="bold")
     t.add_column("policy")
     for q in pols:
         t.add_column(q, justify="right")
@@ -491,11 +509,12 @@ def matchup(target, policies, sets, games, seed, first, threads, chunk_size, out
         cells = []
         for q in pols:
             if p == q:
-                cells.append("-")
+                cells.append(fmt.MISSING)
             else:
                 cl = res.cells[(p, q)]
-                cells.append(f"{cl['score']:.3f} [{cl['ci'][0]:.3f}, {cl['ci'][1]:.3f}]")
+                cells.append(fmt.with_ci(cl["score"], *cl["ci"], kind=fmt.score, sentence=False))
         t.add_row(p, *cells)
+    t.caption = f"{fmt.MISSING}: a policy does not play itself"
     c = console()
     c.print(t)
     for f in res.flags:

@@ -67,7 +67,8 @@ def rules(game, as_json):
         t.add_column(c, overflow="fold")
     for r in rows:
         default = r["default"]
-        t.add_row(r["key"], "(table)" if isinstance(default, (dict, list)) and default else json.dumps(default),
+        from simkit.report.fmt import option_value
+        t.add_row(r["key"], "(table)" if isinstance(default, (dict, list)) and default else option_value(default),
                   r["allowed"], r["help"])
     console().print(t)
     click.echo(f"\nTables and full defaults: scenarios/{spec.name}/default.toml; "
@@ -166,9 +167,12 @@ def _run_skill(scenario, config, skill, threads, out_dir, as_json, resume, preci
 def _print_run(result, s, out_dir):
     from simkit.analysis.metrics import matrix_tables, side_table, unit_table
     from simkit.cli.show import console, end_table, frame_table, summary_table
+    from rich.markup import escape
+    from simkit.report import fmt
     c = console()
-    pol = " vs ".join(result.config.policies)
-    c.print(summary_table(s, f"{result.scenario.spec.title}: {result.scenario.name} ({pol})"))
+    sc, cfg = result.scenario, result.config
+    c.print(summary_table(s, escape(f"{fmt.game_variant(sc.spec.title, sc.name, sc.overrides)} "
+                                    f"({fmt.context(cfg.policies, cfg.first, cfg.seed)})")))
     c.print(end_table(s))
     units = unit_table(result.tally)
     cols = [k for k in ("kills", "losses", "deaths", "dispatched", "attacks") if k in units.columns]
@@ -353,10 +357,11 @@ def dice_warfare(attacker_mod, defender_mod, as_json):
               help="Another simkit checkout (e.g. `git worktree add /tmp/base v1`) measured side by side: "
                    "fresh processes alternating between the two, medians and the ratio this/other.")
 def bench(games, seconds, repeats, output, as_json, with_dask, mcts_budget, policies, thread_counts, against):
-    """Plies/s and games/s per game and policy, for 1 thread and all threads (medians).
+    """Plies (or turns) per second and games/s per game and policy, 1 thread and all threads (medians).
 
-    Turns for turn-based games. plies/CPU-s divides by the CPU time this process
-    used, the per-thread speed even when other work shares the machine.
+    Each game's speed is in its own length unit: plies for Martian Chess and Skorm, turns
+    for the turn-based games. "per CPU-s" divides by the CPU time this process used, the
+    per-thread speed even when other work shares the machine.
 
     \b
     Examples:
@@ -387,13 +392,15 @@ def bench(games, seconds, repeats, output, as_json, with_dask, mcts_budget, poli
         return _echo_json(results)
     from rich.table import Table
     from simkit.cli.show import console
-    t = Table(title="simkit bench (medians)", header_style="bold")
-    for c in ("game", "policy", "threads", "plies/s", "plies/s/thread", "plies/CPU-s", "games/s"):
-        t.add_column(c, justify="right" if c not in ("game", "policy") else "left")
+    from simkit.report import fmt
+    t = Table(title="simkit bench (medians; speed in each game's own unit: plies or turns)", header_style="bold")
+    for c in ("game", "policy", "threads", "unit", "per s", "per s per thread", "per CPU-s", "games/s"):
+        t.add_column(c, justify="right" if c not in ("game", "policy", "unit") else "left")
     for r in results["results"]:
-        t.add_row(r["game"], r["policy"], str(r["threads"]), f"{r['plies_per_s']:,.0f}",
-                  f"{r['plies_per_s'] / r['threads']:,.0f}", f"{r['plies_per_cpu_s']:,.0f}",
-                  f"{r['games_per_s']:,.0f}")
+        unit = r.get("length_unit") or "plies"
+        t.add_row(r["game"], r["policy"], str(r["threads"]), unit, f"{fmt.count(r['plies_per_s'])} {unit}/s",
+                  f"{fmt.count(r['plies_per_s'] / r['threads'])} {unit}/s", f"{fmt.count(r['plies_per_cpu_s'])} {unit}",
+                  fmt.count(r["games_per_s"]))
     console().print(t)
     if with_dask:
         d = results["dask"]

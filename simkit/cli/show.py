@@ -1,7 +1,6 @@
 """Printing results for people: rich tables on stdout."""
 from __future__ import annotations
 
-import math
 
 from rich.console import Console
 from rich.table import Table
@@ -14,31 +13,33 @@ def console() -> Console:
 
 
 def pct(x) -> str:
-    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.1f}%"
+    from simkit.report import fmt
+    return fmt.rate(x)
 
 
 def pct_ci(v, ci) -> str:
-    if v is None or (isinstance(v, float) and math.isnan(v)):
-        return "-"
-    return f"{100 * v:.2f}%  [{100 * ci[0]:.2f}, {100 * ci[1]:.2f}]"
+    from simkit.report import fmt
+    return fmt.with_ci(v, *(ci or (None, None)), kind=fmt.rate, sentence=False)
 
 
 def summary_table(s: dict, title: str) -> Table:
     t = Table(title=title, show_header=True, header_style="bold")
     t.add_column("metric")
     t.add_column("value (95% CI)", justify="right")
-    t.add_row("games", f"{s['games']:,}")
+    from simkit.report import fmt
+    t.add_row("games", fmt.count(s["games"]))
     t.add_row("first player wins", pct_ci(s["first_player_win_rate"], s["first_player_win_rate_ci"]))
     t.add_row("second player wins", pct_ci(s["second_player_win_rate"], s["second_player_win_rate_ci"]))
     t.add_row("draws", pct_ci(s["draw_rate"], s["draw_rate_ci"]))
     t.add_row("side 0 wins", pct_ci(s["side0_win_rate"], s["side0_win_rate_ci"]))
     t.add_row("side 1 wins", pct_ci(s["side1_win_rate"], s["side1_win_rate_ci"]))
     fpa, ci = s["first_player_advantage"], s["first_player_advantage_ci"]
-    t.add_row("first-player advantage", "-" if math.isnan(fpa) else f"{fpa:+.4f}  [{ci[0]:+.4f}, {ci[1]:+.4f}]")
+    t.add_row("first-player advantage", fmt.with_ci(fpa, *ci, kind=fmt.advantage, sentence=False))
     t.add_row("decisiveness (not capped)", pct(s["decisiveness"]))
     q = s["plies_quantiles"]
     t.add_row(f"mean {s['length_unit']}",
-              f"{s['mean_plies']:.1f}  (median {q['0.5']:.0f}, 10-90% {q['0.1']:.0f}-{q['0.9']:.0f})")
+              f"{fmt.length(s['mean_plies'])}  (median {fmt.number(q['0.5'])}, 10-90% {fmt.number(q['0.1'])}"
+              f"-{fmt.number(q['0.9'])})")
     return t
 
 
@@ -53,17 +54,45 @@ def end_table(s: dict) -> Table:
     return t
 
 
-def frame_table(df, title: str, fmt="{:.3f}") -> Table:
+def frame_table(df, title: str, fmt=None, missing_why: str | None = None) -> Table:
+    """A DataFrame as a table: floats as per-game means (three decimals), counts with separators;
+    a missing number is "—" with a caption that says why (``missing_why``, else which cells
+    have no data), never ``nan``."""
+    from simkit.report import fmt as f
     t = Table(title=title, header_style="bold")
     names = list(df.index.names) if df.index.nlevels > 1 else [df.index.name or ""]
     for n in names:
         t.add_column(str(n))
     for c in df.columns:
         t.add_column(str(c), justify="right")
+    holes = []
     for idx, row in df.iterrows():
         idx = idx if isinstance(idx, tuple) else (idx,)
         cells = [str(i) for i in idx]
-        for v in row:
-            cells.append(fmt.format(v) if isinstance(v, float) else f"{v:,}" if isinstance(v, int) else str(v))
+        for col, v in zip(df.columns, row):
+            if f.missing(v):
+                cells.append(f.MISSING)
+                holes.append((" ".join(map(str, idx)), col))
+            elif isinstance(v, float):
+                cells.append(fmt.format(v) if fmt else f.per_game(v))
+            elif isinstance(v, int):
+                cells.append(f.count(v))
+            else:
+                cells.append(str(v))
         t.add_row(*cells)
+    if holes:
+        t.caption = missing_why or missing_note(holes)
     return t
+
+
+def missing_note(holes) -> str:
+    """Why cells are "—": "no 'attacks' count for great_sword, tower_shield (...)"."""
+    from simkit.report import fmt as f
+    by_col: dict = {}
+    for row, col in holes:
+        by_col.setdefault(str(col), []).append(row)
+    parts = []
+    for col, rows in by_col.items():
+        who = sorted(dict.fromkeys(r.split(" ")[-1] for r in rows))
+        parts.append(f"no '{col}' count for {', '.join(who)} (the game records none for them: they never make any)")
+    return f"{f.MISSING}: " + "; ".join(parts)

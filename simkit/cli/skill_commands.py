@@ -196,7 +196,8 @@ def tune(target, sets, knobs, objectives, lexicographic, tolerance, games, verif
         t.add_row(*[str(x) for x in v["point"]], *cells, f"{loss:.3g}")
     c.print(t)
     rec = s["recommended"]
-    c.print(f"recommended: {', '.join(f'{k}={v}' for k, v in rec['setting'].items())} — "
+    from simkit.report.fmt import overrides
+    c.print(f"recommended: {overrides(rec['setting'])} — "
             + ("meets every objective" if rec["meets_all"] else "does not meet every objective: "
                + "; ".join(f"{x['objective']} {x['result']}" for x in rec["objectives"] if x["result"] != "met")))
     if out_dir:

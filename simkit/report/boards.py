@@ -53,6 +53,19 @@ def _colorbar(ax, norm, what):
     ax.figure.colorbar(sm, ax=ax, shrink=0.8, label=f"{what} (square-root scale)")
 
 
+def cell_number(v) -> str:
+    """A cell's count per game in at most four characters, so it fits its hexagon, square or node:
+    12, 3.4, 0.35 (0 for none)."""
+    v = float(v)
+    if v == 0:
+        return "0"
+    if v >= 9.95:
+        return f"{v:.0f}"
+    if v >= 0.995:
+        return f"{v:.1f}"
+    return f"{v:.2f}" if v >= 0.005 else "<.01"
+
+
 def _text_color(v, norm):
     return "white" if norm(v) > 0.6 else "black"
 
@@ -85,13 +98,14 @@ def hex_board(data: BoardData, ax):
         x, y = _hex_xy(q, r)
         patches.append(RegularPolygon((x, y), 6, radius=0.98, orientation=FLAT))
         colors.append(cmap(norm(v)))
-        ax.text(x, y + 0.22, f"{q},{r}", ha="center", va="center", fontsize=5, color=_text_color(v, norm))
-        ax.text(x, y - 0.18, f"{int(v)}", ha="center", va="center", fontsize=6, color=_text_color(v, norm))
+        ax.text(x, y + 0.3, f"{q},{r}", ha="center", va="center", fontsize=7.5, color=_text_color(v, norm))
+        ax.text(x, y - 0.22, cell_number(v), ha="center", va="center", fontsize=8.5, fontweight="bold",
+                color=_text_color(v, norm))
     ax.add_collection(PatchCollection(patches, facecolors=colors, edgecolors="#666666", linewidths=0.5))
     if (0, 0) in qr and data.rules.get("gold_tile", True):
         ax.add_patch(RegularPolygon((0, 0), 6, radius=0.98, orientation=FLAT, fill=False, edgecolor="gold", lw=3,
                                     label="Gold Tile (0,0)"))
-        ax.legend(loc="upper left", fontsize=7, frameon=False)
+        ax.legend(loc="upper left", fontsize=8, frameon=False)
     xs = [_hex_xy(q, r)[0] for q, r in qr]
     ys = [_hex_xy(q, r)[1] for q, r in qr]
     ax.set_xlim(min(xs) - 1.2, max(xs) + 1.2)
@@ -125,11 +139,12 @@ def canal_board(data: BoardData, ax):
 
     for (c, r), v in zip(cells, data.counts):
         ax.add_patch(Rectangle((c, ypos(r)), 1, 1, facecolor=cmap(norm(v)), edgecolor="#666666", lw=0.6))
-        ax.text(c + 0.5, ypos(r) + 0.68, f"{chr(97 + c)}{r + 1}", ha="center", fontsize=6,
+        ax.text(c + 0.5, ypos(r) + 0.68, f"{chr(97 + c)}{r + 1}", ha="center", fontsize=8,
                 color=_text_color(v, norm))
-        ax.text(c + 0.5, ypos(r) + 0.3, f"{int(v)}", ha="center", fontsize=8, color=_text_color(v, norm))
+        ax.text(c + 0.5, ypos(r) + 0.3, cell_number(v), ha="center", fontsize=9, fontweight="bold",
+                color=_text_color(v, norm))
     ax.add_patch(Rectangle((0, canal), ncols, gap, facecolor="#aed6f1", edgecolor="none"))
-    ax.text(ncols / 2, canal + gap / 2, "canal", ha="center", va="center", fontsize=7, color="#1b4f72")
+    ax.text(ncols / 2, canal + gap / 2, "canal", ha="center", va="center", fontsize=8, color="#1b4f72")
     ax.text(-0.15, canal / 2, "side 0", rotation=90, ha="right", va="center", fontsize=8, color=plots.SIDE[0])
     ax.text(-0.15, canal + gap + (nrows - canal) / 2, "side 1", rotation=90, ha="right", va="center", fontsize=8,
             color=plots.SIDE[1])
@@ -153,19 +168,21 @@ def grid_board(data: BoardData, ax):
     norm = _norm(data.counts)
     ax.imshow(img, origin="lower", cmap=CMAP, norm=norm, extent=(-0.5, w - 0.5, -0.5, h - 0.5))
     small = max(w, h) > 16
-    for (x, y), v in zip(xy, data.counts):
-        if v:
-            ax.text(x, y, f"{int(v)}", ha="center", va="center", fontsize=4 if small else 6,
-                    color=_text_color(v, norm))
+    # the numbers only where a cell is wide enough for four characters at a readable size
+    if not small:
+        for (x, y), v in zip(xy, data.counts):
+            if v:
+                ax.text(x, y, cell_number(v), ha="center", va="center", fontsize=7.5,
+                        color=_text_color(v, norm))
     trees = [t for t in (data.rules.get("trees") or []) if isinstance(t, (list, tuple)) and len(t) == 2]
     if trees:
         for i, (tx, ty) in enumerate(trees):
             ax.add_patch(Rectangle((tx - 0.45, ty - 0.45), 0.9, 0.9, fill=False, edgecolor="#1e8449", lw=2,
                                    zorder=3, label="tree" if i == 0 else None))
             ax.scatter([tx + 0.28], [ty + 0.28], marker="^", s=14 if not small else 6, color="#1e8449", zorder=3)
-        ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), fontsize=7, frameon=False)
-    ax.set_xticks(range(w), [str(i) for i in range(w)], fontsize=6)
-    ax.set_yticks(range(h), [str(i) for i in range(h)], fontsize=6)
+        ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), fontsize=8, frameon=False)
+    ax.set_xticks(range(w), [str(i) for i in range(w)], fontsize=8)
+    ax.set_yticks(range(h), [str(i) for i in range(h)], fontsize=8)
     ax.set_xticks(np.arange(-0.5, w), minor=True)
     ax.set_yticks(np.arange(-0.5, h), minor=True)
     ax.grid(which="minor", color="white", lw=0.4)
@@ -178,6 +195,22 @@ def grid_board(data: BoardData, ax):
 
 
 KIND_MARKERS = {"keep": "s", "tower": "p", "battlement": "h", "open": "o", "high": "^", "low": "v"}
+# a node is NODE_AREA points^2 (about 34 pt across); its number (cell_number: at most four characters
+# at NODE_FONT) stays inside it: 4 x 0.6 x 8.5 pt = 20 pt
+NODE_AREA = 1150
+NODE_FONT = 8.5
+# a triangle is narrow at its middle: drawn larger, its number moved toward its base
+TRIANGLE_AREA = 1500
+TRIANGLE_SHIFT = 0.35      # of the half-height, toward the base
+
+
+def node_style(kind: str) -> tuple[str, float, float]:
+    """(marker, area in points^2, vertical offset of the number in points) of a space's node."""
+    marker = KIND_MARKERS.get(kind, "o")
+    if marker in ("^", "v"):
+        shift = TRIANGLE_SHIFT * math.sqrt(TRIANGLE_AREA) / 2
+        return marker, TRIANGLE_AREA, -shift if marker == "^" else shift
+    return marker, NODE_AREA, 0.0
 
 
 def _natural(name):
@@ -255,11 +288,13 @@ def graph_board(data: BoardData, ax):
         v = counts.get(s, 0)
         sd = (spaces[s] or {}).get("side", -1) if isinstance(spaces[s], dict) else -1
         edge = plots.SIDE[sd] if sd in (0, 1) else "#444444"
-        ax.scatter([x], [y], s=900, marker=KIND_MARKERS.get(kind, "o"), color=cmap(norm(v)), edgecolors=edge,
-                   linewidths=2, zorder=2)
-        ax.text(x, y + 0.3, s, ha="center", va="bottom", fontsize=7, zorder=3,
-                bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.85})
-        ax.text(x, y, f"{int(v)}", ha="center", va="center", fontsize=6.5, zorder=3, color=_text_color(v, norm))
+        marker, area, dy = node_style(kind)
+        ax.scatter([x], [y], s=area, marker=marker, color=cmap(norm(v)), edgecolors=edge, linewidths=2, zorder=2)
+        ax.annotate(s, (x, y), xytext=(0, math.sqrt(area) / 2 + 2), textcoords="offset points", ha="center",
+                    va="bottom", fontsize=8, zorder=3,
+                    bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.85})
+        ax.annotate(cell_number(v), (x, y), xytext=(0, dy), textcoords="offset points", ha="center",
+                    va="center", fontsize=NODE_FONT, zorder=3, color=_text_color(v, norm), gid="node-number")
     xs = [p[0] for p in pos.values()] or [0]
     ys = [p[1] for p in pos.values()] or [0]
     ax.set_xlim(min(xs) - 0.8, max(xs) + 0.8)
@@ -268,7 +303,7 @@ def graph_board(data: BoardData, ax):
                                        label=k) for k, m in KIND_MARKERS.items()
                if any(isinstance(v, dict) and v.get("kind") == k for v in spaces.values())]
     if handles:
-        ax.legend(handles=handles, fontsize=7, loc="upper center", bbox_to_anchor=(0.5, 0.0), frameon=False,
+        ax.legend(handles=handles, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, 0.0), frameon=False,
                   ncol=len(handles))
     ax.axis("off")
     ax.set_title(f"{data.what} (side 0 below, side 1 above)")

@@ -16,10 +16,13 @@ import numpy as np
 import pandas as pd
 
 from simkit.errors import UsageError
+from simkit.report import fmt
 
 # per-unit stats (the spec's unit columns) a report reads from games.parquet; ACTIVITY are charted
 UNIT_STATS = ("kills", "losses", "dispatched", "attacks", "snap", "final")
 ACTIVITY = ("kills", "losses", "dispatched", "attacks")
+# statistics that are a position (material left), not events: never "a rule that never fires"
+STATE_STATS = ("snap", "final")
 Z95 = 1.959963984540054
 
 
@@ -62,8 +65,30 @@ class RunData:
         return list((self.manifest.get("config") or {}).get("policies") or self.summary.get("policies") or [])
 
     @property
+    def overrides(self) -> dict:
+        return self.scenario.get("overrides") or {}
+
+    @property
+    def config(self) -> dict:
+        return self.manifest.get("config") or {}
+
+    @property
+    def variant(self) -> str:
+        """'default', or the scenario with its --set overrides ('second_player_dispatch_bonus=2')."""
+        from simkit.report import fmt
+        return fmt.variant(self.name, self.overrides)
+
+    @property
+    def context(self) -> str:
+        """'greedy vs greedy · first player alternate · seed 0 · 20,000 games'."""
+        from simkit.report import fmt
+        cfg = self.config
+        return fmt.context(self.policies, cfg.get("first"), cfg.get("seed", self.summary.get("seed")),
+                           self.summary.get("games"))
+
+    @property
     def length_unit(self) -> str:
-        return str(self.summary.get("length_unit") or "plies")
+        return str(self.summary.get("length_unit") or length_unit_of(self.game))
 
     @property
     def title(self) -> str:
@@ -75,8 +100,9 @@ class RunData:
 
     @property
     def label(self) -> str:
-        pol = " vs ".join(self.policies)
-        return f"{self.game} / {self.name}" + (f" ({pol})" if pol else "")
+        """Game, variant (with its overrides), policies, first-player mode, seed and games: two
+        runs of different --set never share a label."""
+        return f"{self.title}: {self.variant}" + (f" ({self.context})" if self.context else "")
 
     @property
     def spec(self):
@@ -113,12 +139,75 @@ class RunData:
                          "lo": mean - half, "hi": mean + half, "total": int(x.sum())})
         return pd.DataFrame(rows, columns=["side", "unit", "stat", "mean", "lo", "hi", "total"])
 
+    def counters(self) -> dict[str, tuple[int, int]]:
+        """Each per-side statistic of the records (unit and side columns, every unit and side
+        summed) -> (its total over all games, the games in which it happened at least once).
+        A total of 0 is a rule that never fired."""
+        out: dict[str, tuple[int, int]] = {}
+        spec = self.spec
+        if self.games is None or spec is None:
+            return out
+        present = set(self.games.columns)
+        cols: dict[str, list[str]] = {}
+        for c in (*spec.unit_columns(), *spec.side_columns()):
+            if c.name in present and c.stat not in STATE_STATS:
+                cols.setdefault(c.stat, []).append(c.name)
+        for stat, names in cols.items():
+            x = self.games[names].to_numpy()
+            out[stat] = (int(x.sum()), int((x > 0).any(axis=1).sum()))
+        return out
+
+    def wiped_out(self) -> pd.DataFrame:
+        """Per unit type: in how many side-games (2 per game) the side had the type on the board
+        and lost every one of it (losses > 0, none left at the end: the ``final`` column is 0)."""
+        cols = ["unit", "side_games", "wiped", "games_both_sides_wiped", "games"]
+        spec = self.spec
+        if self.games is None or spec is None or not len(self.games):
+            return pd.DataFrame(columns=cols)
+        g = self.games
+        rows = []
+        for unit in self.unit_types():
+            per_side = []
+            for side in (0, 1):
+                lc, fc = spec.column("losses", side, unit), spec.column("final", side, unit)
+                if lc is None or fc is None or lc.name not in g or fc.name not in g:
+                    break
+                per_side.append((g[lc.name].to_numpy() > 0) & (g[fc.name].to_numpy() == 0))
+            if len(per_side) != 2:
+                continue
+            had = []
+            for side in (0, 1):
+                lc = spec.column("losses", side, unit)
+                fc = spec.column("final", side, unit)
+                had.append((g[lc.name].to_numpy() + g[fc.name].to_numpy()) > 0)
+            rows.append({"unit": unit, "side_games": int(had[0].sum() + had[1].sum()),
+                         "wiped": int(per_side[0].sum() + per_side[1].sum()),
+                         "games_both_sides_wiped": int((per_side[0] & per_side[1]).sum()), "games": len(g)})
+        return pd.DataFrame(rows, columns=cols)
+
     def unit_types(self) -> list[str]:
         seen: list[str] = []
         for c in self._unit_columns():
             if c.unit not in seen:
                 seen.append(c.unit)
         return seen
+
+
+def length_unit_of(game: str) -> str:
+    """The game's length unit (GameSpec.length_unit): 'turns' or 'plies' ('plies' if unknown)."""
+    try:
+        from simkit.games import find_game
+        return str(getattr(find_game(game), "length_unit", None) or "plies")
+    except Exception:
+        return "plies"
+
+
+def title_of(game: str) -> str:
+    try:
+        from simkit.games import get_game
+        return get_game(game).title
+    except Exception:  # an unknown game still gets a report
+        return str(game)
 
 
 def _spec_of(game: str, rules: dict):
@@ -143,13 +232,49 @@ class CompareData:
     b: RunData | None
     kind: str = "compare"
 
+    def _scenario(self, which: str) -> dict:
+        sc = self.manifest.get(which)
+        if isinstance(sc, dict) and sc.get("game"):
+            return sc
+        run = self.a if which == "a" else self.b
+        return run.scenario if run is not None else {}
+
+    @property
+    def game(self) -> str:
+        sa, sb = self.summaries()
+        return str(self._scenario("a").get("game") or sa.get("game") or sb.get("game") or "unknown")
+
+    @property
+    def length_unit(self) -> str:
+        sa, sb = self.summaries()
+        return str(sa.get("length_unit") or sb.get("length_unit") or length_unit_of(self.game))
+
+    @property
+    def context(self) -> str:
+        """Policies, first-player mode, seed and games of the pair (common to A and B)."""
+        from simkit.report import fmt
+        cfg = self.manifest.get("config") or (self.a.config if self.a is not None else {})
+        sa, _ = self.summaries()
+        games = self.compare.get("games") or sa.get("games")
+        return fmt.context(cfg.get("policies") or sa.get("policies"), cfg.get("first"),
+                           cfg.get("seed", sa.get("seed")), games, "games each")
+
     def labels(self) -> tuple[str, str]:
-        given = self.compare.get("labels") or self.manifest.get("labels") or ["A", "B"]
-        if list(given) != ["A", "B"] and len(given) == 2:
-            la, lb = str(given[0]), str(given[1])
-        else:
-            la = self.a.name if self.a is not None else "A"
-            lb = self.b.name if self.b is not None else "B"
+        """Game and variant of A and B with their overrides (never identical: a compare needs
+        two different rule sets; if the files do not say how they differ, 'A: ' and 'B: ')."""
+        from simkit.report import fmt
+        out = []
+        for which in ("a", "b"):
+            sc = self._scenario(which)
+            if sc.get("game"):
+                out.append(fmt.game_variant(title_of(sc["game"]), sc.get("name"), sc.get("overrides")))
+        if len(out) != 2:
+            given = self.compare.get("labels") or self.manifest.get("labels") or ["A", "B"]
+            if list(given) != ["A", "B"] and len(given) == 2:
+                out = [str(given[0]), str(given[1])]
+            else:
+                out = [self.a.name if self.a is not None else "A", self.b.name if self.b is not None else "B"]
+        la, lb = out
         if la == lb:
             la, lb = f"A: {la}", f"B: {lb}"
         return la, lb
@@ -177,7 +302,8 @@ class CompareData:
             ci = d.get("ci") or d.get("difference_ci") or [d.get("ci_lo"), d.get("ci_hi")]
             a = _first(d, "a", "value_a")
             b = _first(d, "b", "value_b")
-            rows.append({"metric": str(metric), "a": _num(sa.get(metric)) if math.isnan(a) else a,
+            rows.append({"metric": fmt.with_unit(str(metric), self.length_unit),
+                         "a": _num(sa.get(metric)) if math.isnan(a) else a,
                          "b": _num(sb.get(metric)) if math.isnan(b) else b,
                          "difference": diff, "ci_lo": _num(ci[0]), "ci_hi": _num(ci[1]),
                          "p_value": _first(d, "p_value", "p"), "verdict": str(d.get("verdict", ""))})
@@ -193,7 +319,7 @@ class SweepData:
     params: list[str]
     kind: str = "sweep"
 
-    PRIORITY = ("first_player_advantage", "side0_win_rate", "draw_rate", "mean_plies")
+    PRIORITY = ("first_player_advantage", "side0_win_rate", "draw_rate", "mean_plies", "mean_turns")
 
     def metrics(self) -> list[str]:
         """Metric columns with interval columns, most useful first (all-NaN intervals last)."""
@@ -213,6 +339,62 @@ class SweepData:
             return str(sc.get("name") or self.path.name)
         return str(sc or self.manifest.get("name") or self.path.name)
 
+    @property
+    def game(self) -> str:
+        sc = self.manifest.get("scenario")
+        return str(self.manifest.get("game") or (sc.get("game") if isinstance(sc, dict) else None) or "unknown")
+
+    @property
+    def title(self) -> str:
+        return title_of(self.game)
+
+    @property
+    def length_unit(self) -> str:
+        return str(self.manifest.get("length_unit") or length_unit_of(self.game))
+
+    @property
+    def base_overrides(self) -> dict:
+        """The --set overrides every cell shares (the varied keys are not among them)."""
+        from simkit.scenario.load import parse_set
+        raw = self.manifest.get("base_overrides") or []
+        if isinstance(raw, dict):
+            return dict(raw)
+        out = {}
+        for item in raw:
+            try:
+                k, v = parse_set(str(item))
+            except Exception:
+                continue
+            out[k] = v
+        return out
+
+    @property
+    def default_setting(self) -> dict:
+        """Each varied key's value in the base scenario (its rules without the sweep): the default a
+        sweep figure marks on its axis; a key the files cannot tell is left out."""
+        sc = self.manifest.get("scenario")
+        path = sc.get("path") if isinstance(sc, dict) else None
+        out = {}
+        try:
+            from simkit.scenario import load_scenario
+            base = load_scenario(path if path and Path(path).exists() else self.game,
+                                 [fmt.setting(k, v) for k, v in self.base_overrides.items()])
+            for k in self.params:
+                if k in base.rules:
+                    out[k] = base.rules[k]
+        except Exception:   # a game or scenario this checkout cannot load: no default marked
+            pass
+        return out
+
+    @property
+    def context(self) -> str:
+        cfg = self.manifest.get("config") or {}
+        games = sorted(set(int(g) for g in self.table["games"])) if "games" in self.table else []
+        per_cell = (f"{fmt.count(games[0])} games per cell" if len(games) == 1
+                    else f"{fmt.count(min(games))}-{fmt.count(max(games))} games per cell" if games else None)
+        return " · ".join(x for x in (fmt.context(cfg.get("policies"), cfg.get("first"), cfg.get("seed")), per_cell)
+                          if x)
+
 
 @dataclass
 class ValuesData:
@@ -221,10 +403,32 @@ class ValuesData:
     table: pd.DataFrame   # method, unit, value, ci_lo, ci_hi (and maybe side)
     kind: str = "values"
 
+    manifest: dict | None = None
+
     @property
     def name(self) -> str:
         return str(self.meta.get("scenario") if isinstance(self.meta.get("scenario"), str)
                    else (self.meta.get("scenario") or {}).get("name", self.path.name))
+
+    def _scenario(self) -> dict:
+        for d in (self.manifest or {}, self.meta):
+            if isinstance(d.get("scenario"), dict):
+                return d["scenario"]
+        return {}
+
+    @property
+    def game(self) -> str:
+        return str(self.meta.get("game") or self._scenario().get("game") or "unknown")
+
+    @property
+    def label(self) -> str:
+        return fmt.game_variant(title_of(self.game), self.name, self._scenario().get("overrides"))
+
+    @property
+    def context(self) -> str:
+        cfg = (self.manifest or {}).get("config") or {}
+        return fmt.context(self.meta.get("policies") or cfg.get("policies"), cfg.get("first"),
+                           cfg.get("seed"), self.meta.get("games") or cfg.get("games"), "games per run")
 
 
 def _num(x):
@@ -247,7 +451,10 @@ def _read_games(path: Path, spec) -> pd.DataFrame | None:
         return None
     import pyarrow.parquet as pq
     names = pq.read_schema(p).names
-    wanted = {"first", "winner", "plies", "end_reason"} | {c.name for c in _report_unit_columns(spec)}
+    # the base fields, every per-unit and per-side count (the findings look for counters that stay 0)
+    wanted = {"first", "winner", "plies", "end_reason"}
+    if spec is not None:
+        wanted |= {c.name for c in (*spec.unit_columns(), *spec.side_columns())}
     cols = [c for c in names if c in wanted]
     return pq.read_table(p, columns=cols).to_pandas()
 
@@ -310,6 +517,9 @@ def load(path) -> RunData | CompareData | SweepData | ValuesData:
             table = pd.read_csv(path / "sweep.csv")
         else:
             raise UsageError(f"{path}: a sweep directory without sweep.parquet or sweep.csv")
+        unit = str(manifest.get("length_unit") or length_unit_of(str(manifest.get("game") or "")))
+        # the game's length unit in the column names (a turn-based game's mean_plies counts turns)
+        table = table.rename(columns=lambda c: fmt.with_unit(str(c), unit))
         return SweepData(path, manifest, table, _sweep_params(manifest, table))
     if kind == "values" or (path / "values.json").exists() or (path / "values.csv").exists():
         meta = _json(path / "values.json")
@@ -320,7 +530,7 @@ def load(path) -> RunData | CompareData | SweepData | ValuesData:
         need = {"method", "unit", "value", "ci_lo", "ci_hi"}
         if not need <= set(table.columns):
             raise UsageError(f"{path}: values table needs columns {', '.join(sorted(need))}")
-        return ValuesData(path, meta or manifest, table)
+        return ValuesData(path, meta or manifest, table, manifest=manifest)
     if kind in (None, "run") and ((path / "summary.json").exists() or (path / "manifest.json").exists()):
         return load_run(path)
     raise UsageError(f"{path} is not a run, compare, sweep, values, matchup, ladder, tune, sensitivity, "

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from simkit.report import fmt
 from simkit.report.data import Decided
 
 from simkit.analysis.metrics import PRACTICAL  # noqa: E402
@@ -25,11 +26,20 @@ class Finding:
 
 
 def pct(x: float, digits: int = 1) -> str:
-    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x * 100:.{digits}f}%"
+    return fmt.rate(x, digits)
 
 
 def ci_pct(lo: float, hi: float, digits: int = 1) -> str:
-    return f"95% CI {lo * 100:.{digits}f}–{hi * 100:.{digits}f}%"
+    return f"95% CI {fmt.interval(lo, hi, fmt.rate)}"
+
+
+def _wilson(k, n):
+    from simkit.analysis.stats import wilson
+    return wilson(k, n)
+
+
+def _name(x: str) -> str:
+    return str(x).replace("_", " ")
 
 
 def run_findings(run) -> list[Finding]:
@@ -44,27 +54,27 @@ def run_findings(run) -> list[Finding]:
         matters = sig and abs(d.share - 0.5) >= FPA_THRESHOLD
         who = "first" if d.share >= 0.5 else "second"
         verdict = (f"a significant advantage for the {who} player" if matters
-                   else f"a significant but negligible edge for the {who} player (under {pct(FPA_THRESHOLD, 0)} "
+                   else f"a significant but negligible edge for the {who} player (under {pct(FPA_THRESHOLD)} "
                         f"from even)" if sig
                    else "no significant first-move advantage")
         out.append(Finding(f"The first player wins {pct(d.share)} of decided games "
-                           f"({ci_pct(d.lo, d.hi)}, {d.decided:,} decided games): {verdict}.", "outcomes", matters))
+                           f"({ci_pct(d.lo, d.hi)}, {fmt.count(d.decided)} decided games): {verdict}.", "outcomes",
+                           matters))
     fpa = s.get("first_player_advantage")
     lo, hi = s.get("first_player_advantage_ci") or [math.nan, math.nan]
     if fpa is not None and not math.isnan(fpa):
         sig = lo > 0 or hi < 0
         matters = sig and abs(fpa) >= FPA_THRESHOLD
-        out.append(Finding(f"First-player advantage (expected score − ½) is {fpa:+.4f} "
-                           f"(95% CI {lo:+.4f} to {hi:+.4f}): "
+        out.append(Finding(f"First-player advantage (expected score − ½) is "
+                           f"{fmt.with_ci(fpa, lo, hi, fmt.advantage)}: "
                            + (f"significant and at least the practical threshold {FPA_THRESHOLD:g}." if matters
                               else f"significant but negligible (below the practical threshold {FPA_THRESHOLD:g})."
                               if sig else "not distinguishable from zero."), "fpa", matters))
     s0, s1 = s.get("side0_win_rate"), s.get("side1_win_rate")
     if s0 is not None and s1 is not None and (s0 + s1) > 0:
-        from simkit.analysis.stats import wilson
         k0, k1 = round(s0 * n), round(s1 * n)
         share = k0 / (k0 + k1)
-        slo, shi = wilson(k0, k0 + k1)
+        slo, shi = _wilson(k0, k0 + k1)
         sig = slo > 0.5 or shi < 0.5
         matters = sig and abs(share - 0.5) >= FPA_THRESHOLD
         out.append(Finding(f"Side 0 wins {pct(s0)} and side 1 {pct(s1)} of all games; side 0 takes "
@@ -73,27 +83,7 @@ def run_findings(run) -> list[Finding]:
                               else ": a significant but negligible imbalance." if sig
                               else ": the sides are balanced."),
                            "outcomes", matters))
-    dr = s.get("draw_rate")
-    dlo, dhi = s.get("draw_rate_ci") or [math.nan, math.nan]
-    if dr is not None:
-        flag = dr > 0.5
-        out.append(Finding(f"{pct(dr)} of games are drawn ({ci_pct(dlo, dhi)})"
-                           + (": most games end without a winner." if flag else "."), "outcomes", flag))
-    ends = s.get("end_reasons") or {}
-    total = sum(ends.values()) or n
-    from simkit.games import find_game
-    caps = getattr(find_game(run.game), "cap_reasons", ())   # one definition of "capped": the game's spec
-    capped = {k: v for k, v in ends.items() if k in caps and v}
-    for k, v in capped.items():
-        from simkit.analysis.stats import wilson
-        clo, chi = wilson(v, total)
-        share = v / total
-        flag = share > 0.2 or (k == "stalemate" and share > 0.05)
-        what = "hit the cap" if k != "stalemate" else "end in stalemate"
-        tail = (": degenerate play — most games never reach a real ending." if share > 0.5
-                else ": a large share of games never reaches a real ending." if share > 0.2
-                else ": stalemates are frequent." if flag else ".")
-        out.append(Finding(f"{pct(share)} of games {what} ('{k}', {ci_pct(clo, chi)}){tail}", "ends", flag))
+    out.extend(_draw_and_end_findings(run, n))
     q = s.get("plies_quantiles") or {}
     unit = run.length_unit
     if s.get("mean_plies") is not None and q:
@@ -101,14 +91,69 @@ def run_findings(run) -> list[Finding]:
         if run.games is not None and "plies" in run.games and len(run.games) > 1:
             x = run.games["plies"].to_numpy(dtype=float)
             half = 1.959963984540054 * x.std() / math.sqrt(len(x))
-            ci = f"95% CI {x.mean() - half:.1f}–{x.mean() + half:.1f}; "
-        out.append(Finding(f"Games last {s['mean_plies']:.1f} {unit} on average ({ci}median {q.get('0.5', math.nan):g}"
-                           f"); 80% of games last {q.get('0.1', math.nan):g} to {q.get('0.9', math.nan):g} {unit}.",
-                           "lengths"))
+            ci = f"95% CI {fmt.interval(x.mean() - half, x.mean() + half, fmt.length)}; "
+        out.append(Finding(f"Games last {fmt.length(s['mean_plies'])} {unit} on average ({ci}median "
+                           f"{fmt.number(q.get('0.5', math.nan))}); 80% of games last "
+                           f"{fmt.number(q.get('0.1', math.nan))}"
+                           f" to {fmt.number(q.get('0.9', math.nan))} {unit}.", "lengths"))
         cap = run.length_cap()
         if cap and q.get("0.5", 0) >= cap:
-            out.append(Finding(f"At least half of the games reach the {cap}-{unit} cap.", "lengths", True))
+            out.append(Finding(f"At least half of the games reach the {cap}-{fmt.unit_singular(unit)} cap.",
+                               "lengths", True))
     out.extend(unit_findings(run))
+    out.extend(counter_findings(run))
+    return out
+
+
+def _draw_and_end_findings(run, n: int) -> list[Finding]:
+    """Draws, cap endings and a dominant ending, each fact once: when every draw is a game stopped
+    at a cap (and every capped game a draw), one sentence says both."""
+    s = run.summary
+    out: list[Finding] = []
+    ends = s.get("end_reasons") or {}
+    total = sum(ends.values()) or n
+    from simkit.games import find_game
+    caps = getattr(find_game(run.game), "cap_reasons", ())   # one definition of "capped": the game's spec
+    capped = {k: v for k, v in ends.items() if k in caps and v}
+    dr = s.get("draw_rate")
+    dlo, dhi = s.get("draw_rate_ci") or [math.nan, math.nan]
+    draws = round(dr * n) if dr is not None else None
+    merged = draws is not None and draws > 0 and draws == sum(capped.values())
+    if dr is not None:
+        flag = dr > 0.5
+        if merged:
+            share = sum(capped.values()) / total
+            how = " and ".join(f"'{k}' {pct(v / total)}" for k, v in capped.items())
+            tail = (": degenerate play — most games never reach a real ending." if share > 0.5
+                    else ": a large share of games never reaches a real ending." if share > 0.2 else ".")
+            out.append(Finding(f"{pct(dr)} of games are drawn ({ci_pct(dlo, dhi)}; {fmt.count(draws)} of "
+                               f"{fmt.count(n)}), every one of them stopped at a cap ({how}){tail}", "ends",
+                               flag or share > 0.2))
+        else:
+            out.append(Finding(f"{pct(dr)} of games are drawn ({ci_pct(dlo, dhi)})"
+                               + (": most games end without a winner." if flag else "."), "outcomes", flag))
+    if not merged:
+        for k, v in capped.items():
+            clo, chi = _wilson(v, total)
+            share = v / total
+            flag = share > 0.2 or (k == "stalemate" and share > 0.05)
+            what = "hit the cap" if k != "stalemate" else "end in stalemate"
+            tail = (": degenerate play — most games never reach a real ending." if share > 0.5
+                    else ": a large share of games never reaches a real ending." if share > 0.2
+                    else ": stalemates are frequent." if flag else ".")
+            out.append(Finding(f"{pct(share)} of games {what} ('{k}', {ci_pct(clo, chi)}){tail}", "ends", flag))
+    # one real ending (of several the game has) that ends most games
+    real = {k: v for k, v in ends.items() if k not in caps}
+    if len(real) >= 2 and total:
+        top = max(real, key=real.get)
+        v = real[top]
+        if v / total > 0.5:
+            lo, hi = _wilson(v, total)
+            others = ", ".join(f"'{_name(k)}' {pct(c / total)}" if c else f"'{_name(k)}' never"
+                               for k, c in real.items() if k != top)
+            out.append(Finding(f"One ending dominates: '{_name(top)}' ends {pct(v / total)} of games "
+                               f"({fmt.count(v)} of {fmt.count(total)}, {ci_pct(lo, hi)}); the other endings: "
+                               f"{others}.", "ends", v / total > 0.75))
     return out
 
 
@@ -117,18 +162,55 @@ def unit_findings(run) -> list[Finding]:
     if units.empty:
         return []
     out = []
+    n = len(run.games)
     totals = units.groupby("unit")["total"].sum()
     for unit in run.unit_types():
         if unit in totals.index and totals[unit] == 0:
             out.append(Finding(f"Unit type '{unit}' is unused: no kills and no losses by either side in "
-                               f"{len(run.games):,} games.", "units", True))
+                               f"{fmt.count(n)} games.", "units", True))
     kills = units[units["stat"] == "kills"].groupby("unit")[["mean"]].sum()
     if len(kills) > 1 and kills["mean"].sum() > 0:
         top = kills["mean"].idxmax()
         rows = units[(units["stat"] == "kills") & (units["unit"] == top)]
         out.append(Finding(f"'{top}' makes the most kills: "
-                           + ", ".join(f"side {int(r.side)} {r['mean']:.3f} per game (95% CI {r.lo:.3f}–{r.hi:.3f})"
+                           + ", ".join(f"side {int(r.side)} {fmt.per_game(r['mean'])} per game "
+                                       f"(95% CI {fmt.interval(r.lo, r.hi, fmt.per_game)})"
                                        for _, r in rows.iterrows()) + ".", "units"))
+    wiped = run.wiped_out()
+    for _, r in wiped.iterrows():
+        if not r.side_games:
+            continue
+        share = r.wiped / r.side_games
+        if r.games_both_sides_wiped == r.games and r.games:
+            out.append(Finding(f"Every '{r.unit}' dies: in all {fmt.count(r.games)} games both sides lose every "
+                               f"'{r.unit}' they field (none is left at the end).", "units", True))
+        elif share >= 0.9:
+            lo, hi = _wilson(int(r.wiped), int(r.side_games))
+            out.append(Finding(f"'{r.unit}' is nearly always wiped out: a side loses every '{r.unit}' it fields in "
+                               f"{fmt.count(r.wiped)} of {fmt.count(r.side_games)} side-games ({pct(share)}, "
+                               f"{ci_pct(lo, hi)}); both sides do in {fmt.count(r.games_both_sides_wiped)} of "
+                               f"{fmt.count(r.games)} games.", "units", share >= 0.99))
+    return out
+
+
+RARE = 0.005   # a count that happens in fewer than this share of games "almost never" happens
+
+
+def counter_findings(run) -> list[Finding]:
+    """A rule or special that never (or almost never) fires: a per-side or per-unit count of the
+    records (any stat the game's columns declare) that stays 0 for both sides in every (or nearly
+    every) game."""
+    n = len(run.games) if run.games is not None else 0
+    if not n:
+        return []
+    out = []
+    for stat, (total, games) in run.counters().items():
+        if total == 0:
+            out.append(Finding(f"'{_name(stat)}' never happens: 0 for both sides in all {fmt.count(n)} games "
+                               f"(the rule behind it never fires under these policies).", None, True))
+        elif games / n < RARE:
+            out.append(Finding(f"'{_name(stat)}' almost never happens: {fmt.count(total)} times in all, in "
+                               f"{fmt.count(games)} of {fmt.count(n)} games ({fmt.rate(games / n, 2)}).", None, True))
     return out
 
 
@@ -140,12 +222,16 @@ def compare_findings(cmp) -> list[Finding]:
         if math.isnan(r["difference"]):
             continue
         sig = r["ci_lo"] > 0 or r["ci_hi"] < 0
-        p = "" if math.isnan(r["p_value"]) else f", p = {r['p_value']:.3g}"
+        m = r["metric"]
+        p = "" if math.isnan(r["p_value"]) else f", {fmt.p_phrase(r['p_value'])}"
         verdict = r["verdict"] or ("significant" if sig else "not significant")
         # highlighted only when it matters: significant (after Holm) and at least the practical threshold
         flag = verdict == "matters" if r["verdict"] else sig
-        out.append(Finding(f"{r['metric'].replace('_', ' ')}: {lb} minus {la} = {r['difference']:+.4f} "
-                           f"(95% CI {r['ci_lo']:+.4f} to {r['ci_hi']:+.4f}{p}) — {verdict}.",
+        ab = "" if fmt.missing(r["a"]) or fmt.missing(r["b"]) else \
+            f" ({fmt.metric_value(m, r['a'])} → {fmt.metric_value(m, r['b'])})"
+        out.append(Finding(f"{fmt.metric_label(m, cmp.length_unit)}: {lb} minus {la} = "
+                           f"{fmt.metric_diff(m, r['difference'])}{ab} "
+                           f"(95% CI {fmt.metric_diff_ci(m, r['ci_lo'], r['ci_hi'])}{p}) — {verdict}.",
                            "differences_length" if _is_length(r) else "differences", flag))
     if not out:
         out.append(Finding("compare.json lists no differences.", None))
@@ -158,14 +244,12 @@ def _is_length(row) -> bool:
 
 
 def _sweep_at(sw, i) -> str:
-    return ", ".join(f"{p} = {sw.table.loc[i, p]}" for p in sw.params)
+    return ", ".join(fmt.setting(p, sw.table.loc[i, p]) for p in sw.params)
 
 
 def _sweep_val(t, m, i) -> str:
     v, lo, hi = (float(t.loc[i, c]) for c in (m, m + "_ci_lo", m + "_ci_hi"))
-    if m.endswith(("_rate", "_share", "decisiveness")):
-        return f"{pct(v)} ({ci_pct(lo, hi)})"
-    return f"{v:+.4f} (95% CI {lo:+.4f} to {hi:+.4f})"
+    return fmt.with_ci(v, lo, hi, fmt.kind_of(m))
 
 
 def sweep_findings(sw) -> list[Finding]:
@@ -175,7 +259,8 @@ def sweep_findings(sw) -> list[Finding]:
         if t[m].isna().all():
             continue
         lo_i, hi_i = t[m].idxmin(), t[m].idxmax()
-        out.append(Finding(f"{m.replace('_', ' ')} ranges from {_sweep_val(t, m, lo_i)} at {_sweep_at(sw, lo_i)} "
+        out.append(Finding(f"{fmt.metric_label(m, sw.length_unit)} ranges from {_sweep_val(t, m, lo_i)} at "
+                           f"{_sweep_at(sw, lo_i)} "
                            f"to {_sweep_val(t, m, hi_i)} at {_sweep_at(sw, hi_i)}.", f"sweep_{m}"))
         if m == "first_player_advantage":
             fair = t[(t[m + "_ci_lo"] <= 0) & (t[m + "_ci_hi"] >= 0)]
@@ -205,6 +290,7 @@ def values_findings(v) -> list[Finding]:
             continue
         sub = sub.groupby("unit")[["value", "ci_lo", "ci_hi"]].mean().sort_values("value", ascending=False)
         key = "values" if not out else f"values_{len(out)}"
-        parts = [f"{u} {r.value:.3g} (95% CI {r.ci_lo:.3g} to {r.ci_hi:.3g})" for u, r in sub.iterrows()]
+        kind = fmt.kind_of(method)
+        parts = [f"{u} {fmt.with_ci(r.value, r.ci_lo, r.ci_hi, kind)}" for u, r in sub.iterrows()]
         out.append(Finding(f"By {names.get(method, method)}: " + ", ".join(parts) + ".", key))
     return out

@@ -7,7 +7,6 @@ escaped with ``html.escape``.
 """
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
@@ -19,7 +18,7 @@ import pandas as pd
 
 from simkit.errors import UsageError
 from simkit.report import data as rdata
-from simkit.report import plots, sections
+from simkit.report import fmt, plots, sections
 from simkit.report.findings import Finding
 
 CSS = """
@@ -29,7 +28,7 @@ h1{font-size:1.6em;margin-bottom:.2em}h2{border-bottom:2px solid #ddd;padding-bo
 h3{margin-bottom:.3em}.muted{color:#777}.sub{color:#555;margin-top:0}
 table{border-collapse:collapse;font-size:.85em;margin:.5em 0}td,th{border:1px solid #ddd;padding:.2em .6em;
 text-align:right}th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}
-figure{margin:1.2em 0}figure img{max-width:100%;border:1px solid #eee}figcaption{font-size:.85em;color:#555}
+figure{margin:1.2em 0}figure img{max-width:100%;height:auto;border:1px solid #eee}figcaption{font-size:.85em;color:#555}
 ul.findings li{margin:.3em 0}li.flag{color:#a31515}li.flag::marker{content:"\\26A0  "}
 details{margin:.6em 0}summary{cursor:pointer;color:#345}nav a{margin-right:1em}
 .csv{font-size:.85em}
@@ -46,23 +45,66 @@ def default_out(paths) -> Path:
     return Path("runs") / "reports" / slug
 
 
-def _fmt(x) -> str:
-    if isinstance(x, float):
-        if math.isnan(x):
-            return ""
-        return f"{x:.4g}" if abs(x) < 1e5 else f"{x:,.0f}"
+# columns whose numbers take their kind from the row's metric (long tables: metric, value, ci_lo, ...)
+_BY_METRIC = {"value", "a", "b", "ci_lo", "ci_hi", "mean", "lo", "hi", "estimate", "score"}
+_DIFF = {"difference", "diff", "effect"}
+
+
+def _fmt(x, column: str = "", metric: str | None = None, options=(), diff_ci: bool = False,
+         ci_kind=None) -> str:
+    """One table cell in the one format of its kind (simkit/report/fmt.py)."""
+    import numpy as np
+    if isinstance(x, (bool, np.bool_)) or column in options:
+        return fmt.option_value(x)
     if isinstance(x, (dict, list)):
-        return json.dumps(x, default=str)
-    return str(x)
+        return fmt.option_value(x)
+    if fmt.missing(x):
+        return fmt.MISSING
+    if isinstance(x, str):
+        return x
+    col = str(column)
+    if col.startswith("p_") or col in ("p", "p_value", "p_holm"):
+        return fmt.p_value(x)
+    is_diff = col in _DIFF or (diff_ci and col in ("ci_lo", "ci_hi"))
+    if metric is not None and (col in _BY_METRIC or col in _DIFF):
+        return fmt.metric_diff(metric, x) if is_diff else fmt.metric_value(metric, x)
+    if ci_kind is not None and col in ("ci_lo", "ci_hi"):
+        return ci_kind(x)
+    base = re.sub(r"_ci_(lo|hi)$", "", col)
+    kind = fmt.kind_of(base)
+    if kind is fmt.number:
+        if isinstance(x, (int, np.integer)):
+            return fmt.count(x)
+        if col in ("mean", "lo", "hi", "per_game"):
+            return fmt.per_game(x)
+        if col in _DIFF:
+            return fmt.signed(x, 4)
+    return kind(x)
 
 
-def table_html(frame: pd.DataFrame, max_rows: int = 40) -> str:
-    head = "".join(f"<th>{escape(str(c))}</th>" for c in frame.columns)
-    body = []
+def table_html(frame: pd.DataFrame, max_rows: int = 40, unit: str = "plies", options=(), note: str = "") -> str:
+    """A table in the report's number formats; a missing number shows "—" and the table says why."""
+    cols = list(frame.columns)
+    # an interval belongs to the estimate beside it: a difference's (B - A), a score's
+    diff_ci = any(c in _DIFF for c in cols)
+    ci_kind = fmt.score if "score" in cols else None
+    head = "".join(f"<th>{escape(fmt.with_unit(str(c), unit))}</th>" for c in cols)
+    body, holes = [], False
     for _, row in frame.head(max_rows).iterrows():
-        body.append("<tr>" + "".join(f"<td>{escape(_fmt(v))}</td>" for v in row) + "</tr>")
+        # long tables: the row's metric (or unit-value method) sets the kind of its numbers
+        metric = str(row["metric"]) if "metric" in cols else str(row["method"]) if "method" in cols else None
+        cells = []
+        for c in cols:
+            v = row[c]
+            text = _fmt(v, c, metric, options, diff_ci, ci_kind)
+            holes |= text == fmt.MISSING
+            if c == "metric" and isinstance(v, str):
+                text = fmt.with_unit(v, unit)
+            cells.append(f"<td>{escape(text)}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
     more = f"<p class='muted'>{len(frame) - max_rows:,} more rows in the CSV.</p>" if len(frame) > max_rows else ""
-    return f"<table><tr>{head}</tr>{''.join(body)}</table>{more}"
+    foot = f"<p class='muted note'>{escape(note or fmt.MISSING_NOTE)}</p>" if holes else ""
+    return f"<table><tr>{head}</tr>{''.join(body)}</table>{foot}{more}"
 
 
 def _findings_html(items: list[Finding], numbers: dict[str, int]) -> str:
@@ -83,7 +125,9 @@ def _section_html(sec: sections.Section, first_fig: int) -> tuple[str, dict[str,
     n = first_fig
     for fig in sec.figures:
         numbers[fig.key] = n
-        figs.append(f"<figure id='fig-{n}'><img src='{escape(fig.file, quote=True)}' alt='{escape(fig.caption)}'>"
+        width = f" width='{fig.width_px}'" if fig.width_px else ""
+        figs.append(f"<figure id='fig-{n}'><img src='{escape(fig.file, quote=True)}'{width} "
+                    f"alt='{escape(fig.caption, quote=True)}'>"
                     f"<figcaption><b>Figure {n}.</b> {escape(fig.caption)}</figcaption></figure>")
         n += 1
     parts = [f"<h2 id='{escape(sec.anchor)}'>{escape(sec.title)}</h2>"]
@@ -98,11 +142,13 @@ def _section_html(sec: sections.Section, first_fig: int) -> tuple[str, dict[str,
         parts.append("<h3>Findings</h3>" + _findings_html(sec.findings, numbers))
     parts.extend(figs)
     for t in sec.tables:
-        parts.append(f"<details><summary>{escape(t.caption)}</summary>{table_html(t.frame)}"
+        parts.append(f"<details><summary>{escape(t.caption)}</summary>"
+                     f"{table_html(t.frame, unit=sec.length_unit, options=t.options, note=t.note)}"
                      f"<p class='csv'><a href='{escape(t.file, quote=True)}'>{escape(t.file)}</a></p></details>")
     if sec.rules:
-        rules = pd.DataFrame({"option": list(sec.rules), "value": [_fmt(v) for v in sec.rules.values()]})
-        parts.append(f"<details><summary>Scenario rules</summary>{table_html(rules, 200)}</details>")
+        rules = pd.DataFrame({"option": list(sec.rules), "value": [fmt.option_value(v) for v in sec.rules.values()]})
+        parts.append(f"<details><summary>Scenario rules (values as --set takes them)</summary>"
+                     f"{table_html(rules, 200)}</details>")
     return "\n".join(parts), numbers, n
 
 

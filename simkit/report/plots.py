@@ -147,7 +147,7 @@ def unit_stats(units, ax):
                   rotation=30 if len(unit_names) > 5 else 0, ha="right" if len(unit_names) > 5 else "center")
     ax.set_ylabel("per game")
     ax.set_title("Kills made and losses suffered per game, by unit type (95% CI)")
-    ax.legend(fontsize=7, ncol=2)
+    ax.legend(fontsize=8, ncol=2)
     return ax
 
 
@@ -171,7 +171,7 @@ def unit_values(table, ax):
     if hi - lo > 6 * (span or 1.0):  # an interval that is far wider than the values: clip, say so
         ax.set_ylim(min(0, np.nanmin(v)) - span * 0.6, max(0, np.nanmax(v)) + span * 0.6)
         ax.text(0.01, 0.97, "some intervals run off the scale (see the table)", transform=ax.transAxes,
-                fontsize=7, va="top", color=BAD)
+                fontsize=8, va="top", color=BAD)
     ax.set_xticks(x, [str(u).replace("_", " ") for u in units], fontsize=8)
     ax.set_ylabel("value")
     ax.set_title(f"Unit values: {methods[0]} (95% CI)" if len(methods) == 1 else "Unit values by method (95% CI)")
@@ -213,30 +213,63 @@ def compare_differences(diffs, ax):
             sig = r["verdict"] == "matters"
         e = _err([r["difference"]], [r["ci_lo"]], [r["ci_hi"]])
         ax.errorbar(r["difference"], yi, xerr=e, fmt="o", color=BAD if sig else SIDE[0], capsize=4)
+        from simkit.report import fmt
         p = r["p_value"]
-        txt = f"{r['difference']:+.4g}" + ("" if p is None or math.isnan(p) else f"  p={p:.2g}")
-        ax.annotate(txt, (r["difference"], yi), textcoords="offset points", xytext=(0, 6), ha="center", fontsize=7)
+        txt = fmt.metric_diff(r["metric"], r["difference"]) + (
+            "" if fmt.missing(p) else "  " + fmt.p_phrase(p).replace(" ", ""))
+        ax.annotate(txt, (r["difference"], yi), textcoords="offset points", xytext=(0, 6), ha="center", fontsize=8)
     ax.set_yticks(y, [str(m).replace("_", " ") for m in diffs["metric"]], fontsize=8)
     ax.set_ylim(-0.7, max(len(diffs), 1) - 0.3)
-    ax.set_xlabel("difference (B - A)")
+    # room on both sides for the value labels, which are centred on their points
+    ends = np.concatenate([diffs["ci_lo"].to_numpy(float), diffs["ci_hi"].to_numpy(float),
+                           diffs["difference"].to_numpy(float), [0.0]])
+    ends = ends[np.isfinite(ends)]
+    lo, hi = float(ends.min()), float(ends.max())
+    pad = 0.3 * ((hi - lo) or 1.0)
+    ax.set_xlim(lo - pad, hi + pad)
+    rates = any(fmt.kind_of(m) is fmt.rate for m in diffs["metric"])
+    ax.set_xlabel("difference (B - A)" + ("; a rate difference of 0.01 is 1 pp" if rates else ""))
     ax.set_title("Differences with 95% CI (red: significant)")
     return ax
 
 
 def sweep_lines(data, ax):
-    """Metric against one parameter with its interval band; data = (table, param, metric)."""
-    table, param, metric = data
+    """Metric against one parameter with its interval band; data = (table, param, metric[, default]):
+    the default value of the swept knob (the base scenario's) is marked on the axis."""
+    from simkit.report import fmt
+    table, param, metric = data[:3]
+    default = data[3] if len(data) > 3 else None
     t = table.sort_values(param)
     x = t[param].to_numpy()
     numeric = np.issubdtype(x.dtype, np.number) and x.dtype != bool
     xs = x.astype(float) if numeric else np.arange(len(x))
     ax.fill_between(xs, t[f"{metric}_ci_lo"], t[f"{metric}_ci_hi"], color=SIDE[0], alpha=0.25, label="95% CI")
     ax.plot(xs, t[metric], "o-", color=SIDE[0], label=metric.replace("_", " "))
+    labels = [fmt.option_value(v) for v in x]
+    if default is not None:
+        at = None
+        if numeric and not isinstance(default, bool) and isinstance(default, (int, float)):
+            at = float(default)
+        elif fmt.option_value(default) in labels:
+            at = float(xs[labels.index(fmt.option_value(default))])
+        if at is not None:
+            ax.axvline(at, color="#2e8b57", ls="--", lw=1.2, label=f"default {fmt.setting(param, default)}")
+            if numeric:
+                ticks = sorted(set(float(v) for v in xs) | {at})
+                ax.set_xticks(ticks, [fmt.option_value(int(v) if float(v).is_integer() else v) for v in ticks])
+            for tick in ax.get_xticklabels():
+                if tick.get_text() == fmt.option_value(default) or (numeric and tick.get_position()[0] == at):
+                    tick.set_fontweight("bold")
+                    tick.set_color("#2e8b57")
     if not numeric:
-        ax.set_xticks(xs, [str(v) for v in x])
+        ax.set_xticks(xs, labels)
+        for tick in ax.get_xticklabels():
+            if default is not None and tick.get_text() == fmt.option_value(default):
+                tick.set_fontweight("bold")
+                tick.set_color("#2e8b57")
     if metric in ("first_player_advantage",) or (t[f"{metric}_ci_lo"] < 0).any():
         ax.axhline(0, color="black", lw=0.7)
-    ax.set_xlabel(param)
+    ax.set_xlabel(param + (f"  (default {fmt.option_value(default)})" if default is not None else ""))
     ax.set_ylabel(metric.replace("_", " "))
     ax.set_title(f"{metric.replace('_', ' ')} by {param} (95% band)")
     ax.legend(fontsize=8)
@@ -245,7 +278,9 @@ def sweep_lines(data, ax):
 
 def sweep_heatmap(data, ax):
     """Metric over two parameters, annotated cells; data = (table, param_x, param_y, metric)."""
-    table, px, py, metric = data
+    from simkit.report import fmt
+    table, px, py, metric = data[:4]
+    default = data[4] if len(data) > 4 else {}
     grid = table.pivot_table(index=py, columns=px, values=metric, aggfunc="mean")
     v = grid.to_numpy(dtype=float)
     lim = np.nanmax(np.abs(v)) if np.isfinite(v).any() else 1
@@ -260,12 +295,23 @@ def sweep_heatmap(data, ax):
             dark = abs(im.norm(v[i, j]) - (0.5 if diverging else 0.0)) > (0.3 if diverging else 0.6)
             if not diverging:
                 dark = im.norm(v[i, j]) < 0.4          # viridis is dark at the low end
-            ax.text(j, i, f"{v[i, j]:+.3f}{star}" if diverging else f"{v[i, j]:.3g}", ha="center", va="center",
-                    fontsize=7, color="white" if dark else "black")
-    ax.set_xticks(range(v.shape[1]), [str(c) for c in grid.columns], fontsize=8)
-    ax.set_yticks(range(v.shape[0]), [str(c) for c in grid.index], fontsize=8)
-    ax.set_xlabel(px)
-    ax.set_ylabel(py)
+            ax.text(j, i, fmt.metric_value(metric, v[i, j]) + star, ha="center", va="center",
+                    fontsize=8.5, color="white" if dark else "black")
+    xl = [fmt.option_value(c) for c in grid.columns]
+    yl = [fmt.option_value(c) for c in grid.index]
+    ax.set_xticks(range(v.shape[1]), xl, fontsize=8.5)
+    ax.set_yticks(range(v.shape[0]), yl, fontsize=8.5)
+    dx, dy = (fmt.option_value(default[k]) if k in default else None for k in (px, py))
+    for tick in [*ax.get_xticklabels(), *ax.get_yticklabels()]:
+        if tick.get_text() in (dx, dy) and tick.get_text() is not None:
+            tick.set_fontweight("bold")
+            tick.set_color("#2e8b57")
+    if dx in xl and dy in yl:     # the default cell outlined
+        from matplotlib.patches import Rectangle
+        ax.add_patch(Rectangle((xl.index(dx) - 0.5, yl.index(dy) - 0.5), 1, 1, fill=False, edgecolor="#2e8b57",
+                               lw=2.5, label="default"))
+    ax.set_xlabel(px + (f"  (default {dx})" if dx is not None else ""))
+    ax.set_ylabel(py + (f"  (default {dy})" if dy is not None else ""))
     ax.set_title(f"{metric.replace('_', ' ')}" + (" (* = CI excludes 0)" if diverging else ""))
     ax.figure.colorbar(im, ax=ax, shrink=0.85)
     return ax
@@ -278,7 +324,7 @@ def target_2d6_dice(table: dict, ax):
     ax.bar(mods, p * 100, color="#7d5ba6")
     for m, f in zip(mods, (table[m] for m in mods)):
         ax.annotate(f"{f.numerator}/{f.denominator}" if f.denominator != 1 else str(f.numerator),
-                    (m, float(f) * 100), textcoords="offset points", xytext=(0, 3), ha="center", fontsize=6,
+                    (m, float(f) * 100), textcoords="offset points", xytext=(0, 3), ha="center", fontsize=8,
                     rotation=90)
     ax.set_xticks(mods)
     ax.set_ylim(0, 112)
@@ -296,7 +342,7 @@ def opposed_d6_dice(table: dict, ax):
     ax.axhline(50, color="black", lw=0.6, ls=":")
     for d, f in zip(diffs, (table[d] for d in diffs)):
         ax.annotate(f"{float(f) * 100:.0f}%", (d, float(f) * 100), textcoords="offset points", xytext=(0, 6),
-                    ha="center", fontsize=7)
+                    ha="center", fontsize=8)
     ax.set_xticks(diffs)
     ax.set_ylim(-5, 110)
     ax.set_xlabel("modifier difference (attacker - defender)")
@@ -311,7 +357,7 @@ def cell_bars(data, ax):
     counts = np.asarray(counts, dtype=float)
     order = np.argsort(-counts, kind="stable")[:30]
     ax.bar(range(len(order)), counts[order], color=SIDE[0])
-    ax.set_xticks(range(len(order)), [str(labels[i]) for i in order], rotation=60, ha="right", fontsize=7)
+    ax.set_xticks(range(len(order)), [str(labels[i]) for i in order], rotation=60, ha="right", fontsize=8)
     ax.set_ylabel(what)
     ax.set_title(f"{what} by cell (busiest {len(order)})")
     return ax

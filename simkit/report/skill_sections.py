@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from simkit.report import fmt
 from simkit.report.findings import Finding
 from simkit.report.plots import BAD, _err
 
@@ -26,12 +27,24 @@ def _json(p: Path) -> dict:
 
 
 def _scenario_label(manifest: dict) -> str:
+    """The variant: its scenario name with its --set overrides, values as --set takes them."""
     sc = manifest.get("scenario") or {}
     name = sc.get("name", "?") if isinstance(sc, dict) else str(sc)
     over = sc.get("overrides") if isinstance(sc, dict) else None
-    if over:
-        name += " (" + ", ".join(f"{k}={v}" for k, v in over.items()) + ")"
-    return name
+    return fmt.variant(name, over)
+
+
+def _game_label(d) -> str:
+    """'<Game title>: <variant with its overrides>' (fmt.game_variant)."""
+    from simkit.report.data import title_of
+    sc = d.manifest.get("scenario") or {}
+    game = d.data.get("game") or (sc.get("game") if isinstance(sc, dict) else None) or "?"
+    return f"{title_of(game)}: {_scenario_label(d.manifest)}"
+
+
+def _context(d, games=None, what="games") -> str:
+    cfg = d.manifest.get("config") or {}
+    return fmt.context(cfg.get("policies"), cfg.get("first"), cfg.get("seed"), games, what)
 
 
 @dataclass
@@ -142,7 +155,7 @@ def matchup_heatmap(data, ax):
     for i in range(len(pols)):
         for j in range(len(pols)):
             if not math.isnan(m[i, j]):
-                ax.text(j, i, f"{m[i, j]:.2f}", ha="center", va="center", fontsize=10,
+                ax.text(j, i, fmt.score(m[i, j]), ha="center", va="center", fontsize=10,
                         color="white" if abs(m[i, j] - 0.5) > 0.3 else "black")
     ax.set_xlabel("opponent")
     ax.set_ylabel("policy (its score)")
@@ -167,8 +180,10 @@ def ladder_section(d: LadderData, w, anchor: str):
     from simkit.report.sections import Section
     s = d.data
     steps = s.get("steps") or []
-    sec = Section(anchor, f"Skill ladder: {s.get('game', '?')} {_scenario_label(d.manifest)}",
-                  subtitle=" < ".join(s.get("rungs") or []))
+    cfg = d.manifest.get("config") or {}
+    sec = Section(anchor, f"Skill ladder: {_game_label(d)}",
+                  subtitle=" < ".join(s.get("rungs") or []) + " · " + fmt.context(
+                      None, cfg.get("first"), cfg.get("seed"), s.get("games_per_seating"), "games per seat order"))
     sec.facts = _facts(d, [("rungs", ", ".join(s.get("rungs") or [])),
                            ("games per seat order", f"{int(s.get('games_per_seating') or 0):,}"),
                            ("skill depth", str(s.get("skill_depth")))])
@@ -194,8 +209,9 @@ def skill_section(d: SkillData, w, anchor: str):
     s = d.data
     levels = s.get("levels") or []
     cfg = d.manifest.get("config") or {}
-    sec = Section(anchor, f"Over skill: {(d.manifest.get('scenario') or {}).get('game', '?')} "
-                          f"{_scenario_label(d.manifest)}", subtitle=" < ".join(levels))
+    sec = Section(anchor, f"Over skill: {_game_label(d)}",
+                  subtitle=" < ".join(levels) + " · " + fmt.context(None, cfg.get("first"), cfg.get("seed"),
+                                                                   cfg.get("games"), "games per level"))
     sec.facts = _facts(d, [("levels", ", ".join(levels)), ("games per level", f"{int(cfg.get('games') or 0):,}")])
     rows = []
     for k, (m, entry) in enumerate((s.get("metrics") or {}).items()):
@@ -205,7 +221,7 @@ def skill_section(d: SkillData, w, anchor: str):
         for lvl, e in zip(levels, entry["estimates"]):
             rows.append({"metric": m, "level": lvl, "estimate": e[0], "ci_lo": e[1], "ci_hi": e[2],
                          "verdict": entry["verdict"]})
-        at = ", ".join(f"{lvl} {e[0]:+.4f}" for lvl, e in zip(levels, entry["estimates"]))
+        at = ", ".join(f"{lvl} {fmt.metric_value(m, e[0])}" for lvl, e in zip(levels, entry["estimates"]))
         sec.findings.append(Finding(f"{m.replace('_', ' ')} is {entry['verdict']} over skill ({at}).",
                                     f"skill_{k}", entry["verdict"] == "reversing"))
     if rows:
@@ -220,8 +236,10 @@ def matchup_section(d: MatchupData, w, anchor: str):
     from simkit.report.sections import Section
     s = d.data
     pols = s.get("policies") or []
-    sec = Section(anchor, f"Matchup: {(d.manifest.get('scenario') or {}).get('game', '?')} "
-                          f"{_scenario_label(d.manifest)}", subtitle=", ".join(pols))
+    cfg = d.manifest.get("config") or {}
+    sec = Section(anchor, f"Matchup: {_game_label(d)}",
+                  subtitle=", ".join(pols) + " · " + fmt.context(None, cfg.get("first"), cfg.get("seed"),
+                                                                 s.get("games_per_seating"), "games per seat order"))
     sec.facts = _facts(d, [("policies", ", ".join(pols)),
                            ("games per seat order", f"{int(s.get('games_per_seating') or 0):,}")])
     idx = {p: i for i, p in enumerate(pols)}
@@ -229,15 +247,17 @@ def matchup_section(d: MatchupData, w, anchor: str):
     for c in s.get("cells") or []:
         m[idx[c["policy"]], idx[c["opponent"]]] = c["score"]
     if pols:
-        w.figure(sec, "matchup", matchup_heatmap, (pols, m), "Row policy's expected score against the column "
-                 "policy (win 1, draw 1/2), both seat orders averaged.", size=(6.5, 4.8))
+        w.figure(sec, "matchup", matchup_heatmap, (pols, m), f"{_game_label(d)}: row policy's expected score "
+                 f"against the column policy (win 1, draw 1/2), both seat orders averaged "
+                 f"({fmt.context(None, cfg.get('first'), cfg.get('seed'), s.get('games_per_seating'))} "
+                 f"per seat order).", size=(6.5, 4.8))
         w.table(sec, "matchup", pd.DataFrame([{k: v for k, v in c.items() if k != "ci"}
                                               | {"ci_lo": c["ci"][0], "ci_hi": c["ci"][1]}
                                               for c in s.get("cells") or []]), "Matchup cells")
     for c in s.get("cells") or []:
         if c["ci"][0] > 0.5:
-            sec.findings.append(Finding(f"{c['policy']} beats {c['opponent']}: score {c['score']:.3f} "
-                                        f"(95% CI {c['ci'][0]:.3f}–{c['ci'][1]:.3f}).", "matchup"))
+            sec.findings.append(Finding(f"{c['policy']} beats {c['opponent']}: score "
+                                        f"{fmt.with_ci(c['score'], *c['ci'], kind=fmt.score)}.", "matchup"))
     for f in s.get("degenerate") or []:
         sec.findings.append(Finding(f, None, True))
     return sec
@@ -258,7 +278,7 @@ def tune_plot(data, ax):
     else:
         ax.axhspan(lo, hi, color="#2e8b57", alpha=0.12, label="target range")
     if best is not None:
-        ax.axvline(float(best), color="#2e8b57", lw=1.5, label=f"recommended {knob}={best}")
+        ax.axvline(float(best), color="#2e8b57", lw=1.5, label=f"recommended {fmt.setting(knob, best)}")
     ax.set_xlabel(knob)
     ax.set_ylabel(metric.replace("_", " "))
     ax.legend(fontsize=8, loc="best")
@@ -272,8 +292,8 @@ def tune_section(d: TuneData, w, anchor: str):
     s = d.data
     cfg = d.manifest.get("config") or {}
     knobs = s.get("knobs") or []
-    sec = Section(anchor, f"Tune: {(d.manifest.get('scenario') or {}).get('game', '?')} "
-                          f"{_scenario_label(d.manifest)}", subtitle=", ".join(s.get("objectives") or []))
+    sec = Section(anchor, f"Tune: {_game_label(d)}", subtitle=", ".join(s.get("objectives") or []) + " · "
+                  + _context(d, cfg.get("games"), "games per setting in the first round"))
     sec.facts = _facts(d, [("knobs", ", ".join(d.manifest.get("knobs") or knobs)),
                            ("objectives", ", ".join(s.get("objectives") or [])),
                            ("policies", " vs ".join(cfg.get("policies") or [])),
@@ -282,7 +302,8 @@ def tune_section(d: TuneData, w, anchor: str):
     csv = d.path / "tune.csv"
     if csv.exists():
         frame = pd.read_csv(csv)
-        w.table(sec, "tune", frame, "Every evaluated setting (search rounds and verification)")
+        w.table(sec, "tune", frame, "Every evaluated setting (search rounds and verification)",
+                options=tuple(k for k in knobs if k in frame.columns))
         if len(knobs) == 1 and pd.api.types.is_numeric_dtype(frame[knobs[0]]):
             for k, text in enumerate(s.get("objectives") or []):
                 o = parse_objective(text)
@@ -291,8 +312,8 @@ def tune_section(d: TuneData, w, anchor: str):
                           (rec.get("setting") or {}).get(knobs[0])),
                          f"{o.metric.replace('_', ' ')} over {knobs[0]} (95% intervals); objective {text}.")
     if rec:
-        setting = ", ".join(f"{k}={v}" for k, v in (rec.get("setting") or {}).items())
-        parts = "; ".join(f"{x['objective']}: {x['estimate']:+.4f} (95% CI {x['ci'][0]:+.4f} to {x['ci'][1]:+.4f}) "
+        setting = fmt.overrides(rec.get("setting") or {})
+        parts = "; ".join(f"{x['objective']}: {fmt.with_ci(x['estimate'], *x['ci'], kind=fmt.advantage)} "
                           f"{x['result']}" for x in rec.get("objectives") or [])
         sec.findings.append(Finding(f"Recommended {setting} on {int(rec.get('games') or 0):,} fresh games: {parts}.",
                                     "tune_0" if len(knobs) == 1 else None, not rec.get("meets_all")))
@@ -333,8 +354,9 @@ def sensitivity_section(d: SensitivityData, w, anchor: str):
     s = d.data
     cfg = d.manifest.get("config") or {}
     rows = s.get("rows") or []
-    sec = Section(anchor, f"Sensitivity: {s.get('game', '?')} {_scenario_label(d.manifest)}",
-                  subtitle="one step down and up of every numeric rule")
+    sec = Section(anchor, f"Sensitivity: {_game_label(d)}",
+                  subtitle="one step down and up of every numeric rule · " + _context(d, cfg.get("games"),
+                                                                                       "games per setting"))
     sec.facts = _facts(d, [("policies", " vs ".join(cfg.get("policies") or [])),
                            ("games per setting", f"{int(cfg.get('games') or 0):,}")])
     for k, metric in enumerate(("first_player_advantage", "draw_rate", "mean_length")):
@@ -345,12 +367,15 @@ def sensitivity_section(d: SensitivityData, w, anchor: str):
                      f"{metric.replace('_', ' ')}, paired on the same seeds, 95% intervals.",
                      size=(7.5, 1.2 + 0.42 * len(order)))
     if rows:
-        w.table(sec, "sensitivity", pd.DataFrame(rows), "Every effect (p-values Holm-adjusted over all effects)")
+        w.table(sec, "sensitivity", pd.DataFrame(rows), "Every effect (p-values Holm-adjusted over all effects)",
+                options=("value", "base_value"))
     sig = [r for r in rows if r["metric"] == "first_player_advantage" and r.get("p_holm", 1) < 0.05]
     for r in sorted(sig, key=lambda r: -abs(r["effect"]))[:5]:
-        sec.findings.append(Finding(f"{r['option']} {r['base_value']} -> {r['value']} changes the first-player "
-                                    f"advantage by {r['effect']:+.4f} (95% CI {r['ci_lo']:+.4f} to {r['ci_hi']:+.4f}, "
-                                    f"Holm p = {r['p_holm']:.2g}).", "tornado_0"))
+        sec.findings.append(Finding(f"{r['option']} {fmt.option_value(r['base_value'])} -> "
+                                    f"{fmt.option_value(r['value'])} changes the first-player advantage by "
+                                    f"{fmt.advantage(r['effect'])} "
+                                    f"(95% CI {fmt.interval(r['ci_lo'], r['ci_hi'], fmt.advantage)}, "
+                                    f"Holm {fmt.p_phrase(r['p_holm'])}).", "tornado_0"))
     if not sig and rows:
         sec.findings.append(Finding("No single step of any rule changes the first-player advantage "
                                     "significantly (after Holm's correction).", "tornado_0"))
@@ -377,8 +402,7 @@ def quality_section(d: QualityData, w, anchor: str):
     s = d.data
     cfg = d.manifest.get("config") or {}
     metrics = s.get("metrics") or {}
-    sec = Section(anchor, f"Game quality: {s.get('game', '?')} {_scenario_label(d.manifest)}",
-                  subtitle=" vs ".join(cfg.get("policies") or []))
+    sec = Section(anchor, f"Game quality: {_game_label(d)}", subtitle=_context(d, s.get("games")))
     sec.facts = _facts(d, [("policies", " vs ".join(cfg.get("policies") or [])),
                            ("games", f"{int(s.get('games') or 0):,}")])
     bounded = {m: v for m, v in metrics.items() if m in BOUNDED and v["mean"] is not None}
@@ -391,12 +415,12 @@ def quality_section(d: QualityData, w, anchor: str):
         w.table(sec, "quality", pd.DataFrame(rows), "Game quality")
     dm = metrics.get("decision_moves") or {}
     if dm.get("mean") is not None and dm["mean"] < 0.5:
-        sec.findings.append(Finding(f"Only {dm['mean']:.0%} of turns offer a real choice (more than one legal "
+        sec.findings.append(Finding(f"Only {fmt.rate(dm['mean'])} of turns offer a real choice (more than one legal "
                                     f"action).", "quality", True))
     lc = metrics.get("lead_changes") or {}
     if lc.get("mean") is not None:
-        sec.findings.append(Finding(f"The lead changes {lc['mean']:.2f} times per game (95% CI {lc['ci'][0]:.2f}–"
-                                    f"{lc['ci'][1]:.2f}).", "quality"))
+        sec.findings.append(Finding(f"The lead changes {fmt.per_game(lc['mean'])} times per game "
+                                    f"(95% CI {fmt.interval(*lc['ci'], fmt.per_game)}).", "quality"))
     return sec
 
 
