@@ -237,7 +237,7 @@ def test_count_then_select_visits_the_action_list_in_order(seed, v):
         for i in range(int(g.sc[SC_PN0 + s])):
             a = g.plist[s, i]
             for r in range(npa[i]):
-                walked.append(select_action_nb(ip, p[P_NB], p[P_RAY], p[P_DEST], p[P_APPR], g.cell, g.face,
+                walked.append(select_action_nb(ip, p[P_NB], p[P_ADJB], p[P_RAY], p[P_DEST], p[P_APPR], g.cell, g.face,
                                                np.int64(s), a, np.int64(r)))
         assert walked == acts.tolist()
 

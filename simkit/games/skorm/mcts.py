@@ -44,7 +44,7 @@ from simkit.games.skorm.moves import (
 from simkit.games.skorm.policies import act_nb, greedy_choose_nb
 from simkit.games.skorm.rules import F_W_GOLD, I_GOLD, I_GOLD_IMM, I_GOLD_ON, I_N, I_P, P_DISTG, P_F, P_I, P_MCTS
 from simkit.games.skorm.state import (
-    NSC, NSTAT, PASS, SC_CNT, SC_DONE, SC_PENDING, SC_PN0, SC_TOMOVE, SC_WINNER, SC_WL0,
+    copy_position_nb, NSC, NSTAT, PASS, SC_CNT, SC_DONE, SC_PENDING, SC_PN0, SC_TOMOVE, SC_WINNER, SC_WL0,
 )
 from simkit.policies import MC_C, MC_CUTOFF, MC_ROLLOUT, MC_SCALE
 
@@ -203,25 +203,6 @@ def widened_nb(tf, node, m):
 
 
 @njit(cache=True)
-def rollout_ply_nb(params, rng, greedy, cell, face, plist, slot, sc, acts, blocks, counts, stats, agg):
-    """One rollout ply of the side to move: a uniform action (random style) or
-    greedy's; returns the winner when the position is decided (decided_nb), else -1."""
-    blocks[0] = 0
-    n = gen_actions_nb(params, cell, face, plist, sc, sc[SC_TOMOVE], acts, blocks)
-    w = decided_nb(params, cell, plist, sc, acts, n)
-    if w >= 0:
-        return w
-    code = PASS
-    if n > 0:
-        if greedy:
-            code = acts[greedy_choose_nb(params, cell, face, plist, sc, acts, n, rng, counts, False)]
-        else:
-            code = acts[rng_below_nb(rng, n)]
-    act_nb(params, rng, code, greedy, cell, face, plist, slot, sc, counts, stats, agg)
-    return -1
-
-
-@njit(cache=True)
 def mcts_choose_nb(params, rng, budget, cell, face, plist, slot, sc, acts, n, ws):
     """The action ``budget`` MCTS iterations prefer among the side to move's ``n``
     legal ``acts``; the real position is left untouched. ``ws``: new_search_nb's arrays."""
@@ -234,14 +215,11 @@ def mcts_choose_nb(params, rng, budget, cell, face, plist, slot, sc, acts, n, ws
     cutoff = int(mp[MC_CUTOFF])
     scale = mp[MC_SCALE]
     tree_reset_nb(ti, tf)
-    rS[:n] = acts[:n]
+    for i in range(n):
+        rS[i] = acts[i]
     order_nb(params, cell, plist, sc, rS, n, keys)
     for _ in range(max(budget, 1)):
-        cS[:] = cell
-        fS[:] = face
-        pS[:, :] = plist
-        lS[:] = slot
-        sS[:] = sc
+        copy_position_nb(cell, face, plist, slot, sc, cS, fS, pS, lS, sS)
         node = ROOT
         depth = 0
         won = -1
@@ -270,10 +248,21 @@ def mcts_choose_nb(params, rng, budget, cell, face, plist, slot, sc, acts, n, ws
             node = child
             if fresh:
                 break
-        # rollout up to the cut-off
+        # rollout up to the cut-off: a uniform action (random style) or greedy's, a ply at a
+        # time, until a position is decided (decided_nb) or finished
         plies = 0
         while won < 0 and sS[SC_DONE] == 0 and plies < cutoff:
-            won = rollout_ply_nb(params, rng, greedy, cS, fS, pS, lS, sS, aS, bS, kS, stS, agS)
+            bS[0] = 0
+            m = gen_actions_nb(params, cS, fS, pS, sS, sS[SC_TOMOVE], aS, bS)
+            won = decided_nb(params, cS, pS, sS, aS, m)
+            if won < 0:
+                code = PASS
+                if m > 0:
+                    if greedy:
+                        code = aS[greedy_choose_nb(params, cS, fS, pS, sS, aS, m, rng, kS, False)]
+                    else:
+                        code = aS[rng_below_nb(rng, m)]
+                act_nb(params, rng, code, greedy, cS, fS, pS, lS, sS, kS, stS, agS)
             plies += 1
         if won >= 0:
             r = reward_from_winner_nb(won)

@@ -56,6 +56,7 @@ def gen_actions_nb(params, cell, face, plist, sc, s, acts, blocks):
     ray = params[P_RAY]
     dest = params[P_DEST]
     appr = params[P_APPR]
+    adjb = params[P_ADJB]
     rng_ = ip[I_RANGE]
     K = ray.shape[2]
     if rng_ > K:
@@ -98,34 +99,43 @@ def gen_actions_nb(params, cell, face, plist, sc, s, acts, blocks):
         else:
             steps = ip[I_STEPS_H] if kind == 2 else ip[I_STEPS_W]
             nd = 18 if steps >= 2 else 6
+            # the cells an open path ends on: next to the piece or to an empty neighbour
+            # of it; the path table is looked at only for a capture of a Shieldman (SK-6)
+            r0 = ~np.uint64(0)
+            r1 = ~np.uint64(0)
+            if steps >= 2:
+                r0 = adjb[a, 0]
+                r1 = adjb[a, 1]
+                for d in range(6):
+                    m = nb[a, d]
+                    if m >= 0 and cell[m] == 0:
+                        r0 |= adjb[m, 0]
+                        r1 |= adjb[m, 1]
             for j in range(nd):
                 t = dest[a, j]
-                if t < 0:
+                if t < 0 or not has_nb(r0, r1, t):
                     continue
                 c = cell[t]
                 if c != 0 and (c < lo or c >= lo + 4):
                     continue  # own piece
-                shielded = -2
                 if c == lo:
                     shielded = nb[t, face[t]]
-                legal = False
-                open_ = False
-                for m in range(3):
-                    x = appr[a, j, m]
-                    if x < 0:
-                        break
-                    if x != a:
-                        if steps < 2 or cell[x] != 0:
-                            continue
-                    open_ = True
-                    if x != shielded:
-                        legal = True
-                        break
-                if legal:
-                    acts[n] = encode(0, a, t)
-                    n += 1
-                elif open_:
-                    nblk += 1
+                    legal = False
+                    for m in range(3):
+                        x = appr[a, j, m]
+                        if x < 0:
+                            break
+                        if x != a:
+                            if steps < 2 or cell[x] != 0:
+                                continue
+                        if x != shielded:
+                            legal = True
+                            break
+                    if not legal:
+                        nblk += 1  # some path is open, but every open one ends from the shielded cell
+                        continue
+                acts[n] = encode(0, a, t)
+                n += 1
     blocks[0] += nblk
     return n
 
@@ -237,7 +247,7 @@ def count_actions_nb(ip, nb, adjb, shotb, fray, cell, face, plist, sc, s, npa):
 
 
 @njit(cache=True)
-def select_action_nb(ip, nb, ray, dest, appr, cell, face, s, a, r):
+def select_action_nb(ip, nb, adjb, ray, dest, appr, cell, face, s, a, r):
     """The ``r``-th legal action of the piece on ``a``, in ``gen_actions_nb``'s order
     (its loop for one piece, stopping at the chosen action instead of listing them)."""
     rng_ = ip[I_RANGE]
@@ -271,28 +281,43 @@ def select_action_nb(ip, nb, ray, dest, appr, cell, face, s, a, r):
         return PASS
     steps = ip[I_STEPS_H] if kind == 2 else ip[I_STEPS_W]
     nd = 18 if steps >= 2 else 6
+    # the cells a two-step path can end on (next to the piece or to an empty neighbour);
+    # the path table is looked at only for a capture of a Shieldman (SK-6)
+    r0 = ~np.uint64(0)
+    r1 = ~np.uint64(0)
+    if steps >= 2:
+        r0 = adjb[a, 0]
+        r1 = adjb[a, 1]
+        for d in range(6):
+            m = nb[a, d]
+            if m >= 0 and cell[m] == 0:
+                r0 |= adjb[m, 0]
+                r1 |= adjb[m, 1]
     for j in range(nd):
         t = dest[a, j]
-        if t < 0:
+        if t < 0 or not has_nb(r0, r1, t):
             continue
         c = cell[t]
         if c != 0 and (c < lo or c >= lo + 4):
             continue
-        shielded = -2
         if c == lo:
             shielded = nb[t, face[t]]
-        for m in range(3):
-            x = appr[a, j, m]
-            if x < 0:
-                break
-            if x != a:
-                if steps < 2 or cell[x] != 0:
-                    continue
-            if x != shielded:
-                if r == 0:
-                    return encode(0, a, t)
-                r -= 1
-                break
+            legal = False
+            for m in range(3):
+                x = appr[a, j, m]
+                if x < 0:
+                    break
+                if x != a:
+                    if steps < 2 or cell[x] != 0:
+                        continue
+                if x != shielded:
+                    legal = True
+                    break
+            if not legal:
+                continue
+        if r == 0:
+            return encode(0, a, t)
+        r -= 1
     return PASS
 
 

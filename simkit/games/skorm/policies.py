@@ -38,7 +38,7 @@ import numpy as np
 from numba import njit
 
 from simkit.engine.rng import argmax_step_nb, rng_below_nb
-from simkit.games.skorm.bits import cellbit_nb, has_nb
+from simkit.games.skorm.bits import cellbit_nb, lowest_cell_nb
 from simkit.games.skorm.moves import (
     act_from, act_to, act_type, apply_action_nb, bit_nb, count_actions_nb, end_ply_nb, face_threats_nb,
     gen_actions_nb, select_action_nb, static_attack_bits_nb, threat_mask_nb, two_step_bits_nb,
@@ -101,7 +101,8 @@ def random_ply_nb(params, rng, eps, cell, face, plist, slot, sc, npa, stats, agg
             r -= npa[i]
             i += 1
         a = plist[s, i]
-        code = select_action_nb(ip, params[P_NB], params[P_RAY], params[P_DEST], params[P_APPR], cell, face, s, a, r)
+        code = select_action_nb(ip, params[P_NB], params[P_ADJB], params[P_RAY], params[P_DEST], params[P_APPR], cell,
+                                face, s, a, r)
         landface = -1
         if act_type(code) == 0 and cell[a] == 1 + 4 * s:
             landface = rng_below_nb(rng, 6)
@@ -342,13 +343,15 @@ def greedy_choose_nb(params, cell, face, plist, sc, acts, n, rng, counts, noshoo
                     arc1 = earc1 & ~ta1
                     tw0 = etwo0 & ~ta0
                     tw1 = etwo1 & ~ta1
-                    for j in range(npc):
-                        p = plist[s, j]
-                        f = face[p]
-                        if typ == 0 and p == a:
-                            p = t
-                        if not has_nb(s0 & w0, s1 & w1, p):
-                            continue
+                    # the attacked Shieldmen, lowest cell first (any unsafe one settles it)
+                    q0 = s0 & w0
+                    q1 = s1 & w1
+                    while (q0 | q1) != zero:
+                        p = lowest_cell_nb(q0, q1)
+                        b0, b1 = cellbit_nb(p)
+                        q0 &= ~b0
+                        q1 &= ~b1
+                        f = face[a] if (typ == 0 and p == t) else face[p]
                         m = threat_mask_nb(nb, adjb, fray, p, ~e0, ~e1, cap0, cap1, tw0, tw1, arc0, arc1)
                         if threat:
                             if (m & (m - 1)) == 0:
