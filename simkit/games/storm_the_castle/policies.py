@@ -19,6 +19,7 @@
   rollouts' policies); play.decide_nb sends mcts decisions to the search and
   applies the eps degrader.
 """
+import numpy as np
 from numba import njit
 
 from simkit.engine.rng import argmax_step_nb, rng_below_nb
@@ -65,7 +66,7 @@ def assign_roles_nb(s, cards, sp, ctab, dist, keep, iopt, role):
         role[best] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def card_value_nb(cards, ctab, cval, c):
     v = cval[cards[c, C_TYPE]]
     it = cards[c, C_ITEM]
@@ -74,20 +75,21 @@ def card_value_nb(cards, ctab, cval, c):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _is_follower(ctab, t):
     ab = ctab[t, T_AB]
     return ctab[t, T_KIND] != K_REG and (ab == AB_CLERIC or ab == AB_SORC or ab == AB_SMITH)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _attack_p(cards, sp, ctab, spi, ptable, a, b, extra):
     if ctab[cards[b, C_TYPE], T_KIND] != K_REG:
         return 1.0
-    return p_success_nb(ptable, modifier_nb(cards, sp, ctab, spi, a, b, extra))
+    return p_success_nb(ptable, modifier_nb(cards, sp, ctab, spi, np.int64(a), np.int64(b), np.int64(extra)))
 
 
-@njit(cache=True)
+# inlined into its one caller (greedy_choose_nb): no call per option, and no library of its own
+@njit(cache=True, inline="always")
 def greedy_score_nb(phase, s, k, n, buf, cards, sp, ctab, cval, spi, dist, keep, fopt, ptable, prio, role):
     kind = buf[k, 0]
     a = buf[k, 1]
@@ -164,16 +166,26 @@ def greedy_score_nb(phase, s, k, n, buf, cards, sp, ctab, cval, spi, dist, keep,
     return -1.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def choose_nb(pol, phase, s, n, buf, cards, sp, ctab, cval, spi, dist, keep, fopt, ptable, prio, role, rng):
-    """Index of the chosen option among buf[:n] (index 0 is always 'end')."""
+    """Index of the chosen option among buf[:n] (index 0 is always 'end').
+
+    A small dispatch inlined into its callers: random is one draw, greedy one call."""
     if n == 1:
-        return 0
+        return np.int64(0)
     if pol == P_RANDOM:
-        return rng_below_nb(rng, n)
+        return rng_below_nb(rng, np.int64(n))
+    return greedy_choose_nb(np.int64(phase), np.int64(s), np.int64(n), buf, cards, sp, ctab, cval, spi, dist, keep,
+                            fopt, ptable, prio, role, rng)
+
+
+@njit(cache=True)
+def greedy_choose_nb(phase, s, n, buf, cards, sp, ctab, cval, spi, dist, keep, fopt, ptable, prio, role, rng):
+    """Greedy's pick among buf[:n]: the best score, ties uniformly (every option scored in order,
+    so the tie draws are the same ones)."""
     best = -1e300
-    pick = 0
-    ties = 0
+    pick = np.int64(0)
+    ties = np.int64(0)
     for k in range(n):
         v = greedy_score_nb(phase, s, k, n, buf, cards, sp, ctab, cval, spi, dist, keep, fopt, ptable,
                             prio, role)
