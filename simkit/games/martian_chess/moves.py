@@ -109,15 +109,15 @@ def slide_nb(tab, s, d, occ):
 
 
 @njit(cache=True, inline="always")
-def queen_reach_nb(tab, s, occ):
-    """Every cell a queen on s reaches (the first occupied one on each line included).
+def _queen_reach_pext_nb(tab, s, occ):
+    # two lookups, indexed by the occupancy of the cells that can block the queen along its
+    # file and along its rank and diagonals, packed by PEXT
+    return (tab[s, T_QATT_F + pext_nb(occ, tab[s, T_QREL_F])]
+            | tab[s, T_QATT_R + pext_nb(occ, tab[s, T_QREL_R])])
 
-    With BMI2: two lookups, indexed by the occupancy of the cells that can block it along its
-    file and along its rank and diagonals, packed by PEXT. Without: eight ray slides.
-    """
-    if HAVE_PDEP:
-        return (tab[s, T_QATT_F + pext_nb(occ, tab[s, T_QREL_F])]
-                | tab[s, T_QATT_R + pext_nb(occ, tab[s, T_QREL_R])])
+
+@njit(cache=True, inline="always")
+def _queen_reach_slides_nb(tab, s, occ):
     a = 0
     for d in range(8):
         a |= slide_nb(tab, s, d, occ)
@@ -125,15 +125,24 @@ def queen_reach_nb(tab, s, occ):
 
 
 @njit(cache=True, inline="always")
-def drone_reach_nb(tab, s, occ):
-    """Every cell a drone on s reaches: a second step only through an empty first one."""
-    if HAVE_PDEP:
-        return tab[s, T_DATT + pext_nb(occ, tab[s, T_DREL])]
+def _drone_reach_pext_nb(tab, s, occ):
+    return tab[s, T_DATT + pext_nb(occ, tab[s, T_DREL])]
+
+
+@njit(cache=True, inline="always")
+def _drone_reach_steps_nb(tab, s, occ):
     a = 0
-    for d in range(4):
+    for d in range(4):   # the second step only through an empty first one (branch-free: it is data)
         f = tab[s, T_STEP + d]
         a |= f | (tab[s, T_STEP2 + d] & -np.int64((f & occ) == 0))
     return a
+
+
+# Every cell a queen / drone on s reaches (the first occupied one on each line included):
+# table lookups by PEXT where the CPU has BMI2, else ray slides and steps. Chosen here, once,
+# so the kernels never type the other version.
+queen_reach_nb = _queen_reach_pext_nb if HAVE_PDEP else _queen_reach_slides_nb
+drone_reach_nb = _drone_reach_pext_nb if HAVE_PDEP else _drone_reach_steps_nb
 
 
 @njit(cache=True, inline="always")
