@@ -69,7 +69,7 @@ def reference_moves(board, p, last_from, last_to, promote):
 def reference_hanging(board, attacker):
     """Pips of the best piece in the other zone that one of ``attacker``'s pieces could capture."""
     best = 0
-    for s, t in reference_moves(board, attacker, -1, -1, False):
+    for _, t in reference_moves(board, attacker, -1, -1, False):
         if board[t] and zone(t) != attacker:
             best = max(best, board[t])
     return best

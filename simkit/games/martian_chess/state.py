@@ -166,7 +166,8 @@ def build_tables() -> np.ndarray:
                 elif k == 1 and d < 4:
                     tab[c, T_STEP2 + d] = 1 << t
         tab[c, T_PAWN] = tab[c, T_STEP + 4] | tab[c, T_STEP + 5] | tab[c, T_STEP + 6] | tab[c, T_STEP + 7]
-        for rel_col, att_col, dirs, limit in ((T_QREL_F, T_QATT_F, (0, 1), 7), (T_QREL_R, T_QATT_R, (2, 3, 4, 5, 6, 7), 7),
+        for rel_col, att_col, dirs, limit in ((T_QREL_F, T_QATT_F, (0, 1), 7),
+                                              (T_QREL_R, T_QATT_R, (2, 3, 4, 5, 6, 7), 7),
                                               (T_DREL, T_DATT, (0, 1, 2, 3), 2)):
             rel = 0
             for d in dirs:
