@@ -65,7 +65,7 @@ def new_search_nb(params, cap, maxa):
     P = ip[I_P]
     return (np.zeros((cap, TI_N), np.int32), np.zeros((cap, TF_N), np.float64), np.zeros(cap, np.int64),
             np.zeros(N, np.int8), np.zeros(N, np.int8), np.zeros((2, P), np.int64), np.zeros(NSC, np.int64),
-            np.zeros(maxa, np.int64), np.zeros(1, np.int64), np.zeros(6 + 3 * P, np.int64),
+            np.zeros(maxa, np.int64), np.zeros(1, np.int64), np.zeros(6 + 3 * P + N, np.int64),
             np.zeros(NSTAT, np.int64), np.zeros(N, np.int64), np.zeros(maxa, np.int64),
             np.zeros(maxa, np.float64), np.zeros(N, np.int8))
 

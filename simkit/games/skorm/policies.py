@@ -139,14 +139,16 @@ def greedy_ply_nb(params, rng, pol, eps, cell, face, plist, slot, sc, acts, bloc
 @njit(cache=True)
 def greedy_choose_nb(params, cell, face, plist, sc, acts, n, rng, counts, noshoot):
     """Index in ``acts[:n]`` of greedy's choice; ``noshoot``: leave out shots
-    unless every action is a shot. ``counts``: int64 scratch of 6 + 3P entries.
+    unless every action is a shot. ``counts``: int64 scratch of 6 + 3P + N entries.
 
     Each candidate is evaluated in place and incrementally: the opponent's attack map
     is the static part (archer lines, neighbours; recomputed only when the candidate
     takes a piece) plus each enemy two-stepper's reach, cached for the position and
     recomputed only for the two-steppers next to a cell the candidate empties or
     fills; the own pieces' exposure is read from kind masks and, for an attacked
-    Shieldman, a mask test per direction (the same directions threat_dirs_nb finds)."""
+    Shieldman, a mask test per direction (the same directions threat_dirs_nb finds),
+    cached for the position and redone only when the candidate changes a cell within
+    two steps of the Shieldman or on its lines of fire."""
     if noshoot:
         noshoot = False
         for i in range(n):
@@ -213,6 +215,19 @@ def greedy_choose_nb(params, cell, face, plist, sc, acts, n, rng, counts, noshoo
             etwo0 |= b0
             etwo1 |= b1
             nhw += 1
+    # every two-stepper's reach at once, and the cells whose emptiness could change one
+    all0 = zero
+    all1 = zero
+    near0 = zero
+    near1 = zero
+    for j in range(nhw):
+        x = counts[6 + j]
+        all0 |= reach[RB + 2 * j]
+        all1 |= reach[RB + 2 * j + 1]
+        near0 |= adjb[x, 0]
+        near1 |= adjb[x, 1]
+    shotb = params[P_SHOTB]
+    TB = RB + 2 * plist.shape[1]  # counts[TB + c]: threat directions of the own Shieldman on c, before the move
     own_s0 = zero  # own pieces by kind (shieldman, archer, horseman)
     own_s1 = zero
     own_a0 = zero
@@ -234,6 +249,10 @@ def greedy_choose_nb(params, cell, face, plist, sc, acts, n, rng, counts, noshoo
         elif k == 2:
             own_h0 |= b0
             own_h1 |= b1
+    for j in range(npc):
+        x = plist[s, j]
+        if cell[x] == 1 + 4 * s:
+            counts[TB + x] = threat_mask_nb(nb, adjb, fray, x, ~occ0, ~occ1, ecap0, ecap1, etwo0, etwo1, earc0, earc1)
     best = -np.inf
     choice = 0
     ties = 0
@@ -276,14 +295,18 @@ def greedy_choose_nb(params, cell, face, plist, sc, acts, n, rng, counts, noshoo
             else:
                 w0 = base0
                 w1 = base1
-            for j in range(nhw):
-                x = counts[6 + j]
-                if x != skip:
-                    if ((adjb[x, 0] & ch0) | (adjb[x, 1] & ch1)) != zero:
-                        w0, w1 = two_step_bits_nb(nb, adjb, cell, x, w0, w1)
-                    else:
-                        w0 |= reach[RB + 2 * j]
-                        w1 |= reach[RB + 2 * j + 1]
+            if skip < 0 and ((near0 & ch0) | (near1 & ch1)) == zero:
+                w0 |= all0  # no two-stepper's reach changes
+                w1 |= all1
+            else:
+                for j in range(nhw):
+                    x = counts[6 + j]
+                    if x != skip:
+                        if ((adjb[x, 0] & ch0) | (adjb[x, 1] & ch1)) != zero:
+                            w0, w1 = two_step_bits_nb(nb, adjb, cell, x, w0, w1)
+                        else:
+                            w0 |= reach[RB + 2 * j]
+                            w1 |= reach[RB + 2 * j + 1]
             wpos = wl
             if typ == 0 and mk == 3:
                 wpos = t
@@ -351,8 +374,12 @@ def greedy_choose_nb(params, cell, face, plist, sc, acts, n, rng, counts, noshoo
                         b0, b1 = cellbit_nb(p)
                         q0 &= ~b0
                         q1 &= ~b1
-                        f = face[a] if (typ == 0 and p == t) else face[p]
-                        m = threat_mask_nb(nb, adjb, fray, p, ~e0, ~e1, cap0, cap1, tw0, tw1, arc0, arc1)
+                        moved = typ == 0 and p == t
+                        f = face[a] if moved else face[p]
+                        if moved or dist[p, a] <= 2 or dist[p, t] <= 2 or bit_nb(shotb[p, 0], shotb[p, 1], t) != 0:
+                            m = threat_mask_nb(nb, adjb, fray, p, ~e0, ~e1, cap0, cap1, tw0, tw1, arc0, arc1)
+                        else:
+                            m = counts[TB + p]
                         if threat:
                             if (m & (m - 1)) == 0:
                                 continue
