@@ -14,8 +14,8 @@ from simkit.games.martian_chess.bits import HAVE_PDEP, highest_nb, lowest_nb, nt
 from simkit.games.martian_chess.state import (
     CLOCK_DEADLOCK, CLOCK_LEADER, END_CLOCK, END_LIMIT, END_STALEMATE, END_TERRITORY, M_BITS, M_CALLED, M_CLOCK,
     M_END, M_KOMI, M_LAST_FROM, M_LAST_TO, M_PIPS, M_PLY, M_QUIET, M_SCORE, M_TO_MOVE, M_WINNER, R_CLOCK_MODE,
-    R_CLOCK_PLIES, R_DEADLOCK_PLIES, R_FIELD_PROMOTION, R_MAX_PLIES, T_DATT, T_DREL, T_PAWN, T_QATT_F,
-    T_QATT_R, T_QREL_F, T_QREL_R, T_RAY, T_STEP, T_STEP2,
+    R_CLOCK_PLIES, R_DEADLOCK_PLIES, R_FIELD_PROMOTION, R_MAX_PLIES, T_DATT, T_DREL, T_ORD_D, T_ORD_P, T_ORD_Q,
+    T_PAWN, T_QATT_F, T_QATT_R, T_QREL_F, T_QREL_R, T_RAY, T_STEP, T_STEP2,
 )
 
 
@@ -282,20 +282,13 @@ def gen_moves_nb(board, meta, tab, rules, out):
         own &= own - 1
         v = board[s]
         full = reach_nb(tab, s, v, occ) & legal_from_nb(tab, meta, s, v, occ, ok1, ok2, ok3)
-        d0, d1, _ = piece_reach_nb(v)
-        for d in range(d0, d1):
-            m = full & tab[s, T_RAY + d]
-            if (RISING >> d) & 1:
-                while m:
-                    out[n] = s * 32 + lowest_nb(m)
-                    n += 1
-                    m &= m - 1
-            else:
-                while m:
-                    t = highest_nb(m)
-                    out[n] = s * 32 + t
-                    n += 1
-                    m ^= np.int64(1) << t
+        # walk the kind's reachable cells in list order and keep the legal ones: a fixed
+        # number of steps with no branch on the data (a loop per ray mispredicted its exit)
+        col, steps = (T_ORD_P, 4) if v == 1 else ((T_ORD_D, 8) if v == 2 else (T_ORD_Q, 16))
+        for k in range(steps):
+            t = tab[s, col + k]
+            out[n] = s * 32 + t
+            n += (full >> t) & 1
     return n
 
 
