@@ -39,10 +39,13 @@ from simkit.engine.mcts import (
 )
 from simkit.engine.rng import rng_below_nb
 from simkit.games.skorm.moves import (
-    act_from, act_to, act_type, attack_bits_nb, bit_nb, gen_actions_nb, threat_dirs_nb,
+    act_from, act_to, act_type, attack_bits_nb, bit_nb, gen_list_nb, threat_dirs_nb,
 )
 from simkit.games.skorm.policies import act_nb, greedy_choose_nb
-from simkit.games.skorm.rules import F_W_GOLD, I_GOLD, I_GOLD_IMM, I_GOLD_ON, I_N, I_P, P_DISTG, P_F, P_I, P_MCTS
+from simkit.games.skorm.rules import (
+    F_W_GOLD, I_GOLD, I_GOLD_IMM, I_GOLD_ON, I_N, I_P, P_ADJB, P_APPR, P_DEST, P_DIST, P_DISTG, P_F, P_FRAY, P_I,
+    P_MCTS, P_NB, P_RAY, P_SHOTB,
+)
 from simkit.games.skorm.state import (
     copy_position_nb, NSC, NSTAT, PASS, SC_CNT, SC_DONE, SC_PENDING, SC_PN0, SC_TOMOVE, SC_WINNER, SC_WL0,
 )
@@ -209,6 +212,9 @@ def mcts_choose_nb(params, rng, budget, cell, face, plist, slot, sc, acts, n, ws
     if n == 1:
         return acts[0]  # nothing to decide; saves the search
     ti, tf, path, cS, fS, pS, sS, aS, bS, kS, stS, agS, rS, keys, lS = ws
+    ip, F, nb, ray, dest, appr, adjb, shotb, fray, dist, distg = (
+        params[P_I], params[P_F], params[P_NB], params[P_RAY], params[P_DEST], params[P_APPR], params[P_ADJB],
+        params[P_SHOTB], params[P_FRAY], params[P_DIST], params[P_DISTG])
     mp = params[P_MCTS]
     c = mp[MC_C]
     greedy = int(mp[MC_ROLLOUT]) == ROLLOUT_GREEDY
@@ -231,16 +237,16 @@ def mcts_choose_nb(params, rng, budget, cell, face, plist, slot, sc, acts, n, ws
             else:
                 k_acts = aS
                 bS[0] = 0
-                m = gen_actions_nb(params, cS, fS, pS, sS, sS[SC_TOMOVE], aS, bS)
+                m = gen_list_nb(ip, nb, ray, dest, appr, adjb, cS, fS, pS, sS, sS[SC_TOMOVE], aS, bS)
                 won = decided_nb(params, cS, pS, sS, aS, m)
                 if won >= 0:
                     break
                 if m == 0:
-                    act_nb(params, rng, PASS, True, cS, fS, pS, lS, sS, kS, stS, agS)
+                    act_nb(ip, nb, adjb, fray, rng, PASS, True, cS, fS, pS, lS, sS, kS, stS, agS)
                     continue
                 order_nb(params, cS, pS, sS, aS, m, keys)
             k, child, fresh = select_nb(ti, tf, node, k_acts, widened_nb(tf, node, m), sS[SC_TOMOVE], c, rng)
-            act_nb(params, rng, k_acts[k], True, cS, fS, pS, lS, sS, kS, stS, agS)
+            act_nb(ip, nb, adjb, fray, rng, k_acts[k], True, cS, fS, pS, lS, sS, kS, stS, agS)
             if child < 0:
                 break
             path[depth] = child
@@ -253,16 +259,17 @@ def mcts_choose_nb(params, rng, budget, cell, face, plist, slot, sc, acts, n, ws
         plies = 0
         while won < 0 and sS[SC_DONE] == 0 and plies < cutoff:
             bS[0] = 0
-            m = gen_actions_nb(params, cS, fS, pS, sS, sS[SC_TOMOVE], aS, bS)
+            m = gen_list_nb(ip, nb, ray, dest, appr, adjb, cS, fS, pS, sS, sS[SC_TOMOVE], aS, bS)
             won = decided_nb(params, cS, pS, sS, aS, m)
             if won < 0:
                 code = PASS
                 if m > 0:
                     if greedy:
-                        code = aS[greedy_choose_nb(params, cS, fS, pS, sS, aS, m, rng, kS, False)]
+                        code = aS[greedy_choose_nb(ip, F, nb, adjb, shotb, fray, dist, distg, cS, fS, pS, sS, aS, m,
+                                                   rng, kS, False)]
                     else:
                         code = aS[rng_below_nb(rng, m)]
-                act_nb(params, rng, code, greedy, cS, fS, pS, lS, sS, kS, stS, agS)
+                act_nb(ip, nb, adjb, fray, rng, code, greedy, cS, fS, pS, lS, sS, kS, stS, agS)
             plies += 1
         if won >= 0:
             r = reward_from_winner_nb(won)

@@ -6,9 +6,12 @@ from numba import njit, prange
 
 from simkit.engine.rng import rng_below_nb, rng_seed_nb
 from simkit.games.skorm.mcts import DECIDED, lead_nb, mcts_choose_nb, new_search_nb
-from simkit.games.skorm.moves import apply_action_nb, end_ply_nb, gen_actions_nb
+from simkit.games.skorm.moves import apply_action_nb, end_ply_nb, gen_actions_nb, gen_list_nb
 from simkit.games.skorm.policies import POL_MCTS, POL_RANDOM, act_nb, greedy_ply_nb, random_ply_nb
-from simkit.games.skorm.rules import I_MAX_PLIES, I_N, I_P, I_RANGE, P_I, P_RAY, UNITS
+from simkit.games.skorm.rules import (
+    I_MAX_PLIES, I_N, I_P, I_RANGE, P_ADJB, P_APPR, P_DEST, P_DIST, P_DISTG, P_F, P_FRAY, P_I, P_NB, P_RAY, P_SHOTB,
+    UNITS,
+)
 from simkit.games.skorm.state import (
     END_REASONS, LOG_W_EXTRA, NSC, NSTAT, PASS, SC_CNT, SC_DONE, SC_PLY, SC_REASON, SC_TOMOVE, SC_WINNER,
     ST_BLOCK, ST_KCAP, ST_KSHOT, ST_LOSS, ST_PASS, copy_position_nb, index_slots_nb, log_row_nb, setup_game_nb,
@@ -65,10 +68,15 @@ def play_ply_nb(params, rng, policies, cell, face, plist, slot, sc, acts, blocks
     s = sc[SC_TOMOVE]
     pol = policies[POL_ID + s]
     eps = policies[POL_EPS + s]
+    ip, F, nb, ray, dest, appr, adjb, shotb, fray, dist, distg = (
+        params[P_I], params[P_F], params[P_NB], params[P_RAY], params[P_DEST], params[P_APPR], params[P_ADJB],
+        params[P_SHOTB], params[P_FRAY], params[P_DIST], params[P_DISTG])
     if pol == POL_RANDOM:
-        return random_ply_nb(params, rng, eps, cell, face, plist, slot, sc, counts, stats, agg)
+        return random_ply_nb(ip, nb, ray, dest, appr, adjb, shotb, fray, rng, eps, cell, face, plist, slot, sc,
+                             counts, stats, agg)
     if pol != POL_MCTS:
-        return greedy_ply_nb(params, rng, pol, eps, cell, face, plist, slot, sc, acts, blocks, counts, stats, agg)
+        return greedy_ply_nb(ip, F, nb, ray, dest, appr, adjb, shotb, fray, dist, distg, rng, pol, eps, cell, face,
+                             plist, slot, sc, acts, blocks, counts, stats, agg)
     return mcts_ply_nb(params, rng, policies[POL_BUDGET + s], eps, cell, face, plist, slot, sc, acts, blocks,
                        counts, stats, agg, ws)
 
@@ -79,7 +87,11 @@ def mcts_ply_nb(params, rng, budget, eps, cell, face, plist, slot, sc, acts, blo
     (a few lines): a compiled layer of its own would re-optimise the whole search again."""
     s = sc[SC_TOMOVE]
     blocks[0] = 0
-    n = gen_actions_nb(params, cell, face, plist, sc, s, acts, blocks)
+    ip = params[P_I]
+    nb = params[P_NB]
+    adjb = params[P_ADJB]
+    n = gen_list_nb(ip, nb, params[P_RAY], params[P_DEST], params[P_APPR], adjb, cell, face, plist, sc, s, acts,
+                    blocks)
     stats[ST_BLOCK + 1 - s] += blocks[0]
     search = True
     if eps > 0 and n > 0 and rng_below_nb(rng, EPS_SCALE) < eps:
@@ -90,7 +102,7 @@ def mcts_ply_nb(params, rng, budget, eps, cell, face, plist, slot, sc, acts, blo
             code = mcts_choose_nb(params, rng, budget, cell, face, plist, slot, sc, acts, n, ws)
         else:
             code = acts[rng_below_nb(rng, n)]
-    act_nb(params, rng, code, search, cell, face, plist, slot, sc, counts, stats, agg)
+    act_nb(ip, nb, adjb, params[P_FRAY], rng, code, search, cell, face, plist, slot, sc, counts, stats, agg)
     return code
 
 
@@ -119,6 +131,10 @@ def play_game_nb(params, seed, game, first, policies, snapshot_ply, cell, face, 
     before ply t and after the last; tl[t] = (legal actions at ply t, kills in ply t)."""
     rng_seed_nb(rng, seed, game)
     li = setup_game_nb(params, rng, first, cell, face, plist, slot, sc, log)
+    # the tables the ply paths take one by one (a call passing the params tuple is slow)
+    ip, F, nb, ray, dest, appr, adjb, shotb, fray, dist, distg = (
+        params[P_I], params[P_F], params[P_NB], params[P_RAY], params[P_DEST], params[P_APPR], params[P_ADJB],
+        params[P_SHOTB], params[P_FRAY], params[P_DIST], params[P_DISTG])
     stats[:] = 0
     snapped = False
     traj = tv.shape[0] > 0
@@ -138,13 +154,14 @@ def play_game_nb(params, seed, game, first, policies, snapshot_ply, cell, face, 
         pol = policies[POL_ID + s]
         eps = policies[POL_EPS + s]
         if pol == POL_RANDOM:
-            code = random_ply_nb(params, rng, eps, cell, face, plist, slot, sc, counts, stats, agg)
+            code = random_ply_nb(ip, nb, ray, dest, appr, adjb, shotb, fray, rng, eps, cell, face, plist, slot, sc,
+                                 counts, stats, agg)
         elif pol == POL_MCTS:
             code = mcts_ply_nb(params, rng, policies[POL_BUDGET + s], eps, cell, face, plist, slot, sc, acts, blocks,
                                counts, stats, agg, ws)
         else:
-            code = greedy_ply_nb(params, rng, pol, eps, cell, face, plist, slot, sc, acts, blocks, counts, stats,
-                                 agg)
+            code = greedy_ply_nb(ip, F, nb, ray, dest, appr, adjb, shotb, fray, dist, distg, rng, pol, eps, cell,
+                                 face, plist, slot, sc, acts, blocks, counts, stats, agg)
         if traj:
             tl[t, 1] += _kills_nb(stats)
         if log.shape[0] > 0:
