@@ -423,9 +423,3 @@ def random_ply_nb(board, meta, tab, rules, cnt, rng):
         return 0
     apply_move_nb(board, meta, rules, nth_move_nb(board, meta, tab, rules, cnt, rng_below_nb(rng, n)))
     return n
-
-
-@njit(cache=True, _nrt=False)
-def attacked_max_nb(board, attacker, tab, meta):
-    """hanging_nb of the position (board, meta)."""
-    return hanging_nb(tab, attacker, bits_of_nb(meta, 0), bits_of_nb(meta, 1), bits_of_nb(meta, 2))
