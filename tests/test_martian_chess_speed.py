@@ -11,6 +11,7 @@ valuing it from scratch (the reference's capturable pieces).
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hst
 
@@ -68,7 +69,7 @@ def reference_moves(board, p, last_from, last_to, promote):
 def reference_hanging(board, attacker):
     """Pips of the best piece in the other zone that one of ``attacker``'s pieces could capture."""
     best = 0
-    for s, t in reference_moves(board, attacker, -1, -1, False):
+    for _, t in reference_moves(board, attacker, -1, -1, False):
         if board[t] and zone(t) != attacker:
             best = max(best, board[t])
     return best
@@ -173,3 +174,16 @@ def test_bit_tricks_agree_with_their_portable_fallbacks():
         for k in (0, bin(int(x)).count("1") - 1):
             want = [c for c in range(32) if int(x) >> c & 1][k]
             assert bits.nth_bit_nb(x, np.int64(k)) == bits._nth_bit_loop(x, np.int64(k)) == want
+
+
+def test_reach_lookups_agree_with_the_slides_they_replace():
+    """Both versions of the queen / drone reach (PEXT tables, ray slides) on random occupancies."""
+    if not bits.HAVE_PDEP:
+        pytest.skip("no BMI2: the kernels use the slides")
+    tab = params()[1]
+    rng = np.random.default_rng(7)
+    for occ in [0, 0xFFFFFFFF] + [int(v) for v in rng.integers(0, 2**32, 300)]:
+        for s in range(32):
+            o = np.int64(occ & ~(1 << s))
+            assert mv._queen_reach_pext_nb(tab, s, o) == mv._queen_reach_slides_nb(tab, s, o)
+            assert mv._drone_reach_pext_nb(tab, s, o) == mv._drone_reach_steps_nb(tab, s, o)

@@ -74,7 +74,7 @@ def reference_greedy_nb(params, cell, face, plist, sc, acts, n, rng, counts, nos
     # neighbours of every piece), and its two-steppers listed in counts[6:]
     adjb = params[P_ADJB]
     nb = params[P_NB]
-    base0, base1 = static_attack_bits_nb(params, cell, plist, sc, o, -1)
+    base0, base1 = static_attack_bits_nb(adjb, params[P_SHOTB], cell, plist, sc, o, -1)
     nhw = 0
     lo2 = 3 + 4 * o
     for j in range(sc[SC_PN0 + o]):
@@ -110,7 +110,7 @@ def reference_greedy_nb(params, cell, face, plist, sc, acts, n, rng, counts, nos
                 cell[t] = ca
                 cell[a] = 0
             if skip >= 0:
-                w0, w1 = static_attack_bits_nb(params, cell, plist, sc, o, skip)
+                w0, w1 = static_attack_bits_nb(adjb, params[P_SHOTB], cell, plist, sc, o, skip)
             else:
                 w0 = base0
                 w1 = base1
@@ -237,7 +237,7 @@ def test_count_then_select_visits_the_action_list_in_order(seed, v):
         for i in range(int(g.sc[SC_PN0 + s])):
             a = g.plist[s, i]
             for r in range(npa[i]):
-                walked.append(select_action_nb(ip, p[P_NB], p[P_RAY], p[P_DEST], p[P_APPR], g.cell, g.face,
+                walked.append(select_action_nb(ip, p[P_NB], p[P_ADJB], p[P_RAY], p[P_DEST], p[P_APPR], g.cell, g.face,
                                                np.int64(s), a, np.int64(r)))
         assert walked == acts.tolist()
 
@@ -272,7 +272,8 @@ def test_incremental_greedy_chooses_as_the_pre_speed_greedy(seed, v, noshoot):
         r1 = g.rng.copy()
         r2 = g.rng.copy()
         cell = g.cell.copy()
-        got = greedy_choose_nb(p, g.cell, g.face, g.plist, g.sc, acts, np.int64(n), r1, g.counts, noshoot)
+        got = greedy_choose_nb(p[P_I], p[P_F], p[P_NB], p[P_ADJB], p[P_SHOTB], p[P_FRAY], p[P_DIST], p[P_DISTG],
+                               g.cell, g.face, g.plist, g.sc, acts, np.int64(n), r1, g.counts, noshoot)
         want = reference_greedy_nb(p, g.cell, g.face, g.plist, g.sc, acts, np.int64(n), r2, g.counts.copy(),
                                    noshoot)
         assert got == want and r1[0] == r2[0]

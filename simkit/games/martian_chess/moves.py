@@ -14,8 +14,8 @@ from simkit.games.martian_chess.bits import HAVE_PDEP, highest_nb, lowest_nb, nt
 from simkit.games.martian_chess.state import (
     CLOCK_DEADLOCK, CLOCK_LEADER, END_CLOCK, END_LIMIT, END_STALEMATE, END_TERRITORY, M_BITS, M_CALLED, M_CLOCK,
     M_END, M_KOMI, M_LAST_FROM, M_LAST_TO, M_PIPS, M_PLY, M_QUIET, M_SCORE, M_TO_MOVE, M_WINNER, R_CLOCK_MODE,
-    R_CLOCK_PLIES, R_DEADLOCK_PLIES, R_FIELD_PROMOTION, R_MAX_PLIES, T_DATT, T_DREL, T_PAWN, T_QATT_F,
-    T_QATT_R, T_QREL_F, T_QREL_R, T_RAY, T_STEP, T_STEP2,
+    R_CLOCK_PLIES, R_DEADLOCK_PLIES, R_FIELD_PROMOTION, R_MAX_PLIES, T_DATT, T_DREL, T_ORD_D, T_ORD_P, T_ORD_Q,
+    T_PAWN, T_QATT_F, T_QATT_R, T_QREL_F, T_QREL_R, T_RAY, T_STEP, T_STEP2,
 )
 
 
@@ -109,15 +109,15 @@ def slide_nb(tab, s, d, occ):
 
 
 @njit(cache=True, inline="always")
-def queen_reach_nb(tab, s, occ):
-    """Every cell a queen on s reaches (the first occupied one on each line included).
+def _queen_reach_pext_nb(tab, s, occ):
+    # two lookups, indexed by the occupancy of the cells that can block the queen along its
+    # file and along its rank and diagonals, packed by PEXT
+    return (tab[s, T_QATT_F + pext_nb(occ, tab[s, T_QREL_F])]
+            | tab[s, T_QATT_R + pext_nb(occ, tab[s, T_QREL_R])])
 
-    With BMI2: two lookups, indexed by the occupancy of the cells that can block it along its
-    file and along its rank and diagonals, packed by PEXT. Without: eight ray slides.
-    """
-    if HAVE_PDEP:
-        return (tab[s, T_QATT_F + pext_nb(occ, tab[s, T_QREL_F])]
-                | tab[s, T_QATT_R + pext_nb(occ, tab[s, T_QREL_R])])
+
+@njit(cache=True, inline="always")
+def _queen_reach_slides_nb(tab, s, occ):
     a = 0
     for d in range(8):
         a |= slide_nb(tab, s, d, occ)
@@ -125,15 +125,24 @@ def queen_reach_nb(tab, s, occ):
 
 
 @njit(cache=True, inline="always")
-def drone_reach_nb(tab, s, occ):
-    """Every cell a drone on s reaches: a second step only through an empty first one."""
-    if HAVE_PDEP:
-        return tab[s, T_DATT + pext_nb(occ, tab[s, T_DREL])]
+def _drone_reach_pext_nb(tab, s, occ):
+    return tab[s, T_DATT + pext_nb(occ, tab[s, T_DREL])]
+
+
+@njit(cache=True, inline="always")
+def _drone_reach_steps_nb(tab, s, occ):
     a = 0
-    for d in range(4):
+    for d in range(4):   # the second step only through an empty first one (branch-free: it is data)
         f = tab[s, T_STEP + d]
         a |= f | (tab[s, T_STEP2 + d] & -np.int64((f & occ) == 0))
     return a
+
+
+# Every cell a queen / drone on s reaches (the first occupied one on each line included):
+# table lookups by PEXT where the CPU has BMI2, else ray slides and steps. Chosen here, once,
+# so the kernels never type the other version.
+queen_reach_nb = _queen_reach_pext_nb if HAVE_PDEP else _queen_reach_slides_nb
+drone_reach_nb = _drone_reach_pext_nb if HAVE_PDEP else _drone_reach_steps_nb
 
 
 @njit(cache=True, inline="always")
@@ -273,20 +282,13 @@ def gen_moves_nb(board, meta, tab, rules, out):
         own &= own - 1
         v = board[s]
         full = reach_nb(tab, s, v, occ) & legal_from_nb(tab, meta, s, v, occ, ok1, ok2, ok3)
-        d0, d1, _ = piece_reach_nb(v)
-        for d in range(d0, d1):
-            m = full & tab[s, T_RAY + d]
-            if (RISING >> d) & 1:
-                while m:
-                    out[n] = s * 32 + lowest_nb(m)
-                    n += 1
-                    m &= m - 1
-            else:
-                while m:
-                    t = highest_nb(m)
-                    out[n] = s * 32 + t
-                    n += 1
-                    m ^= np.int64(1) << t
+        # walk the kind's reachable cells in list order and keep the legal ones: a fixed
+        # number of steps with no branch on the data (a loop per ray mispredicted its exit)
+        col, steps = (T_ORD_P, 4) if v == 1 else ((T_ORD_D, 8) if v == 2 else (T_ORD_Q, 16))
+        for k in range(steps):
+            t = tab[s, col + k]
+            out[n] = s * 32 + t
+            n += (full >> t) & 1
     return n
 
 
@@ -421,9 +423,3 @@ def random_ply_nb(board, meta, tab, rules, cnt, rng):
         return 0
     apply_move_nb(board, meta, rules, nth_move_nb(board, meta, tab, rules, cnt, rng_below_nb(rng, n)))
     return n
-
-
-@njit(cache=True, _nrt=False)
-def attacked_max_nb(board, attacker, tab, meta):
-    """hanging_nb of the position (board, meta)."""
-    return hanging_nb(tab, attacker, bits_of_nb(meta, 0), bits_of_nb(meta, 1), bits_of_nb(meta, 2))

@@ -190,7 +190,8 @@ def batch_nb(init_board, rays, rules, weights, mc, seed, start, firsts, policies
         lo = b * n // nblocks
         hi = (b + 1) * n // nblocks
         for i in range(lo, hi):
-            play_game_nb(init_board, rays, rules, weights, mc, seed, start + i, firsts[i], policies,
+            # np.int64(first): the same signature as play_one's call, so play_game_nb compiles once
+            play_game_nb(init_board, rays, rules, weights, mc, seed, start + i, np.int64(firsts[i]), policies,
                          snapshot_ply, records[i], deaths[b], log, board, meta, moves, sb, sm, rng,
                          ti, tf, path, sb2, sm2, smoves, tv, tn, tn)
 

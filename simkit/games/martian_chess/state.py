@@ -115,6 +115,7 @@ def build_rays() -> np.ndarray:
 #   T_DREL      the drone's first steps that have a second step behind them (at most 4)
 #   T_QATT_F + i, T_QATT_R + i, T_DATT + i: the reach (first blocker included) for the i-th
 #               occupancy of those cells, i = the occupied cells packed in cell order (PEXT)
+#   T_ORD_P / T_ORD_D / T_ORD_Q + k: the k-th cell a pawn / drone / queen may reach, in move-list order
 T_RAY = 0
 T_STEP = 8
 T_STEP2 = 16
@@ -125,7 +126,10 @@ T_DREL = 23
 T_QATT_F = 24
 T_QATT_R = T_QATT_F + 64
 T_DATT = T_QATT_R + 64
-NTABLE = T_DATT + 16
+T_ORD_P = T_DATT + 16   # the cells a pawn / drone / queen on the row's cell may reach, in move-list order
+T_ORD_D = T_ORD_P + 4   # (direction, then distance), padded with 32, a cell no mask has
+T_ORD_Q = T_ORD_D + 8
+NTABLE = T_ORD_Q + 16
 ZONE_MASK = (0x0000FFFF, 0xFFFF0000)   # cells a player controls, by zone
 
 
@@ -166,7 +170,8 @@ def build_tables() -> np.ndarray:
                 elif k == 1 and d < 4:
                     tab[c, T_STEP2 + d] = 1 << t
         tab[c, T_PAWN] = tab[c, T_STEP + 4] | tab[c, T_STEP + 5] | tab[c, T_STEP + 6] | tab[c, T_STEP + 7]
-        for rel_col, att_col, dirs, limit in ((T_QREL_F, T_QATT_F, (0, 1), 7), (T_QREL_R, T_QATT_R, (2, 3, 4, 5, 6, 7), 7),
+        for rel_col, att_col, dirs, limit in ((T_QREL_F, T_QATT_F, (0, 1), 7),
+                                              (T_QREL_R, T_QATT_R, (2, 3, 4, 5, 6, 7), 7),
                                               (T_DREL, T_DATT, (0, 1, 2, 3), 2)):
             rel = 0
             for d in dirs:
@@ -175,6 +180,10 @@ def build_tables() -> np.ndarray:
             tab[c, rel_col] = rel
             for i, occupied in _subsets(rel):
                 tab[c, att_col + i] = _reach(rays, c, dirs, limit, occupied)
+        for col, dirs, limit in ((T_ORD_P, (4, 5, 6, 7), 1), (T_ORD_D, (0, 1, 2, 3), 2), (T_ORD_Q, range(8), 7)):
+            order = [int(t) for d in dirs for t in rays[c, d, :limit] if t >= 0]
+            tab[c, col:col + len(order)] = order
+            tab[c, col + len(order):col + {T_ORD_P: 4, T_ORD_D: 8, T_ORD_Q: 16}[col]] = NCELLS
     assert max(bin(int(tab[c, T_QREL_F])).count("1") for c in range(NCELLS)) <= 6
     assert max(bin(int(tab[c, T_QREL_R])).count("1") for c in range(NCELLS)) <= 6
     return tab

@@ -39,12 +39,15 @@ from simkit.engine.mcts import (
 )
 from simkit.engine.rng import rng_below_nb
 from simkit.games.skorm.moves import (
-    act_from, act_to, act_type, attack_bits_nb, bit_nb, gen_actions_nb, threat_dirs_nb,
+    act_from, act_to, act_type, attack_bits_nb, bit_nb, gen_list_nb, threat_dirs_nb,
 )
 from simkit.games.skorm.policies import act_nb, greedy_choose_nb
-from simkit.games.skorm.rules import F_W_GOLD, I_GOLD, I_GOLD_IMM, I_GOLD_ON, I_N, I_P, P_DISTG, P_F, P_I, P_MCTS
+from simkit.games.skorm.rules import (
+    F_W_GOLD, I_GOLD, I_GOLD_IMM, I_GOLD_ON, I_N, I_P, P_ADJB, P_APPR, P_DEST, P_DIST, P_DISTG, P_F, P_FRAY, P_I,
+    P_MCTS, P_NB, P_RAY, P_SHOTB,
+)
 from simkit.games.skorm.state import (
-    NSC, NSTAT, PASS, SC_CNT, SC_DONE, SC_PENDING, SC_PN0, SC_TOMOVE, SC_WINNER, SC_WL0,
+    copy_position_nb, NSC, NSTAT, PASS, SC_CNT, SC_DONE, SC_PENDING, SC_PN0, SC_TOMOVE, SC_WINNER, SC_WL0,
 )
 from simkit.policies import MC_C, MC_CUTOFF, MC_ROLLOUT, MC_SCALE
 
@@ -65,7 +68,7 @@ def new_search_nb(params, cap, maxa):
     P = ip[I_P]
     return (np.zeros((cap, TI_N), np.int32), np.zeros((cap, TF_N), np.float64), np.zeros(cap, np.int64),
             np.zeros(N, np.int8), np.zeros(N, np.int8), np.zeros((2, P), np.int64), np.zeros(NSC, np.int64),
-            np.zeros(maxa, np.int64), np.zeros(1, np.int64), np.zeros(6 + 3 * P, np.int64),
+            np.zeros(maxa, np.int64), np.zeros(1, np.int64), np.zeros(6 + 3 * P + N, np.int64),
             np.zeros(NSTAT, np.int64), np.zeros(N, np.int64), np.zeros(maxa, np.int64),
             np.zeros(maxa, np.float64), np.zeros(N, np.int8))
 
@@ -203,45 +206,26 @@ def widened_nb(tf, node, m):
 
 
 @njit(cache=True)
-def rollout_ply_nb(params, rng, greedy, cell, face, plist, slot, sc, acts, blocks, counts, stats, agg):
-    """One rollout ply of the side to move: a uniform action (random style) or
-    greedy's; returns the winner when the position is decided (decided_nb), else -1."""
-    blocks[0] = 0
-    n = gen_actions_nb(params, cell, face, plist, sc, sc[SC_TOMOVE], acts, blocks)
-    w = decided_nb(params, cell, plist, sc, acts, n)
-    if w >= 0:
-        return w
-    code = PASS
-    if n > 0:
-        if greedy:
-            code = acts[greedy_choose_nb(params, cell, face, plist, sc, acts, n, rng, counts, False)]
-        else:
-            code = acts[rng_below_nb(rng, n)]
-    act_nb(params, rng, code, greedy, cell, face, plist, slot, sc, counts, stats, agg)
-    return -1
-
-
-@njit(cache=True)
 def mcts_choose_nb(params, rng, budget, cell, face, plist, slot, sc, acts, n, ws):
     """The action ``budget`` MCTS iterations prefer among the side to move's ``n``
     legal ``acts``; the real position is left untouched. ``ws``: new_search_nb's arrays."""
     if n == 1:
         return acts[0]  # nothing to decide; saves the search
     ti, tf, path, cS, fS, pS, sS, aS, bS, kS, stS, agS, rS, keys, lS = ws
+    ip, F, nb, ray, dest, appr, adjb, shotb, fray, dist, distg = (
+        params[P_I], params[P_F], params[P_NB], params[P_RAY], params[P_DEST], params[P_APPR], params[P_ADJB],
+        params[P_SHOTB], params[P_FRAY], params[P_DIST], params[P_DISTG])
     mp = params[P_MCTS]
     c = mp[MC_C]
     greedy = int(mp[MC_ROLLOUT]) == ROLLOUT_GREEDY
     cutoff = int(mp[MC_CUTOFF])
     scale = mp[MC_SCALE]
     tree_reset_nb(ti, tf)
-    rS[:n] = acts[:n]
+    for i in range(n):
+        rS[i] = acts[i]
     order_nb(params, cell, plist, sc, rS, n, keys)
     for _ in range(max(budget, 1)):
-        cS[:] = cell
-        fS[:] = face
-        pS[:, :] = plist
-        lS[:] = slot
-        sS[:] = sc
+        copy_position_nb(cell, face, plist, slot, sc, cS, fS, pS, lS, sS)
         node = ROOT
         depth = 0
         won = -1
@@ -253,16 +237,16 @@ def mcts_choose_nb(params, rng, budget, cell, face, plist, slot, sc, acts, n, ws
             else:
                 k_acts = aS
                 bS[0] = 0
-                m = gen_actions_nb(params, cS, fS, pS, sS, sS[SC_TOMOVE], aS, bS)
+                m = gen_list_nb(ip, nb, ray, dest, appr, adjb, cS, fS, pS, sS, sS[SC_TOMOVE], aS, bS)
                 won = decided_nb(params, cS, pS, sS, aS, m)
                 if won >= 0:
                     break
                 if m == 0:
-                    act_nb(params, rng, PASS, True, cS, fS, pS, lS, sS, kS, stS, agS)
+                    act_nb(ip, nb, adjb, fray, rng, PASS, True, cS, fS, pS, lS, sS, kS, stS, agS)
                     continue
                 order_nb(params, cS, pS, sS, aS, m, keys)
             k, child, fresh = select_nb(ti, tf, node, k_acts, widened_nb(tf, node, m), sS[SC_TOMOVE], c, rng)
-            act_nb(params, rng, k_acts[k], True, cS, fS, pS, lS, sS, kS, stS, agS)
+            act_nb(ip, nb, adjb, fray, rng, k_acts[k], True, cS, fS, pS, lS, sS, kS, stS, agS)
             if child < 0:
                 break
             path[depth] = child
@@ -270,10 +254,22 @@ def mcts_choose_nb(params, rng, budget, cell, face, plist, slot, sc, acts, n, ws
             node = child
             if fresh:
                 break
-        # rollout up to the cut-off
+        # rollout up to the cut-off: a uniform action (random style) or greedy's, a ply at a
+        # time, until a position is decided (decided_nb) or finished
         plies = 0
         while won < 0 and sS[SC_DONE] == 0 and plies < cutoff:
-            won = rollout_ply_nb(params, rng, greedy, cS, fS, pS, lS, sS, aS, bS, kS, stS, agS)
+            bS[0] = 0
+            m = gen_list_nb(ip, nb, ray, dest, appr, adjb, cS, fS, pS, sS, sS[SC_TOMOVE], aS, bS)
+            won = decided_nb(params, cS, pS, sS, aS, m)
+            if won < 0:
+                code = PASS
+                if m > 0:
+                    if greedy:
+                        code = aS[greedy_choose_nb(ip, F, nb, adjb, shotb, fray, dist, distg, cS, fS, pS, sS, aS, m,
+                                                   rng, kS, False)]
+                    else:
+                        code = aS[rng_below_nb(rng, m)]
+                act_nb(ip, nb, adjb, fray, rng, code, greedy, cS, fS, pS, lS, sS, kS, stS, agS)
             plies += 1
         if won >= 0:
             r = reward_from_winner_nb(won)

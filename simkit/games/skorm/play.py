@@ -6,12 +6,15 @@ from numba import njit, prange
 
 from simkit.engine.rng import rng_below_nb, rng_seed_nb
 from simkit.games.skorm.mcts import DECIDED, lead_nb, mcts_choose_nb, new_search_nb
-from simkit.games.skorm.moves import apply_action_nb, end_ply_nb, gen_actions_nb
+from simkit.games.skorm.moves import apply_action_nb, end_ply_nb, gen_actions_nb, gen_list_nb
 from simkit.games.skorm.policies import POL_MCTS, POL_RANDOM, act_nb, greedy_ply_nb, random_ply_nb
-from simkit.games.skorm.rules import I_MAX_PLIES, I_N, I_P, I_RANGE, P_I, P_RAY, UNITS
+from simkit.games.skorm.rules import (
+    I_MAX_PLIES, I_N, I_P, I_RANGE, P_ADJB, P_APPR, P_DEST, P_DIST, P_DISTG, P_F, P_FRAY, P_I, P_NB, P_RAY, P_SHOTB,
+    UNITS,
+)
 from simkit.games.skorm.state import (
     END_REASONS, LOG_W_EXTRA, NSC, NSTAT, PASS, SC_CNT, SC_DONE, SC_PLY, SC_REASON, SC_TOMOVE, SC_WINNER,
-    ST_BLOCK, ST_KCAP, ST_KSHOT, ST_LOSS, ST_PASS, index_slots_nb, log_row_nb, setup_game_nb,
+    ST_BLOCK, ST_KCAP, ST_KSHOT, ST_LOSS, ST_PASS, copy_position_nb, index_slots_nb, log_row_nb, setup_game_nb,
 )
 from simkit.games.base import BASE_COLUMNS, column_names, per_side, per_side_unit
 from simkit.policies import EPS_SCALE, POL_BUDGET, POL_EPS, POL_ID, POLICY_VECTOR, max_budget
@@ -65,20 +68,30 @@ def play_ply_nb(params, rng, policies, cell, face, plist, slot, sc, acts, blocks
     s = sc[SC_TOMOVE]
     pol = policies[POL_ID + s]
     eps = policies[POL_EPS + s]
+    ip, F, nb, ray, dest, appr, adjb, shotb, fray, dist, distg = (
+        params[P_I], params[P_F], params[P_NB], params[P_RAY], params[P_DEST], params[P_APPR], params[P_ADJB],
+        params[P_SHOTB], params[P_FRAY], params[P_DIST], params[P_DISTG])
     if pol == POL_RANDOM:
-        return random_ply_nb(params, rng, eps, cell, face, plist, slot, sc, counts, stats, agg)
+        return random_ply_nb(ip, nb, ray, dest, appr, adjb, shotb, fray, rng, eps, cell, face, plist, slot, sc,
+                             counts, stats, agg)
     if pol != POL_MCTS:
-        return greedy_ply_nb(params, rng, pol, eps, cell, face, plist, slot, sc, acts, blocks, counts, stats, agg)
+        return greedy_ply_nb(ip, F, nb, ray, dest, appr, adjb, shotb, fray, dist, distg, rng, pol, eps, cell, face,
+                             plist, slot, sc, acts, blocks, counts, stats, agg)
     return mcts_ply_nb(params, rng, policies[POL_BUDGET + s], eps, cell, face, plist, slot, sc, acts, blocks,
                        counts, stats, agg, ws)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def mcts_ply_nb(params, rng, budget, eps, cell, face, plist, slot, sc, acts, blocks, counts, stats, agg, ws):
-    """One ply of ``mcts:N`` (``budget`` iterations) under the degrader ``eps``."""
+    """One ply of ``mcts:N`` (``budget`` iterations) under the degrader ``eps``. Inlined
+    (a few lines): a compiled layer of its own would re-optimise the whole search again."""
     s = sc[SC_TOMOVE]
     blocks[0] = 0
-    n = gen_actions_nb(params, cell, face, plist, sc, s, acts, blocks)
+    ip = params[P_I]
+    nb = params[P_NB]
+    adjb = params[P_ADJB]
+    n = gen_list_nb(ip, nb, params[P_RAY], params[P_DEST], params[P_APPR], adjb, cell, face, plist, sc, s, acts,
+                    blocks)
     stats[ST_BLOCK + 1 - s] += blocks[0]
     search = True
     if eps > 0 and n > 0 and rng_below_nb(rng, EPS_SCALE) < eps:
@@ -89,7 +102,7 @@ def mcts_ply_nb(params, rng, budget, eps, cell, face, plist, slot, sc, acts, blo
             code = mcts_choose_nb(params, rng, budget, cell, face, plist, slot, sc, acts, n, ws)
         else:
             code = acts[rng_below_nb(rng, n)]
-    act_nb(params, rng, code, search, cell, face, plist, slot, sc, counts, stats, agg)
+    act_nb(ip, nb, adjb, params[P_FRAY], rng, code, search, cell, face, plist, slot, sc, counts, stats, agg)
     return code
 
 
@@ -118,6 +131,10 @@ def play_game_nb(params, seed, game, first, policies, snapshot_ply, cell, face, 
     before ply t and after the last; tl[t] = (legal actions at ply t, kills in ply t)."""
     rng_seed_nb(rng, seed, game)
     li = setup_game_nb(params, rng, first, cell, face, plist, slot, sc, log)
+    # the tables the ply paths take one by one (a call passing the params tuple is slow)
+    ip, F, nb, ray, dest, appr, adjb, shotb, fray, dist, distg = (
+        params[P_I], params[P_F], params[P_NB], params[P_RAY], params[P_DEST], params[P_APPR], params[P_ADJB],
+        params[P_SHOTB], params[P_FRAY], params[P_DIST], params[P_DISTG])
     stats[:] = 0
     snapped = False
     traj = tv.shape[0] > 0
@@ -137,13 +154,14 @@ def play_game_nb(params, seed, game, first, policies, snapshot_ply, cell, face, 
         pol = policies[POL_ID + s]
         eps = policies[POL_EPS + s]
         if pol == POL_RANDOM:
-            code = random_ply_nb(params, rng, eps, cell, face, plist, slot, sc, counts, stats, agg)
+            code = random_ply_nb(ip, nb, ray, dest, appr, adjb, shotb, fray, rng, eps, cell, face, plist, slot, sc,
+                                 counts, stats, agg)
         elif pol == POL_MCTS:
             code = mcts_ply_nb(params, rng, policies[POL_BUDGET + s], eps, cell, face, plist, slot, sc, acts, blocks,
                                counts, stats, agg, ws)
         else:
-            code = greedy_ply_nb(params, rng, pol, eps, cell, face, plist, slot, sc, acts, blocks, counts, stats,
-                                 agg)
+            code = greedy_ply_nb(ip, F, nb, ray, dest, appr, adjb, shotb, fray, dist, distg, rng, pol, eps, cell,
+                                 face, plist, slot, sc, acts, blocks, counts, stats, agg)
         if traj:
             tl[t, 1] += _kills_nb(stats)
         if log.shape[0] > 0:
@@ -176,35 +194,41 @@ def play_game_nb(params, seed, game, first, policies, snapshot_ply, cell, face, 
     return li
 
 
+@njit(cache=True)
+def play_block_nb(params, seed, start, lo, hi, firsts, policies, tree_cap, snapshot_ply, records, agg, log, tv, tl):
+    """Games start+lo .. start+hi-1 on one block's scratch (run_batch_nb's loop body, kept
+    serial so the parallel kernel's own compile covers only the prange)."""
+    ip = params[P_I]
+    N = ip[I_N]
+    P = ip[I_P]
+    maxa = max_actions_nb(params)
+    cell = np.zeros(N, np.int8)
+    face = np.zeros(N, np.int8)
+    plist = np.zeros((2, P), np.int64)
+    slot = np.zeros(N, np.int8)
+    sc = np.zeros(NSC, np.int64)
+    acts = np.zeros(maxa, np.int64)
+    blocks = np.zeros(1, np.int64)
+    counts = np.zeros(6 + 3 * P + N, np.int64)
+    stats = np.zeros(NSTAT, np.int64)
+    rng = np.zeros(1, np.uint64)
+    ws = new_search_nb(params, tree_cap, maxa)
+    for i in range(lo, hi):
+        play_game_nb(params, seed, start + i, np.int64(firsts[i]), policies, snapshot_ply, cell, face,
+                     plist, slot, sc, acts, blocks, counts, stats, rng, records[i], agg, log, ws, tv, tl)
+
+
 @njit(parallel=True, cache=True)
 def run_batch_nb(params, seed, start, firsts, policies, tree_cap, snapshot_ply, records, agg, log, tv, tl):
     """Games start .. start+n-1 in ``agg.shape[0]`` blocks. ``log, tv, tl``: the trace
     log and the trajectory buffers of a one-game run (play_game_nb), empty otherwise:
     traces and trajectories run through this kernel too, so the game's call graph is
     compiled under one entry point, not two."""
-    ip = params[P_I]
-    N = ip[I_N]
-    P = ip[I_P]
     n = firsts.shape[0]
     nblocks = agg.shape[0]
-    maxa = max_actions_nb(params)
     for b in prange(nblocks):
-        lo = b * n // nblocks
-        hi = (b + 1) * n // nblocks
-        cell = np.zeros(N, np.int8)
-        face = np.zeros(N, np.int8)
-        plist = np.zeros((2, P), np.int64)
-        slot = np.zeros(N, np.int8)
-        sc = np.zeros(NSC, np.int64)
-        acts = np.zeros(maxa, np.int64)
-        blocks = np.zeros(1, np.int64)
-        counts = np.zeros(6 + 3 * P, np.int64)
-        stats = np.zeros(NSTAT, np.int64)
-        rng = np.zeros(1, np.uint64)
-        ws = new_search_nb(params, tree_cap, maxa)
-        for i in range(lo, hi):
-            play_game_nb(params, seed, start + i, np.int64(firsts[i]), policies, snapshot_ply, cell, face,
-                         plist, slot, sc, acts, blocks, counts, stats, rng, records[i], agg[b], log, ws, tv, tl)
+        play_block_nb(params, seed, start, b * n // nblocks, (b + 1) * n // nblocks, firsts, policies, tree_cap,
+                      snapshot_ply, records, agg[b], log, tv, tl)
 
 
 def policy_array(policies) -> np.ndarray:
@@ -270,7 +294,7 @@ def trajectory(params, seed, game, first, policies, snapshot_ply=None):
 
 # ------------------------------------------------------------------ perft
 @njit(cache=True)
-def perft_nb(params, cell0, face0, plist0, sc0, depth, out):
+def perft_nb(params, cell0, face0, plist0, slot0, sc0, depth, out):
     """out[d] = number of positions at depth d (SK-9), d = 1..depth."""
     ip = params[P_I]
     N = cell0.shape[0]
@@ -287,11 +311,7 @@ def perft_nb(params, cell0, face0, plist0, sc0, depth, out):
     blocks = np.zeros(1, np.int64)
     stats = np.zeros(NSTAT, np.int64)
     agg = np.zeros(N, np.int64)
-    cellS[0] = cell0
-    faceS[0] = face0
-    plS[0] = plist0
-    scS[0] = sc0
-    index_slots_nb(plS[0], scS[0], slS[0])
+    copy_position_nb(cell0, face0, plist0, slot0, sc0, cellS[0], faceS[0], plS[0], slS[0], scS[0])
     if depth == 0 or sc0[SC_DONE] != 0:
         return
     lvl = 0
@@ -308,11 +328,8 @@ def perft_nb(params, cell0, face0, plist0, sc0, depth, out):
         code = acts[lvl, idx[lvl]]
         idx[lvl] += 1
         nx = lvl + 1
-        cellS[nx] = cellS[lvl]
-        faceS[nx] = faceS[lvl]
-        plS[nx] = plS[lvl]
-        slS[nx] = slS[lvl]
-        scS[nx] = scS[lvl]
+        copy_position_nb(cellS[lvl], faceS[lvl], plS[lvl], slS[lvl], scS[lvl], cellS[nx], faceS[nx], plS[nx], slS[nx],
+                         scS[nx])
         if code >= 0:
             apply_action_nb(cellS[nx], faceS[nx], plS[nx], slS[nx], scS[nx], code, -1, stats, agg)
         end_ply_nb(ip, scS[nx], code < 0)
@@ -343,7 +360,7 @@ class Game:
         self.sc = np.zeros(NSC, np.int64)
         self.acts = np.zeros(max_actions(params), np.int64)
         self.blocks = np.zeros(1, np.int64)
-        self.counts = np.zeros(6 + 3 * P, np.int64)
+        self.counts = np.zeros(6 + 3 * P + N, np.int64)
         self.stats = np.zeros(NSTAT, np.int64)
         self.agg = np.zeros(N, np.int64)
         self.rng = np.zeros(1, np.uint64)
@@ -412,5 +429,5 @@ def perft(params, depth: int) -> list[int]:
     formation by default), side 0 to move, no rotations, facings kept (SK-9)."""
     g = Game(params, seed=0, game=0, first=0)
     out = np.zeros(depth + 1, np.int64)
-    perft_nb(params, g.cell, g.face, g.plist, g.sc, np.int64(depth), out)
+    perft_nb(params, g.cell, g.face, g.plist, g.slot, g.sc, np.int64(depth), out)
     return [int(x) for x in out[1:]]

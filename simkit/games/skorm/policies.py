@@ -38,14 +38,14 @@ import numpy as np
 from numba import njit
 
 from simkit.engine.rng import argmax_step_nb, rng_below_nb
-from simkit.games.skorm.bits import cellbit_nb, has_nb
+from simkit.games.skorm.bits import cellbit_nb, lowest_cell_nb
 from simkit.games.skorm.moves import (
-    act_from, act_to, act_type, apply_action_nb, bit_nb, count_actions_nb, end_ply_nb, face_threats_nb,
-    gen_actions_nb, select_action_nb, static_attack_bits_nb, threat_mask_nb, two_step_bits_nb,
+    act_from, act_to, act_type, apply_action_nb, bit_nb, count_actions_nb, end_ply_nb, gen_list_nb,
+    select_action_nb, static_attack_bits_nb, threat_mask_nb, turn_shields_nb, two_step_bits_nb,
 )
 from simkit.games.skorm.rules import (
     F_W_GOLD, F_W_HANG, F_W_WARLORD, I_FACING, I_GOLD, I_GOLD_IMM, I_GOLD_ON, I_STEPS_H, I_STEPS_W,
-    F_W_ADV, P_ADJB, P_APPR, P_DEST, P_DIST, P_DISTG, P_F, P_FRAY, P_I, P_NB, P_RAY, P_SHOTB,
+    F_W_ADV,
 )
 from simkit.games.skorm.state import PASS, SC_PN0, SC_TOMOVE, SC_WL0, ST_BLOCK, ST_PASS
 from simkit.policies import EPS_SCALE
@@ -56,7 +56,7 @@ WIN_SCORE = 1e18
 
 
 @njit(cache=True)
-def act_nb(params, rng, code, greedy_style, cell, face, plist, slot, sc, counts, stats, agg):
+def act_nb(ip, nb, adjb, fray, rng, code, greedy_style, cell, face, plist, slot, sc, counts, stats, agg):
     """Play the chosen action ``code`` (PASS: the side has none) of the side to
     move, turn its Shieldmen and close the ply (SK-8).
 
@@ -64,7 +64,7 @@ def act_nb(params, rng, code, greedy_style, cell, face, plist, slot, sc, counts,
     facing a uniform direction, no rotations); True follows the ``facing`` option.
     """
     s = sc[SC_TOMOVE]
-    facing = params[P_I][I_FACING]
+    facing = ip[I_FACING]
     if code >= 0:
         landface = -1
         a = act_from(code)
@@ -74,22 +74,21 @@ def act_nb(params, rng, code, greedy_style, cell, face, plist, slot, sc, counts,
     else:
         stats[ST_PASS + s] += 1
     if greedy_style and facing == 2:
-        face_threats_nb(params, cell, face, plist, sc, s, counts)
-    end_ply_nb(params[P_I], sc, code < 0)
+        turn_shields_nb(ip, nb, adjb, fray, cell, face, plist, sc, s, counts)
+    end_ply_nb(ip, sc, code < 0)
 
 
 @njit(cache=True)
-def random_ply_nb(params, rng, eps, cell, face, plist, slot, sc, npa, stats, agg):
+def random_ply_nb(ip, nb, ray, dest, appr, adjb, shotb, fray, rng, eps, cell, face, plist, slot, sc, npa, stats, agg):
     """One ply of the ``random`` policy (also under ``eps:P:random``) without an
     action list: count the legal actions piece by piece (count_actions_nb), draw
     ``rng % n`` as the listed version did, walk to the piece that holds the drawn
     action and pick it in gen_actions_nb's order; then play it in the random style
     (act_nb). The draws (degrader, action, landing facing) are the listed ones, so
-    the records are the same. ``npa``: int64 scratch of at least P entries."""
-    ip = params[P_I]
+    the records are the same. ``npa``: int64 scratch of at least P entries. The
+    tables (params) come one by one, as on every hot path (see gen_list_nb)."""
     s = sc[SC_TOMOVE]
-    n, nblk = count_actions_nb(ip, params[P_NB], params[P_ADJB], params[P_SHOTB], params[P_FRAY], cell, face,
-                               plist, sc, s, npa)
+    n, nblk = count_actions_nb(ip, nb, adjb, shotb, fray, cell, face, plist, sc, s, npa)
     stats[ST_BLOCK + 1 - s] += nblk
     if eps > 0 and n > 0:
         rng_below_nb(rng, EPS_SCALE)  # the degrader's draw: its outcome is random play either way
@@ -101,7 +100,7 @@ def random_ply_nb(params, rng, eps, cell, face, plist, slot, sc, npa, stats, agg
             r -= npa[i]
             i += 1
         a = plist[s, i]
-        code = select_action_nb(ip, params[P_NB], params[P_RAY], params[P_DEST], params[P_APPR], cell, face, s, a, r)
+        code = select_action_nb(ip, nb, adjb, ray, dest, appr, cell, face, s, a, r)
         landface = -1
         if act_type(code) == 0 and cell[a] == 1 + 4 * s:
             landface = rng_below_nb(rng, 6)
@@ -113,13 +112,14 @@ def random_ply_nb(params, rng, eps, cell, face, plist, slot, sc, npa, stats, agg
 
 
 @njit(cache=True)
-def greedy_ply_nb(params, rng, pol, eps, cell, face, plist, slot, sc, acts, blocks, counts, stats, agg):
+def greedy_ply_nb(ip, F, nb, ray, dest, appr, adjb, shotb, fray, dist, distg, rng, pol, eps, cell, face, plist, slot,
+                  sc, acts, blocks, counts, stats, agg):
     """One ply of ``greedy`` or ``greedy_noshoot`` (``pol``), under the degrader
     ``eps`` (parts per million): list the actions, draw the degrader (only when
     eps > 0 and there is an action), pick greedy's action or a uniform one, play it."""
     s = sc[SC_TOMOVE]
     blocks[0] = 0
-    n = gen_actions_nb(params, cell, face, plist, sc, s, acts, blocks)
+    n = gen_list_nb(ip, nb, ray, dest, appr, adjb, cell, face, plist, sc, s, acts, blocks)
     stats[ST_BLOCK + 1 - s] += blocks[0]
     greedy = True
     if eps > 0 and n > 0 and rng_below_nb(rng, EPS_SCALE) < eps:
@@ -127,34 +127,33 @@ def greedy_ply_nb(params, rng, pol, eps, cell, face, plist, slot, sc, acts, bloc
     code = PASS
     if n > 0:
         if greedy:
-            code = acts[greedy_choose_nb(params, cell, face, plist, sc, acts, n, rng, counts,
-                                         pol == POL_GREEDY_NOSHOOT)]
+            code = acts[greedy_choose_nb(ip, F, nb, adjb, shotb, fray, dist, distg, cell, face, plist, sc, acts, n,
+                                         rng, counts, pol == POL_GREEDY_NOSHOOT)]
         else:
             code = acts[rng_below_nb(rng, n)]
-    act_nb(params, rng, code, greedy, cell, face, plist, slot, sc, counts, stats, agg)
+    act_nb(ip, nb, adjb, fray, rng, code, greedy, cell, face, plist, slot, sc, counts, stats, agg)
     return code
 
 
 @njit(cache=True)
-def greedy_choose_nb(params, cell, face, plist, sc, acts, n, rng, counts, noshoot):
+def greedy_choose_nb(ip, F, nb, adjb, shotb, fray, dist, distg, cell, face, plist, sc, acts, n, rng, counts, noshoot):
     """Index in ``acts[:n]`` of greedy's choice; ``noshoot``: leave out shots
-    unless every action is a shot. ``counts``: int64 scratch of 6 + 3P entries.
+    unless every action is a shot. ``counts``: int64 scratch of 6 + 3P + N entries.
 
     Each candidate is evaluated in place and incrementally: the opponent's attack map
     is the static part (archer lines, neighbours; recomputed only when the candidate
     takes a piece) plus each enemy two-stepper's reach, cached for the position and
     recomputed only for the two-steppers next to a cell the candidate empties or
     fills; the own pieces' exposure is read from kind masks and, for an attacked
-    Shieldman, a mask test per direction (the same directions threat_dirs_nb finds)."""
+    Shieldman, a mask test per direction (the same directions threat_dirs_nb finds),
+    cached for the position and redone only when the candidate changes a cell within
+    two steps of the Shieldman or on its lines of fire."""
     if noshoot:
         noshoot = False
         for i in range(n):
             if act_type(acts[i]) == 0:
                 noshoot = True
                 break
-    ip = params[P_I]
-    F = params[P_F]
-    distg = params[P_DISTG]
     s = sc[SC_TOMOVE]
     o = 1 - s
     gold = ip[I_GOLD]
@@ -168,18 +167,14 @@ def greedy_choose_nb(params, cell, face, plist, sc, acts, n, rng, counts, noshoo
     w_gold = F[F_W_GOLD]
     w_hang = F[F_W_HANG]
     w_adv = F[F_W_ADV]
-    dist = params[P_DIST]
     npc = sc[SC_PN0 + s]
-    adjb = params[P_ADJB]
-    nb = params[P_NB]
-    fray = params[P_FRAY]
     two_h = ip[I_STEPS_H] >= 2
     two_w = ip[I_STEPS_W] >= 2
     zero = np.uint64(0)
     # the opponent's attacks that do not depend on occupancy (archer lines,
     # neighbours of every piece); its two-steppers (cells in counts[6:], their
     # reach in the position before the move from word RB on); its pieces by role
-    base0, base1 = static_attack_bits_nb(params, cell, plist, sc, o, -1)
+    base0, base1 = static_attack_bits_nb(adjb, shotb, cell, plist, sc, o, -1)
     reach = counts.view(np.uint64)
     RB = 6 + plist.shape[1]
     lo = 1 + 4 * o
@@ -212,6 +207,18 @@ def greedy_choose_nb(params, cell, face, plist, sc, acts, n, rng, counts, noshoo
             etwo0 |= b0
             etwo1 |= b1
             nhw += 1
+    # every two-stepper's reach at once, and the cells whose emptiness could change one
+    all0 = zero
+    all1 = zero
+    near0 = zero
+    near1 = zero
+    for j in range(nhw):
+        x = counts[6 + j]
+        all0 |= reach[RB + 2 * j]
+        all1 |= reach[RB + 2 * j + 1]
+        near0 |= adjb[x, 0]
+        near1 |= adjb[x, 1]
+    TB = RB + 2 * plist.shape[1]  # counts[TB + c]: threat directions of the own Shieldman on c, before the move
     own_s0 = zero  # own pieces by kind (shieldman, archer, horseman)
     own_s1 = zero
     own_a0 = zero
@@ -233,6 +240,10 @@ def greedy_choose_nb(params, cell, face, plist, sc, acts, n, rng, counts, noshoo
         elif k == 2:
             own_h0 |= b0
             own_h1 |= b1
+    for j in range(npc):
+        x = plist[s, j]
+        if cell[x] == 1 + 4 * s:
+            counts[TB + x] = threat_mask_nb(nb, adjb, fray, x, ~occ0, ~occ1, ecap0, ecap1, etwo0, etwo1, earc0, earc1)
     best = -np.inf
     choice = 0
     ties = 0
@@ -271,18 +282,22 @@ def greedy_choose_nb(params, cell, face, plist, sc, acts, n, rng, counts, noshoo
                 ch0 |= ta0
                 ch1 |= ta1
             if skip >= 0:
-                w0, w1 = static_attack_bits_nb(params, cell, plist, sc, o, skip)
+                w0, w1 = static_attack_bits_nb(adjb, shotb, cell, plist, sc, o, skip)
             else:
                 w0 = base0
                 w1 = base1
-            for j in range(nhw):
-                x = counts[6 + j]
-                if x != skip:
-                    if ((adjb[x, 0] & ch0) | (adjb[x, 1] & ch1)) != zero:
-                        w0, w1 = two_step_bits_nb(nb, adjb, cell, x, w0, w1)
-                    else:
-                        w0 |= reach[RB + 2 * j]
-                        w1 |= reach[RB + 2 * j + 1]
+            if skip < 0 and ((near0 & ch0) | (near1 & ch1)) == zero:
+                w0 |= all0  # no two-stepper's reach changes
+                w1 |= all1
+            else:
+                for j in range(nhw):
+                    x = counts[6 + j]
+                    if x != skip:
+                        if ((adjb[x, 0] & ch0) | (adjb[x, 1] & ch1)) != zero:
+                            w0, w1 = two_step_bits_nb(nb, adjb, cell, x, w0, w1)
+                        else:
+                            w0 |= reach[RB + 2 * j]
+                            w1 |= reach[RB + 2 * j + 1]
             wpos = wl
             if typ == 0 and mk == 3:
                 wpos = t
@@ -342,14 +357,20 @@ def greedy_choose_nb(params, cell, face, plist, sc, acts, n, rng, counts, noshoo
                     arc1 = earc1 & ~ta1
                     tw0 = etwo0 & ~ta0
                     tw1 = etwo1 & ~ta1
-                    for j in range(npc):
-                        p = plist[s, j]
-                        f = face[p]
-                        if typ == 0 and p == a:
-                            p = t
-                        if not has_nb(s0 & w0, s1 & w1, p):
-                            continue
-                        m = threat_mask_nb(nb, adjb, fray, p, ~e0, ~e1, cap0, cap1, tw0, tw1, arc0, arc1)
+                    # the attacked Shieldmen, lowest cell first (any unsafe one settles it)
+                    q0 = s0 & w0
+                    q1 = s1 & w1
+                    while (q0 | q1) != zero:
+                        p = lowest_cell_nb(q0, q1)
+                        b0, b1 = cellbit_nb(p)
+                        q0 &= ~b0
+                        q1 &= ~b1
+                        moved = typ == 0 and p == t
+                        f = face[a] if moved else face[p]
+                        if moved or dist[p, a] <= 2 or dist[p, t] <= 2 or bit_nb(shotb[p, 0], shotb[p, 1], t) != 0:
+                            m = threat_mask_nb(nb, adjb, fray, p, ~e0, ~e1, cap0, cap1, tw0, tw1, arc0, arc1)
+                        else:
+                            m = counts[TB + p]
                         if threat:
                             if (m & (m - 1)) == 0:
                                 continue

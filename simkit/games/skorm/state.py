@@ -73,6 +73,21 @@ def index_slots_nb(plist, sc, slot):
 
 
 @njit(cache=True)
+def copy_position_nb(cell, face, plist, slot, sc, cell2, face2, plist2, slot2, sc2):
+    """Copy a position into another one's arrays (explicit loops: slice assignment
+    between arrays compiles numba's whole broadcast-and-check machinery per call site)."""
+    for c in range(cell.shape[0]):
+        cell2[c] = cell[c]
+        face2[c] = face[c]
+        slot2[c] = slot[c]
+    for side in range(2):
+        for i in range(plist.shape[1]):
+            plist2[side, i] = plist[side, i]
+    for k in range(sc.shape[0]):
+        sc2[k] = sc[k]
+
+
+@njit(cache=True)
 def log_row_nb(log, li, kind, code, mover, cell, face):
     if li < log.shape[0]:
         N = cell.shape[0]

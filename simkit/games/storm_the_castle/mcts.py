@@ -119,7 +119,7 @@ def determinise_nb(s, cards, zones, zn, nc, pool, rng):
     Reads only zone membership of the cards (hand-or-deck is the complement of the public
     zones) and the hand and deck sizes, never the hand or deck lists themselves."""
     o = 1 - s
-    m = 0
+    m = np.int64(0)
     for c in range(o * nc, (o + 1) * nc):
         z = cards[c, C_ZONE]
         if z == Z_HAND or z == Z_DECK:
@@ -135,7 +135,7 @@ def determinise_nb(s, cards, zones, zn, nc, pool, rng):
         else:
             zones[o, L_DECK, i - h] = c
             cards[c, C_ZONE] = Z_DECK
-    m = 0
+    m = np.int64(0)
     for c in range(s * nc, (s + 1) * nc):
         if cards[c, C_ZONE] == Z_DECK:
             pool[m] = c
@@ -184,10 +184,10 @@ def lead_nb(cards, sp, zones, zn, ctab, cval, dist, keep, to_move):
     return lead
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def gen_nb(cards, sp, zones, zn, g, ctab, spi, adj, dist, seen, bq, bd, buf):
     """Options of the decision the game is at (dispatch or actions phase of side g[G_SIDE])."""
-    s = g[G_SIDE]
+    s = np.int64(g[G_SIDE])
     if g[G_PHASE] == PH_DISPATCH:
         return gen_dispatch_nb(s, cards, sp, zones, zn, g, ctab, spi, seen, buf)
     return gen_actions_nb(s, cards, sp, zones, zn, g, ctab, spi, adj, dist, seen, bq, bd, buf)
@@ -198,8 +198,8 @@ def step_nb(k, buf, cards, sp, zones, zn, g, ctab, spi, keep, iopt, rec, fidx, a
     """Play option ``k`` in a scratch game; ending the turn runs the next turn's draw (chance)."""
     kind = buf[k, 0]
     if kind != ACT_END:
-        apply_nb(kind, buf[k, 1], buf[k, 2], -1, cards, sp, zones, zn, g, ctab, spi, keep, iopt, rec, fidx, agg,
-                 rng)
+        apply_nb(np.int64(kind), np.int64(buf[k, 1]), np.int64(buf[k, 2]), np.int64(-1), cards, sp, zones, zn, g,
+                 ctab, spi, keep, iopt, rec, fidx, agg, rng)
         return
     if g[G_PHASE] == PH_DISPATCH:
         g[G_PHASE] = PH_ACTIONS
@@ -210,30 +210,31 @@ def step_nb(k, buf, cards, sp, zones, zn, g, ctab, spi, keep, iopt, rec, fidx, a
         g[G_WINNER] = -1
         g[G_REASON] = R_LIMIT
     if g[G_OVER] == 0:
-        drawn = begin_turn_nb(cards, zones, zn, g, iopt, g[G_SIDE])
+        drawn = begin_turn_nb(cards, zones, zn, g, iopt, np.int64(g[G_SIDE]))
         g[G_COULD] = 1 if drawn > 0 else 0
         g[G_PHASE] = PH_DISPATCH
 
 
-@njit(cache=True)
+# inlined into its one caller (mcts_choose_nb): one library less re-optimising the game's kernels
+@njit(cache=True, inline="always")
 def rollout_nb(rp, t_end, scale, cards, sp, zones, zn, g, seen, bq, bd, buf, role, rec, agg,
                ctab, cval, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, rng):
     """Side 0's reward of a scratch game played on by policy ``rp`` until turn ``t_end`` (the horizon)."""
     if rp == P_GREEDY and g[G_PHASE] == PH_ACTIONS:
-        assign_roles_nb(g[G_SIDE], cards, sp, ctab, dist, keep, iopt, role)
+        assign_roles_nb(np.int64(g[G_SIDE]), cards, sp, ctab, dist, keep, iopt, role)
     while g[G_OVER] == 0 and g[G_TURN] < t_end:
         n = gen_nb(cards, sp, zones, zn, g, ctab, spi, adj, dist, seen, bq, bd, buf)
         if n > 1:
             g[G_COULD] = 1
-        ph = g[G_PHASE]
-        k = choose_nb(rp, ph, g[G_SIDE], n, buf, cards, sp, ctab, cval, spi, dist, keep, fopt, ptable, prio,
+        ph = np.int64(g[G_PHASE])
+        k = choose_nb(rp, ph, np.int64(g[G_SIDE]), n, buf, cards, sp, ctab, cval, spi, dist, keep, fopt, ptable, prio,
                       role, rng)
         step_nb(k, buf, cards, sp, zones, zn, g, ctab, spi, keep, iopt, rec, fidx, agg, rng)
         if rp == P_GREEDY and ph == PH_DISPATCH and g[G_PHASE] == PH_ACTIONS:
-            assign_roles_nb(g[G_SIDE], cards, sp, ctab, dist, keep, iopt, role)
+            assign_roles_nb(np.int64(g[G_SIDE]), cards, sp, ctab, dist, keep, iopt, role)
     if g[G_OVER] != 0:
         return reward_from_winner_nb(g[G_WINNER])
-    return reward_from_eval_nb(lead_nb(cards, sp, zones, zn, ctab, cval, dist, keep, g[G_SIDE]), scale)
+    return reward_from_eval_nb(lead_nb(cards, sp, zones, zn, ctab, cval, dist, keep, np.int64(g[G_SIDE])), scale)
 
 
 @njit(cache=True)
@@ -250,7 +251,7 @@ def mcts_choose_nb(s, budget, mp, n_real, buf_real, cards, sp, zones, zn, g,
         if buf_real[k, 0] == ACT_MOVE and buf_real[k, 2] == keep[1 - s]:
             return k
     c_uct = mp[MC_C]
-    rp = P_GREEDY if mp[MC_ROLLOUT] >= 0.5 else P_RANDOM
+    rp = np.int64(P_GREEDY if mp[MC_ROLLOUT] >= 0.5 else P_RANDOM)
     cutoff = np.int64(mp[MC_CUTOFF])
     scale = mp[MC_SCALE]
     nc = iopt[O_NC]
@@ -267,19 +268,19 @@ def mcts_choose_nb(s, budget, mp, n_real, buf_real, cards, sp, zones, zn, g,
         g2[:] = g
         determinise_nb(s, cards2, zones2, zn2, nc, pool, rng)
         g2[G_COULD] = 1          # the root decision has options, so this turn is not idle
-        node = ROOT
-        depth = 0
+        node = np.int64(ROOT)
+        depth = np.int64(0)
         while g2[G_OVER] == 0:
             n = gen_nb(cards2, sp2, zones2, zn2, g2, ctab, spi, adj, dist, seen2, bq2, bd2, buf2)
             if n == 1:            # nothing to decide: no tree node (the real game does not search either)
-                step_nb(0, buf2, cards2, sp2, zones2, zn2, g2, ctab, spi, keep, iopt, rec2, fidx, agg2, rng)
+                step_nb(np.int64(0), buf2, cards2, sp2, zones2, zn2, g2, ctab, spi, keep, iopt, rec2, fidx, agg2, rng)
                 continue
             g2[G_COULD] = 1
-            ph = g2[G_PHASE]
+            ph = np.int64(g2[G_PHASE])
             for k in range(n):
                 codes[k] = encode_nb(ph, buf2[k, 0], buf2[k, 1], buf2[k, 2], cards2, sp2, ctab)
             k, child, fresh = select_nb(ti, tf, node, codes, n, g2[G_SIDE], c_uct, rng)
-            step_nb(k, buf2, cards2, sp2, zones2, zn2, g2, ctab, spi, keep, iopt, rec2, fidx, agg2, rng)
+            step_nb(np.int64(k), buf2, cards2, sp2, zones2, zn2, g2, ctab, spi, keep, iopt, rec2, fidx, agg2, rng)
             if child < 0:
                 break
             path[depth] = child
@@ -291,7 +292,7 @@ def mcts_choose_nb(s, budget, mp, n_real, buf_real, cards, sp, zones, zn, g,
                        ctab, cval, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, rng)
         backprop_nb(ti, tf, path, depth, r)
     code = best_action_nb(ti, tf, rng)
-    ph = g[G_PHASE]
+    ph = np.int64(g[G_PHASE])
     for k in range(n_real):
         if encode_nb(ph, buf_real[k, 0], buf_real[k, 1], buf_real[k, 2], cards, sp, ctab) == code:
             return k

@@ -79,7 +79,7 @@ def init_game_nb(cards, sp, zones, zn, g, copies, nc, hand_size, rng):
             draw_one_nb(cards, zones, zn, s)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def draw_one_nb(cards, zones, zn, s):
     """Top card of the deck to the hand; returns it or -1 if the deck is empty."""
     n = zn[s, L_DECK]
@@ -111,7 +111,7 @@ def can_enter_nb(cards, sp, ctab, x, c, s):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def stack_put_nb(cards, sp, ctab, x, c):
     top = sp[x, 0]
     if top < 0:
@@ -128,7 +128,7 @@ def stack_put_nb(cards, sp, ctab, x, c):
     cards[c, C_ZONE] = Z_BOARD
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def stack_take_nb(cards, sp, x, c):
     if sp[x, 0] == c:
         sp[x, 0] = sp[x, 1]
@@ -138,7 +138,7 @@ def stack_take_nb(cards, sp, x, c):
     cards[c, C_POS] = -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def grave_push_nb(cards, zones, zn, s, c):
     zones[s, L_GRAVE, zn[s, L_GRAVE]] = c
     zn[s, L_GRAVE] += 1
@@ -168,7 +168,7 @@ def kill_nb(cards, sp, zones, zn, ctab, rec, fidx, agg, c, killed):
         agg[x] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def place_unit_nb(cards, sp, ctab, keep, g, x, c, s):
     """Put unit ``c`` on ``x`` (move, advance); entering the enemy Keep wins at once."""
     stack_put_nb(cards, sp, ctab, x, c)
@@ -208,7 +208,7 @@ def is_ranged_nb(cards, ctab, c):
     return ctab[cards[c, C_TYPE], T_RANGE] > 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def grave_top_unit_nb(cards, zones, zn, ctab, s):
     n = zn[s, L_GRAVE]
     if n == 0:
@@ -485,15 +485,15 @@ def apply_nb(kind, a, b, roll, cards, sp, zones, zn, g, ctab, spi, keep, iopt, r
     else:
         if roll < 2:
             roll = roll_2d6_nb(rng)
-        res = storm_resolve_nb(roll, modifier_nb(cards, sp, ctab, spi, a, b, 0))
+        res = storm_resolve_nb(roll, modifier_nb(cards, sp, ctab, spi, np.int64(a), np.int64(b), np.int64(0)))
     if res == STORM_SUCCESS or res == STORM_CRIT_SUCCESS or res == OUT_AUTO:
         stat_nb(rec, fidx, s, ta, S_SUCC, 1)
-        kill_nb(cards, sp, zones, zn, ctab, rec, fidx, agg, b, 1)
+        kill_nb(cards, sp, zones, zn, ctab, rec, fidx, agg, np.int64(b), np.int64(1))
         stat_nb(rec, fidx, s, ta, S_KILL, 1)
         if not ranged:
             o = sp[y, 0]
             if iopt[O_CLEARS] != 0 and o >= 0 and sp[y, 1] < 0 and ctab[cards[o, C_TYPE], T_KIND] != K_REG:
-                kill_nb(cards, sp, zones, zn, ctab, rec, fidx, agg, o, 1)   # ST-4 on
+                kill_nb(cards, sp, zones, zn, ctab, rec, fidx, agg, np.int64(o), np.int64(1))   # ST-4 on
                 stat_nb(rec, fidx, s, ta, S_KILL, 1)
             if sp[y, 0] < 0:        # ST-G: advance into the emptied space, 2 away too; the enemy keep wins
                 stack_take_nb(cards, sp, cards[a, C_POS], a)
@@ -501,7 +501,7 @@ def apply_nb(kind, a, b, roll, cards, sp, zones, zn, g, ctab, spi, keep, iopt, r
     elif res == STORM_CRIT_FAIL:
         stat_nb(rec, fidx, s, ta, S_CRIT, 1)
         if not ranged:
-            kill_nb(cards, sp, zones, zn, ctab, rec, fidx, agg, a, 0)
+            kill_nb(cards, sp, zones, zn, ctab, rec, fidx, agg, np.int64(a), np.int64(0))
     return res * 16 + roll
 
 

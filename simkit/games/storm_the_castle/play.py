@@ -54,7 +54,8 @@ def material_nb(cards, sp, fidx, rec, stat):
                         rec[f] += 1
 
 
-@njit(cache=True)
+# inlined (small, called from play_turn_nb only): no library of its own re-optimising the search
+@njit(cache=True, inline="always")
 def decide_nb(pols, phase, s, n, buf, cards, sp, zones, zn, g, ctab, cval, spi, adj, dist, keep, iopt, fopt,
               ptable, prio, fidx, mp, role, rng, ti, tf, ws):
     """Side ``s``'s choice among buf[:n] under the policy vector ``pols`` (simkit.policies).
@@ -62,10 +63,10 @@ def decide_nb(pols, phase, s, n, buf, cards, sp, zones, zn, g, ctab, cval, spi, 
     A lone option ('end') is taken without a draw. The eps degrader draws only when its
     epsilon is > 0, so records of policies without eps keep their dice."""
     if n == 1:
-        return 0
+        return np.int64(0)
     eps = pols[POL_EPS + s]
-    if eps > 0 and rng_below_nb(rng, EPS_SCALE) < eps:
-        return rng_below_nb(rng, n)              # a uniformly random legal option, as random plays
+    if eps > 0 and rng_below_nb(rng, np.int64(EPS_SCALE)) < eps:
+        return rng_below_nb(rng, np.int64(n))    # a uniformly random legal option, as random plays
     pol = pols[POL_ID + s]
     if pol == P_MCTS:
         return mcts_choose_nb(s, pols[POL_BUDGET + s], mp, n, buf, cards, sp, zones, zn, g, ctab, cval, spi, adj,
@@ -78,7 +79,7 @@ def play_turn_nb(pols, ctab, cval, spi, adj, dist, keep, iopt, fopt, ptable, pri
                  cards, sp, zones, zn, g, seen, bq, bd, buf, role, rng, rec, agg, log, nl, ti, tf, ws):
     """Play the turn of side g[G_SIDE] with its policy in ``pols`` (the policy vector);
     returns the new log length. ``ti, tf, ws``: the search tree and scratch (mcts.py)."""
-    s = g[G_SIDE]
+    s = np.int64(g[G_SIDE])
     pol = pols[POL_ID + s]
     tag = g[G_TURN] * 2 + s
     nl = _log(log, nl, EV_TURN, g[G_TURN], s, tag, 0, 0)
@@ -94,12 +95,12 @@ def play_turn_nb(pols, ctab, cval, spi, adj, dist, keep, iopt, fopt, ptable, pri
             could = True
             if g[G_CHOICE] == 0:
                 g[G_CHOICE] = n
-        k = decide_nb(pols, PH_DISPATCH, s, n, buf, cards, sp, zones, zn, g, ctab, cval, spi, adj, dist, keep,
+        k = decide_nb(pols, np.int64(PH_DISPATCH), s, n, buf, cards, sp, zones, zn, g, ctab, cval, spi, adj, dist, keep,
                       iopt, fopt, ptable, prio, fidx, mp, role, rng, ti, tf, ws)
         if k == 0:
             break
-        out = apply_nb(buf[k, 0], buf[k, 1], buf[k, 2], -1, cards, sp, zones, zn, g, ctab, spi, keep, iopt,
-                       rec, fidx, agg, rng)
+        out = apply_nb(np.int64(buf[k, 0]), np.int64(buf[k, 1]), np.int64(buf[k, 2]), np.int64(-1), cards, sp,
+                       zones, zn, g, ctab, spi, keep, iopt, rec, fidx, agg, rng)
         nl = _log(log, nl, buf[k, 0], buf[k, 1], buf[k, 2], tag, out % 16, out // 16)
     g[G_PHASE] = PH_ACTIONS
     if pol == P_GREEDY:
@@ -110,12 +111,12 @@ def play_turn_nb(pols, ctab, cval, spi, adj, dist, keep, iopt, fopt, ptable, pri
             could = True
             if g[G_CHOICE] == 0:
                 g[G_CHOICE] = n
-        k = decide_nb(pols, PH_ACTIONS, s, n, buf, cards, sp, zones, zn, g, ctab, cval, spi, adj, dist, keep,
+        k = decide_nb(pols, np.int64(PH_ACTIONS), s, n, buf, cards, sp, zones, zn, g, ctab, cval, spi, adj, dist, keep,
                       iopt, fopt, ptable, prio, fidx, mp, role, rng, ti, tf, ws)
         if k == 0:
             break
-        out = apply_nb(buf[k, 0], buf[k, 1], buf[k, 2], -1, cards, sp, zones, zn, g, ctab, spi, keep, iopt,
-                       rec, fidx, agg, rng)
+        out = apply_nb(np.int64(buf[k, 0]), np.int64(buf[k, 1]), np.int64(buf[k, 2]), np.int64(-1), cards, sp,
+                       zones, zn, g, ctab, spi, keep, iopt, rec, fidx, agg, rng)
         nl = _log(log, nl, buf[k, 0], buf[k, 1], buf[k, 2], tag, out % 16, out // 16)
     close_turn_nb(g, could)
     return nl
@@ -135,11 +136,11 @@ def play_game_nb(ctab, cval, copies, spi, adj, dist, keep, iopt, fopt, ptable, p
     rec[:] = 0
     rec[0] = first
     g[G_SIDE] = first
-    nl = 0
+    nl = np.int64(0)
     maxt = iopt[O_MAXTURNS]
     while True:
         if g[G_TURN] == snapshot and g[G_SNAPPED] == 0:
-            material_nb(cards, sp, fidx, rec, S_SNAP)
+            material_nb(cards, sp, fidx, rec, np.int64(S_SNAP))
             g[G_SNAPPED] = 1
         if g[G_TURN] >= maxt:
             g[G_WINNER] = -1
@@ -148,7 +149,7 @@ def play_game_nb(ctab, cval, copies, spi, adj, dist, keep, iopt, fopt, ptable, p
         t = g[G_TURN]
         kills = np.int64(0)
         if tv.shape[0] > 0:
-            tv[t] = lead_nb(cards, sp, zones, zn, ctab, cval, dist, keep, g[G_SIDE])
+            tv[t] = lead_nb(cards, sp, zones, zn, ctab, cval, dist, keep, np.int64(g[G_SIDE]))
             for x in range(agg.shape[0]):
                 kills -= agg[x]
         nl = play_turn_nb(pols, ctab, cval, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, mp,
@@ -161,9 +162,9 @@ def play_game_nb(ctab, cval, copies, spi, adj, dist, keep, iopt, fopt, ptable, p
         if g[G_OVER] != 0:
             break
     if g[G_SNAPPED] == 0:
-        material_nb(cards, sp, fidx, rec, S_SNAP)
+        material_nb(cards, sp, fidx, rec, np.int64(S_SNAP))
         g[G_SNAPPED] = 1
-    material_nb(cards, sp, fidx, rec, S_FINAL)
+    material_nb(cards, sp, fidx, rec, np.int64(S_FINAL))
     for s in range(2):
         rec[eidx[s, 0]] = zn[s, L_DECK]
         rec[eidx[s, 1]] = zn[s, L_HAND]
@@ -179,7 +180,7 @@ def play_game_nb(ctab, cval, copies, spi, adj, dist, keep, iopt, fopt, ptable, p
         elif g[G_WINNER] == 1:
             tv[g[G_TURN]] = -TERMINAL_LEAD
         else:
-            tv[g[G_TURN]] = lead_nb(cards, sp, zones, zn, ctab, cval, dist, keep, g[G_SIDE])
+            tv[g[G_TURN]] = lead_nb(cards, sp, zones, zn, ctab, cval, dist, keep, np.int64(g[G_SIDE]))
     nl = _log(log, nl, EV_END, g[G_WINNER], g[G_REASON], g[G_TURN], 0, 0)
     return nl
 
