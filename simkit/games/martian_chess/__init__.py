@@ -1,12 +1,11 @@
 """Martian Chess (RULES §2): 4x8 board, ownership by zone, pips as points."""
 from simkit.games.base import GameSpec, Hook
-from simkit.games.martian_chess import play as _play
-from simkit.games.martian_chess.policies import POLICIES
 from simkit.games.martian_chess.rules import OPTIONS, prepare, validate
-from simkit.games.martian_chess.state import END_REASONS, UNITS, name_of
+from simkit.games.martian_chess.state import END_REASONS, POLICIES, RECORD_COLUMNS, RECORD_FIELDS, UNITS, name_of
 
 
 def _warm():
+    from simkit.games.martian_chess import play as _play
     params = prepare({o.name: o.default for o in OPTIONS})
     _play.run_chunk(params, 0, 0, [0, 1], [1, 1], 10)
     _play.play_one(params, 0, 0, 0, [0, 0])
@@ -23,8 +22,8 @@ SPEC = GameSpec(
     prepare=prepare,
     validate=validate,
     run_chunk=Hook("simkit.games.martian_chess.play", "run_chunk"),
-    record_fields=_play.RECORD_FIELDS,
-    columns=_play.RECORD_COLUMNS,
+    record_fields=RECORD_FIELDS,
+    columns=RECORD_COLUMNS,
     end_reasons=END_REASONS,
     cap_reasons=("move_limit", "stalemate"),
     board="canal",

@@ -12,31 +12,14 @@ from simkit.games.martian_chess.moves import (
 from simkit.games.martian_chess.policies import MCTS, RANDOM, choose_greedy_nb, evaluate_nb
 from simkit.games.martian_chess.state import (
     END_STALEMATE, M_END, M_KOMI, M_LAST_FROM, M_LAST_TO, M_PIPS, M_PLY, M_SCORE, M_TO_MOVE, M_WINNER,
-    MAX_MOVES, NMETA, R_KOMI, R_MAX_PLIES, UNITS,
+    MAX_MOVES, NMETA, R_KOMI, R_MAX_PLIES,
 )
-from simkit.games.base import BASE_COLUMNS, column_names, per_side, per_side_unit
+from simkit.games.martian_chess.state import (   # noqa: F401 (the record layout, re-exported)
+    F_CAPTURES, F_END, F_FINAL, F_FIRST, F_KILLS, F_LOSSES, F_PLIES, F_PROMOS, F_SCORE, F_SNAP, F_WINNER,
+    NFIELDS, RECORD_COLUMNS, RECORD_FIELDS, TERMINAL_LEAD,
+)
 from simkit.policies import EPS_SCALE, POL_BUDGET, POL_EPS, POL_ID, POLICY_VECTOR, max_budget
 
-# record layout (names in RECORD_FIELDS below)
-F_FIRST, F_WINNER, F_PLIES, F_END = 0, 1, 2, 3
-F_SCORE = 4      # score_0, score_1
-F_CAPTURES = 6   # captures_0, captures_1
-F_PROMOS = 8     # promotions_0, promotions_1
-F_KILLS = 10     # kills_<side>_<unit>: side * 3 + pips - 1
-F_LOSSES = 16
-F_SNAP = 22
-F_FINAL = 28
-NFIELDS = 34
-# trajectory value of a finished game won by side 0 (minus: by side 1; a draw is 0): far beyond
-# any evaluation (36 pips in all), so the winner's chance is 1 once the game is over
-TERMINAL_LEAD = 1000.0
-
-
-RECORD_COLUMNS = (BASE_COLUMNS + per_side("score") + per_side("captures") + per_side("promotions")
-                  + per_side_unit("kills", UNITS) + per_side_unit("losses", UNITS)
-                  + per_side_unit("snap", UNITS) + per_side_unit("final", UNITS))   # SPEC.columns
-RECORD_FIELDS = column_names(RECORD_COLUMNS)
-assert len(RECORD_FIELDS) == NFIELDS
 
 
 @njit(cache=True, _nrt=False)

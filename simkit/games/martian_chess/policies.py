@@ -1,4 +1,4 @@
-"""Martian Chess scripted policies, chosen by integer id (index in POLICIES)."""
+"""Martian Chess scripted policies, chosen by integer id (index in state.POLICIES)."""
 import numpy as np
 from numba import njit
 
@@ -9,7 +9,6 @@ from simkit.games.martian_chess.state import (
     R_CLOCK_PLIES, R_DEADLOCK_PLIES, R_MAX_PLIES,
 )
 
-POLICIES = ("random", "greedy", "mcts")
 RANDOM, GREEDY, MCTS = 0, 1, 2   # dispatched in play.play_game_nb; mcts: games/martian_chess/mcts.py
 # greedy weights (scenario keys greedy_score, greedy_material, greedy_hanging)
 W_SCORE, W_MATERIAL, W_HANGING = 0, 1, 2

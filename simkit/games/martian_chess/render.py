@@ -42,7 +42,7 @@ def move_text(board, mv, mover) -> str:
 
 def play(params, seed, game, first, policies, variant=None) -> str:
     from simkit.games.martian_chess.moves import start_turn_nb
-    from simkit.games.martian_chess.policies import POLICIES
+    from simkit.games.martian_chess.state import POLICIES
     from simkit.games.martian_chess.state import M_CALLED, M_CLOCK, R_CLOCK_PLIES, R_DEADLOCK_PLIES
     from simkit.games.trace import header
     init_board, rays, rules = params[:3]

@@ -23,6 +23,8 @@ A move is ``from * 32 + to``.
 """
 import numpy as np
 
+from simkit.games.base import BASE_COLUMNS, column_names, per_side, per_side_unit
+
 NCELLS = 32
 ZONE = 16  # cells per zone; zone(cell) = cell // 16
 MAX_MOVES = 256  # 18 pieces at most in a zone, a queen has at most 13 targets
@@ -210,3 +212,27 @@ def new_meta(first: int, board: np.ndarray, komi_half: int = 0) -> np.ndarray:
     for k, mask in enumerate(bitboards(board)):
         meta[M_BITS + k] = mask - (1 << 32) if mask >= 1 << 31 else mask   # the int32 bit pattern
     return meta
+
+
+# record layout (names in RECORD_FIELDS below; here, not in play.py, so the spec needs no numba)
+F_FIRST, F_WINNER, F_PLIES, F_END = 0, 1, 2, 3
+F_SCORE = 4      # score_0, score_1
+F_CAPTURES = 6   # captures_0, captures_1
+F_PROMOS = 8     # promotions_0, promotions_1
+F_KILLS = 10     # kills_<side>_<unit>: side * 3 + pips - 1
+F_LOSSES = 16
+F_SNAP = 22
+F_FINAL = 28
+NFIELDS = 34
+# trajectory value of a finished game won by side 0 (minus: by side 1; a draw is 0): far beyond
+# any evaluation (36 pips in all), so the winner's chance is 1 once the game is over
+TERMINAL_LEAD = 1000.0
+
+
+RECORD_COLUMNS = (BASE_COLUMNS + per_side("score") + per_side("captures") + per_side("promotions")
+                  + per_side_unit("kills", UNITS) + per_side_unit("losses", UNITS)
+                  + per_side_unit("snap", UNITS) + per_side_unit("final", UNITS))   # SPEC.columns
+RECORD_FIELDS = column_names(RECORD_COLUMNS)
+assert len(RECORD_FIELDS) == NFIELDS
+
+POLICIES = ("random", "greedy", "mcts")   # GameSpec.policies; ids in policies.py
