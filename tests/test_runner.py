@@ -164,3 +164,16 @@ def test_out_of_order_interrupt_keeps_prefix_and_resume_replays_only_the_gap(tmp
     done = simulate(sc, CFG, out_dir=out, resume=True, progress=False, backend=Spy())
     assert 180 not in played and 120 in played
     assert done.games_done == 400 and np.array_equal(done.records(), full)
+
+
+@pytest.mark.parametrize("chunk_size", [50, 7])
+def test_games_parquet_holds_exactly_the_records_for_one_chunk_or_many(tmp_path, chunk_size):
+    # one chunk is moved into place (no second pass); many are streamed into one file
+    import pyarrow.parquet as pq
+    cfg = RunConfig(games=50, seed=3, policies=("random", "greedy"), chunk_size=chunk_size)
+    res = simulate(load_scenario("martian_chess"), cfg, threads=1, progress=False, out_dir=tmp_path / "run")
+    table = pq.read_table(tmp_path / "run" / "games.parquet")
+    spec = res.scenario.spec
+    got = np.stack([table.column(f).to_numpy() for f in spec.record_fields], axis=1)
+    assert np.array_equal(got, res.records()) and table.column("game").to_pylist() == list(range(50))
+    assert not (tmp_path / "run" / "chunks").exists()

@@ -161,6 +161,9 @@ def finish_run(out: Path, result, complete: bool):
         paths = [p for s, p in _chunk_paths(out) if s < result.games_done]
         tmp = out / ".games.parquet.tmp"
         writer = None
+        if len(paths) == 1:   # the one chunk already is games.parquet: no second pass
+            os.replace(paths[0], out / "games.parquet")
+            paths = []
         for p in paths:  # stream chunk by chunk: memory stays bounded
             t = pq.read_table(p)
             if writer is None:
