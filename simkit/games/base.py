@@ -87,9 +87,17 @@ class Hook:
     module: str
     name: str
 
-    def __call__(self, *args, **kwargs):
+    def target(self):
         import importlib
-        return getattr(importlib.import_module(self.module), self.name)(*args, **kwargs)
+        return getattr(importlib.import_module(self.module), self.name)
+
+    def __call__(self, *args, **kwargs):
+        return self.target()(*args, **kwargs)
+
+    @property
+    def __signature__(self):   # inspect.signature(hook) is the target's (callers look for keywords)
+        import inspect
+        return inspect.signature(self.target())
 
 
 @dataclass(frozen=True)
