@@ -7,10 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from simkit.games.base import GameSpec, Hook
-from simkit.games.skorm.play import RECORD_COLUMNS, RECORD_FIELDS
-from simkit.games.skorm.policies import POLICIES
+from simkit.games.skorm.layout import END_REASONS, POLICIES, RECORD_COLUMNS, RECORD_FIELDS
 from simkit.games.skorm.rules import OPTIONS, P_CQ, P_CR, UNITS, prepare, validate
-from simkit.games.skorm.state import END_REASONS
 
 
 def aggregate_index(params) -> list[str]:

@@ -5,36 +5,22 @@ import numpy as np
 from numba import njit, prange
 
 from simkit.engine.rng import rng_below_nb, rng_seed_nb
+from simkit.games.skorm.layout import (   # noqa: F401 (the record layout, re-exported)
+    F_BLOCK, F_FINAL, F_KCAP, F_KILL, F_KSHOT, F_LOSS, F_PASS, F_SNAP, NFIELDS, RECORD_COLUMNS, RECORD_FIELDS,
+)
 from simkit.games.skorm.mcts import DECIDED, lead_nb, mcts_choose_nb, new_search_nb
 from simkit.games.skorm.moves import apply_action_nb, end_ply_nb, gen_actions_nb, gen_list_nb
 from simkit.games.skorm.policies import POL_MCTS, POL_RANDOM, act_nb, greedy_ply_nb, random_ply_nb
 from simkit.games.skorm.rules import (
     I_MAX_PLIES, I_N, I_P, I_RANGE, P_ADJB, P_APPR, P_DEST, P_DIST, P_DISTG, P_F, P_FRAY, P_I, P_NB, P_RAY, P_SHOTB,
-    UNITS,
 )
 from simkit.games.skorm.state import (
     END_REASONS, LOG_W_EXTRA, NSC, NSTAT, PASS, SC_CNT, SC_DONE, SC_PLY, SC_REASON, SC_TOMOVE, SC_WINNER,
     ST_BLOCK, ST_KCAP, ST_KSHOT, ST_LOSS, ST_PASS, copy_position_nb, index_slots_nb, log_row_nb, setup_game_nb,
 )
-from simkit.games.base import BASE_COLUMNS, column_names, per_side, per_side_unit
 from simkit.policies import EPS_SCALE, POL_BUDGET, POL_EPS, POL_ID, POLICY_VECTOR, max_budget
 
 SIDES = (0, 1)
-
-
-def _columns():
-    c = BASE_COLUMNS
-    for prefix in ("losses", "kills", "kills_capture", "kills_shot", "snap", "final"):
-        c += per_side_unit(prefix, UNITS)
-    return c + per_side("shield_blocks") + per_side("passes")
-
-
-RECORD_COLUMNS = _columns()   # what each column counts (SPEC.columns)
-RECORD_FIELDS = column_names(RECORD_COLUMNS)
-F_LOSS, F_KILL, F_KCAP, F_KSHOT, F_SNAP, F_FINAL = 4, 12, 20, 28, 36, 44
-F_BLOCK, F_PASS = 52, 54
-NFIELDS = 56
-assert len(RECORD_FIELDS) == NFIELDS
 
 
 def max_actions(params) -> int:

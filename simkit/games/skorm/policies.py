@@ -1,4 +1,4 @@
-"""Skorm play policies (jitted), chosen by id = index in ``POLICIES``.
+"""Skorm play policies (jitted), chosen by id = index in ``layout.POLICIES``.
 
 - ``random``: uniform over the legal actions (SK-5b identities); no
   start-of-turn rotations; a moving Shieldman lands facing a uniform direction.
@@ -50,7 +50,6 @@ from simkit.games.skorm.rules import (
 from simkit.games.skorm.state import PASS, SC_PN0, SC_TOMOVE, SC_WL0, ST_BLOCK, ST_PASS
 from simkit.policies import EPS_SCALE
 
-POLICIES = ("random", "greedy", "greedy_noshoot", "mcts")
 POL_RANDOM, POL_GREEDY, POL_GREEDY_NOSHOOT, POL_MCTS = 0, 1, 2, 3
 WIN_SCORE = 1e18
 

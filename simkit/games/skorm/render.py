@@ -14,7 +14,7 @@ import numpy as np
 from simkit.games.skorm.play import no_trace, policy_array, run_one, RECORD_FIELDS
 from simkit.games.skorm.rules import I_GOLD, I_N, I_P, P_CQ, P_CR, P_I, UNITS
 from simkit.games.skorm.state import END_REASONS, LOG_W_EXTRA
-from simkit.games.skorm.policies import POLICIES
+from simkit.games.skorm.layout import POLICIES
 
 LETTERS = "SAHW"
 FACING_NAMES = ("E", "NE", "NW", "W", "SW", "SE")

@@ -47,7 +47,7 @@ NSTAT = 28
 PASS = -1
 LOG_W_EXTRA = 3  # log row: [kind (0 place, 1 action, 2 pass), action code / placed cell, mover, cell[N], face[N]]
 
-END_REASONS = ("warlord_killed", "gold_tile", "gold_tile_immediate", "stalemate", "move_limit")
+from simkit.games.skorm.layout import END_REASONS  # noqa: E402, F401 (re-exported)
 R_WARLORD, R_GOLD, R_GOLD_IMM, R_STALEMATE, R_MOVE_LIMIT = range(5)
 
 

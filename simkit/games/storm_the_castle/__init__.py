@@ -4,7 +4,7 @@ import functools
 
 from simkit.games.base import GameSpec, Hook, column_names
 from simkit.games.storm_the_castle import rules as _r
-from simkit.games.storm_the_castle.policies import POLICIES
+from simkit.games.storm_the_castle.state import POLICIES
 from simkit.games.storm_the_castle.state import END_REASONS
 
 

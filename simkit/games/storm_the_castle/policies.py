@@ -1,4 +1,4 @@
-"""Storm the Castle policies (jitted), chosen by id = index in POLICIES.
+"""Storm the Castle policies (jitted), chosen by id = index in state.POLICIES.
 
 - ``random``: uniform over the options of each decision; "end the phase"
   (dispatch) / "end the turn" (actions) is always one of them (no action is
@@ -31,7 +31,6 @@ from simkit.games.storm_the_castle.state import (ACT_ATTACK, ACT_CLERIC, ACT_DIS
                                                  ACT_MOVE, ACT_SMITH, ACT_SORC, C_ITEM,
                                                  C_OWNER, C_POS, C_TYPE, PH_DISPATCH)
 
-POLICIES = ("random", "greedy", "mcts")
 P_RANDOM, P_GREEDY, P_MCTS = 0, 1, 2      # mcts: mcts.py (play.decide_nb dispatches to it)
 P_CRIT = 1.0 / 36.0
 

@@ -133,7 +133,7 @@ def board_text(game: Game) -> str:
 
 def policy_label(policies, s) -> str:
     """Side ``s``'s policy as a user writes it (mcts:N, eps:P:INNER) from the policy vector."""
-    from simkit.games.storm_the_castle.policies import POLICIES
+    from simkit.games.storm_the_castle.state import POLICIES
     from simkit.games.trace import policy_label as label
     return label(POLICIES, policy_array(policies), s)
 
@@ -152,7 +152,7 @@ def run_logged(params, seed, game, first, policies, max_log=200000):
 
 
 def play_text(params, seed, game, first, policies, variant=None) -> str:
-    from simkit.games.storm_the_castle.policies import POLICIES
+    from simkit.games.storm_the_castle.state import POLICIES
     from simkit.games.trace import header
     p, played, log = run_logged(params, seed, game, first, policies)
     out = header("Storm the Castle", "storm_the_castle", seed, game, first, POLICIES, policy_array(policies),

@@ -63,3 +63,5 @@ def alloc(nc, ns):
     """Fresh per-game state arrays (re-initialised by init_game_nb)."""
     return (np.zeros((2 * nc, NCF), np.int32), np.zeros((ns, 2), np.int32),
             np.zeros((2, 3, nc), np.int32), np.zeros((2, 3), np.int32), np.zeros(NG, np.int32))
+
+POLICIES = ("random", "greedy", "mcts")   # GameSpec.policies; ids: index here (policies.py)
