@@ -30,7 +30,7 @@ test: install
 
 bench: install
 	mkdir -p bench
-	$(SIMKIT) bench --dask --output bench/results.json
+	$(SIMKIT) bench --dask --commands --cold-compile --output bench/results.json
 
 reports: install
 	$(PY) -m simkit.report.examples

@@ -187,6 +187,42 @@ def run_against(other: str, games=None, *, seconds=1.0, repeats=5, log=None, mct
             "other": other, "results": rows}
 
 
+def run_whole_commands(*, cold_compile: bool = False, repeats: int = 3, log=None) -> list[dict]:
+    """Wall seconds of whole commands in fresh processes, as a user meets them (medians):
+    a one-game run with a warm cache (start-up), 1,000,000 random Martian Chess games on 2
+    threads, and with ``cold_compile`` a `simkit precompile` into an empty cache (once)."""
+    import os
+    import subprocess
+    import sys
+    import tempfile
+    rows = []
+
+    def timed(args, env=None):
+        t = time.perf_counter()
+        out = subprocess.run([sys.executable, "-m", "simkit", *args], capture_output=True, text=True, env=env)
+        if out.returncode:
+            raise RuntimeError(f"simkit {' '.join(args)} failed:\n{out.stderr[-2000:]}")
+        return time.perf_counter() - t
+
+    with tempfile.TemporaryDirectory() as tmp:
+        cases = [("run martian_chess --games 1", ["run", "martian_chess", "--games", "1", "--out"]),
+                 ("run martian_chess --games 1000000 --policy random --threads 2",
+                  ["run", "martian_chess", "--games", "1000000", "--policy", "random", "--threads", "2", "--out"])]
+        timed(cases[0][1] + [os.path.join(tmp, "warm")])     # load (or compile) the kernels first
+        for c, (label, args) in enumerate(cases):
+            secs = [timed(args + [os.path.join(tmp, f"case{c}-{k}")]) for k in range(repeats)]
+            rows.append({"command": f"simkit {label}", "wall_s": statistics.median(secs), "repeats": repeats})
+            if log:
+                log(f"simkit {label}: {rows[-1]['wall_s']:.2f} s wall (median of {repeats})")
+        if cold_compile:
+            env = dict(os.environ, NUMBA_CACHE_DIR=os.path.join(tmp, "cold-cache"))
+            rows.append({"command": "simkit precompile (empty cache)", "wall_s": timed(["precompile"], env),
+                         "repeats": 1})
+            if log:
+                log(f"simkit precompile into an empty cache: {rows[-1]['wall_s']:.1f} s wall")
+    return rows
+
+
 if __name__ == "__main__":      # one measurement for run_against, in whichever checkout is on PYTHONPATH
     import json
     import sys

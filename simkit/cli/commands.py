@@ -353,10 +353,16 @@ def dice_warfare(attacker_mod, defender_mod, as_json):
 @click.option("--policy", "policies", multiple=True, help="Only these policies (repeatable; default all).")
 @click.option("--threads", "thread_counts", type=click.IntRange(1, 1024), multiple=True,
               help="Only these thread counts (repeatable; default 1 and all).")
+@click.option("--commands", "whole", is_flag=True,
+              help="Also time whole commands in fresh processes: a one-game run (start-up) and 1,000,000 "
+                   "random Martian Chess games on 2 threads.")
+@click.option("--cold-compile", is_flag=True,
+              help="With --commands: also time `simkit precompile` into an empty numba cache.")
 @click.option("--against", type=click.Path(file_okay=False, exists=True), default=None,
               help="Another simkit checkout (e.g. `git worktree add /tmp/base v1`) measured side by side: "
                    "fresh processes alternating between the two, medians and the ratio this/other.")
-def bench(games, seconds, repeats, output, as_json, with_dask, mcts_budget, policies, thread_counts, against):
+def bench(games, seconds, repeats, output, as_json, with_dask, mcts_budget, policies, thread_counts, whole,
+          cold_compile, against):
     """Plies (or turns) per second and games/s per game and policy, 1 thread and all threads (medians).
 
     Each game's speed is in its own length unit: plies for Martian Chess and Skorm, turns
@@ -370,6 +376,7 @@ def bench(games, seconds, repeats, output, as_json, with_dask, mcts_budget, poli
       simkit bench martian_chess --dask
       simkit bench warfare --mcts-budget 100
       simkit bench martian_chess --policy random --threads 1 --against /tmp/base
+      simkit bench martian_chess --commands --cold-compile
     """
     from simkit.bench import run_against, run_bench, run_dask_bench
     log = None if as_json else lambda m: click.echo(m, err=True)
@@ -382,6 +389,9 @@ def bench(games, seconds, repeats, output, as_json, with_dask, mcts_budget, poli
         return _echo_json(results) if as_json else _print_against(results)
     results = run_bench(list(games) or None, seconds=seconds, repeats=repeats, log=log, mcts_budget=mcts_budget,
                         policies=policies, thread_counts=thread_counts)
+    if whole or cold_compile:
+        from simkit.bench import run_whole_commands
+        results["commands"] = run_whole_commands(cold_compile=cold_compile, log=log)
     if with_dask:
         results["dask"] = run_dask_bench(games[0] if games else "martian_chess", seconds=max(4.0, 4 * seconds),
                                          repeats=repeats, log=log)
@@ -402,6 +412,9 @@ def bench(games, seconds, repeats, output, as_json, with_dask, mcts_budget, poli
                   f"{fmt.count(r['plies_per_s'] / r['threads'])} {unit}/s", f"{fmt.count(r['plies_per_cpu_s'])} {unit}",
                   fmt.count(r["games_per_s"]))
     console().print(t)
+    for r in results.get("commands", ()):
+        console().print(f"{r['command']}: {r['wall_s']:.2f} s wall" + (f" (median of {r['repeats']})"
+                                                                       if r["repeats"] > 1 else ""))
     if with_dask:
         d = results["dask"]
         console().print(f"Dask, {d['workers']} workers x 1 thread vs local 1 thread ({d['game']} {d['policy']}, "
