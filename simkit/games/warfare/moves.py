@@ -324,8 +324,16 @@ def count_activations_nb(side, phase2, ip, umove, urange, dest, destn, reach, oc
                 if (mask >> f) & 1:
                     total += 1
                     if not phase2:
-                        for v in range(nu):
-                            if usq[v] >= 0 and uside[v] != side and in_arc_nb(tx, ty, f, usq[v] % W, usq[v] // W,
-                                                                             ranged, rg):
-                                total += 1
+                        total += arc_enemies_nb(tx, ty, f, side, ranged, rg, W, usq, uside, nu)
     return total
+
+
+@njit(cache=True)
+def arc_enemies_nb(tx, ty, f, side, ranged, rg, W, usq, uside, nu):
+    """Enemies of ``side`` in the front arc of square (tx, ty) facing f. A function of its own: inlined
+    into count_activations_nb's four facings it made that kernel a third of the game's machine code."""
+    n = 0
+    for v in range(nu):
+        if usq[v] >= 0 and uside[v] != side and in_arc_nb(tx, ty, f, usq[v] % W, usq[v] // W, ranged, rg):
+            n += 1
+    return n
