@@ -49,7 +49,7 @@ def gen_actions_nb(params, cell, face, plist, sc, s, acts, blocks):
                        cell, face, plist, sc, s, acts, blocks)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def gen_list_nb(ip, nb, ray, dest, appr, adjb, cell, face, plist, sc, s, acts, blocks):
     """Write side ``s``'s legal actions into ``acts``; return how many.
 
@@ -59,7 +59,9 @@ def gen_list_nb(ip, nb, ray, dest, appr, adjb, cell, face, plist, sc, s, acts, b
     but whose every open path's final step came from the shielded cell.
 
     The hot paths pass the tables one by one: a call that takes the whole params
-    tuple costs about as much as a ply's worth of work (measured: ~150 ns).
+    tuple cost ~150 ns (measured), mostly numba's reference counting of its arrays;
+    the kernels that allocate nothing are compiled with ``_nrt=False`` (no atomic
+    incref/decref pairs on the arrays they pass on).
     """
     rng_ = ip[I_RANGE]
     K = ray.shape[2]
@@ -144,7 +146,7 @@ def gen_list_nb(ip, nb, ray, dest, appr, adjb, cell, face, plist, sc, s, acts, b
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def count_actions_nb(ip, nb, adjb, shotb, fray, cell, face, plist, sc, s, npa):
     """Side ``s``'s legal actions counted with cell masks, without listing them:
     ``npa[i]`` = the actions of the piece ``plist[s, i]``; returns (actions, shield
@@ -250,7 +252,7 @@ def count_actions_nb(ip, nb, adjb, shotb, fray, cell, face, plist, sc, s, npa):
     return n, nblk
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def select_action_nb(ip, nb, adjb, ray, dest, appr, cell, face, s, a, r):
     """The ``r``-th legal action of the piece on ``a``, in ``gen_actions_nb``'s order
     (its loop for one piece, stopping at the chosen action instead of listing them)."""
@@ -325,7 +327,7 @@ def select_action_nb(ip, nb, adjb, ray, dest, appr, cell, face, s, a, r):
     return PASS
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def remove_piece_nb(cell, face, plist, slot, sc, c):
     """Take the piece on ``c`` off the board: the last piece of its side's list
     fills its slot (the square-to-piece index follows it)."""
@@ -347,7 +349,7 @@ def remove_piece_nb(cell, face, plist, slot, sc, c):
     face[c] = -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def apply_action_nb(cell, face, plist, slot, sc, code, landface, stats, agg):
     """Apply the side to move's action (no end checks). ``landface`` < 0 keeps
     the moving Shieldman's facing. Counts losses and kills in ``stats`` and the
@@ -384,7 +386,7 @@ def apply_action_nb(cell, face, plist, slot, sc, code, landface, stats, agg):
             sc[SC_WL0 + s] = t
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def end_ply_nb(ip, sc, passed):
     """Close the ply of the side to move: pass count, SK-8 end checks, turn.
 
@@ -446,7 +448,7 @@ def two_step_bits_nb(nb, adjb, cell, x, w0, w1):
     return w0, w1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def static_attack_bits_nb(adjb, shotb, cell, plist, sc, o, skip):
     """The part of side ``o``'s attack map that does not depend on occupancy:
     archer lines and every piece's neighbours, as two 64-bit words; the piece on
@@ -531,7 +533,7 @@ def threat_dirs_nb(params, cell, p, o, counts):
     return mask
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def enemy_masks_nb(ip, cell, plist, sc, o):
     """Side ``o``'s pieces as masks: (capturers: every piece but its archers; archers;
     two-steppers, as the step options allow) and the occupied cells of both sides."""
@@ -568,7 +570,7 @@ def enemy_masks_nb(ip, cell, plist, sc, o):
     return cap0, cap1, arc0, arc1, tw0, tw1, occ0, occ1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def threat_mask_nb(nb, adjb, fray, p, emp0, emp1, cap0, cap1, tw0, tw1, arc0, arc1):
     """threat_dirs_nb's direction mask from masks: direction ``d`` threatens ``p`` when
     an enemy archer stands on its line within range, or the neighbour there is an enemy
@@ -595,7 +597,7 @@ def face_threats_nb(params, cell, face, plist, sc, s, counts):
     turn_shields_nb(params[P_I], params[P_NB], params[P_ADJB], params[P_FRAY], cell, face, plist, sc, s, counts)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def turn_shields_nb(ip, nb, adjb, fray, cell, face, plist, sc, s, counts):
     """Facing policy ``threat`` (SK-4): every Shieldman of ``s`` turns toward
     the direction the most enemy pieces could capture or shoot it from next

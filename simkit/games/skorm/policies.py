@@ -54,7 +54,7 @@ POL_RANDOM, POL_GREEDY, POL_GREEDY_NOSHOOT, POL_MCTS = 0, 1, 2, 3
 WIN_SCORE = 1e18
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def act_nb(ip, nb, adjb, fray, rng, code, greedy_style, cell, face, plist, slot, sc, counts, stats, agg):
     """Play the chosen action ``code`` (PASS: the side has none) of the side to
     move, turn its Shieldmen and close the ply (SK-8).
@@ -77,7 +77,7 @@ def act_nb(ip, nb, adjb, fray, rng, code, greedy_style, cell, face, plist, slot,
     end_ply_nb(ip, sc, code < 0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def random_ply_nb(ip, nb, ray, dest, appr, adjb, shotb, fray, rng, eps, cell, face, plist, slot, sc, npa, stats, agg):
     """One ply of the ``random`` policy (also under ``eps:P:random``) without an
     action list: count the legal actions piece by piece (count_actions_nb), draw
@@ -110,7 +110,7 @@ def random_ply_nb(ip, nb, ray, dest, appr, adjb, shotb, fray, rng, eps, cell, fa
     return code
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def greedy_ply_nb(ip, F, nb, ray, dest, appr, adjb, shotb, fray, dist, distg, rng, pol, eps, cell, face, plist, slot,
                   sc, acts, blocks, counts, stats, agg):
     """One ply of ``greedy`` or ``greedy_noshoot`` (``pol``), under the degrader
@@ -134,7 +134,7 @@ def greedy_ply_nb(ip, F, nb, ray, dest, appr, adjb, shotb, fray, dist, distg, rn
     return code
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def greedy_choose_nb(ip, F, nb, adjb, shotb, fray, dist, distg, cell, face, plist, sc, acts, n, rng, counts, noshoot):
     """Index in ``acts[:n]`` of greedy's choice; ``noshoot``: leave out shots
     unless every action is a shot. ``counts``: int64 scratch of 6 + 3P + N entries.

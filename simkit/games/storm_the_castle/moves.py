@@ -5,6 +5,8 @@ Argument conventions (all kernels): ``cards, sp, zones, zn, g`` is the state
 ``rec`` is the game's int32 record row, ``fidx`` the stat -> column table,
 ``agg`` the per-space death counts, ``rng`` the game's RNG state.
 An injected ``roll`` >= 2 replaces the 2d6 roll (tests, traces); -1 = roll.
+Scalars cross kernel boundaries as int64 (``np.int64(...)`` at every call site, card ids read
+from int32 arrays included), so each kernel compiles for one signature only.
 """
 import numpy as np
 from numba import njit

@@ -78,7 +78,21 @@ def decide_nb(pols, phase, s, n, buf, cards, sp, zones, zn, g, ctab, cval, spi, 
 def play_turn_nb(pols, ctab, cval, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, mp,
                  cards, sp, zones, zn, g, seen, bq, bd, buf, role, rng, rec, agg, log, nl, ti, tf, ws):
     """Play the turn of side g[G_SIDE] with its policy in ``pols`` (the policy vector);
-    returns the new log length. ``ti, tf, ws``: the search tree and scratch (mcts.py)."""
+    returns the new log length. ``ti, tf, ws``: the search tree and scratch (mcts.py).
+    The step API's entry (Game.play_turn); the game loop inlines ``turn_nb`` itself."""
+    return turn_nb(pols, (ctab, cval, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, mp),
+                   (cards, sp, zones, zn, g), (seen, bq, bd, buf, role, rng), rec, agg, log, nl, ti, tf, ws)
+
+
+# Inlined into play_game_nb, so the turn has no library of its own that would optimise and emit
+# the whole game (search included) once more. Under 30 arguments: CPython passes a longer call
+# as *args, which numba cannot inline.
+@njit(cache=True, inline="always")
+def turn_nb(pols, tabs, state, scratch, rec, agg, log, nl, ti, tf, ws):
+    """play_turn_nb's body, the tables, state and scratch packed in tuples."""
+    (ctab, cval, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, mp) = tabs
+    (cards, sp, zones, zn, g) = state
+    (seen, bq, bd, buf, role, rng) = scratch
     s = np.int64(g[G_SIDE])
     pol = pols[POL_ID + s]
     tag = g[G_TURN] * 2 + s
@@ -138,6 +152,9 @@ def play_game_nb(ctab, cval, copies, spi, adj, dist, keep, iopt, fopt, ptable, p
     g[G_SIDE] = first
     nl = np.int64(0)
     maxt = iopt[O_MAXTURNS]
+    tabs = (ctab, cval, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, mp)
+    state = (cards, sp, zones, zn, g)
+    scratch = (seen, bq, bd, buf, role, rng)
     while True:
         if g[G_TURN] == snapshot and g[G_SNAPPED] == 0:
             material_nb(cards, sp, fidx, rec, np.int64(S_SNAP))
@@ -152,8 +169,7 @@ def play_game_nb(ctab, cval, copies, spi, adj, dist, keep, iopt, fopt, ptable, p
             tv[t] = lead_nb(cards, sp, zones, zn, ctab, cval, dist, keep, np.int64(g[G_SIDE]))
             for x in range(agg.shape[0]):
                 kills -= agg[x]
-        nl = play_turn_nb(pols, ctab, cval, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, mp,
-                          cards, sp, zones, zn, g, seen, bq, bd, buf, role, rng, rec, agg, log, nl, ti, tf, ws)
+        nl = turn_nb(pols, tabs, state, scratch, rec, agg, log, nl, ti, tf, ws)
         if tv.shape[0] > 0:
             for x in range(agg.shape[0]):
                 kills += agg[x]

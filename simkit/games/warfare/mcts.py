@@ -171,7 +171,7 @@ def strike_nb(sc, u, tgt, P, occ, usq, uface, utype, uside, acted, alive, nu, re
         return False
     player = sc[SC_PLAYER]
     tsq = usq[tgt]
-    out, ang, rolled = attack_nb(u, tgt, ip, tree, urange, occ, usq, uface, uside, utype, alive, rec, agg, rng, -1)
+    out, ang, rolled = attack_nb(u, tgt, ip, tree, urange, occ, usq, uface, uside, utype, alive, rec, agg, rng, np.int64(-1))
     if out == DEF_DIES and utype[u] != ARC and alive[1 - player] > 0:
         sc[SC_ADVU] = u
         sc[SC_ADVSQ] = tsq
@@ -208,6 +208,7 @@ def attack_pairs_nb(u, m, side, last, P, occ, usq, uface, utype, uside, nu, gmap
     for v in range(nu):
         psc[v] = NEG
     typ = utype[u]
+    ranged = typ == ARC   # a variable, not a literal: one compile of attack_score_nb
     own = fp[FP_VALUE + typ]
     sq = usq[u]
     if typ == ARC:
@@ -230,7 +231,7 @@ def attack_pairs_nb(u, m, side, last, P, occ, usq, uface, utype, uside, nu, gmap
                     f = k if side == 0 or k == 1 or k == 3 else 2 - k
                     if (mask >> f) & 1 and in_arc_nb(tx, ty, f, vx, vy, True, rg):
                         ang = angle_nb(tx, ty, vx, vy, uface[v], True)
-                        s = attack_score_nb(typ, utype[v], ang, True, tree[usq[v]], ip, fp, wintab, last)
+                        s = attack_score_nb(typ, utype[v], ang, ranged, tree[usq[v]], ip, fp, wintab, last)
                         if s >= psc[v] - 1e-12:
                             ps = pos_score_nb(u, t, f, side, P, occ, usq, utype, uside, gmap, gf)
                             if s > psc[v] + 1e-12 or ps > ppos[v]:
@@ -267,7 +268,7 @@ def attack_pairs_nb(u, m, side, last, P, occ, usq, uface, utype, uside, nu, gmap
                     if f < 0:
                         continue
                     ang = angle_nb(nx, ny, vx, vy, uface[v], False)
-                    s = attack_score_nb(typ, utype[v], ang, False, tree[usq[v]], ip, fp, wintab, last)
+                    s = attack_score_nb(typ, utype[v], ang, ranged, tree[usq[v]], ip, fp, wintab, last)
                     if s >= psc[v] - 1e-12:
                         ps = pos_score_nb(u, t, f, side, P, occ, usq, utype, uside, gmap, gf)
                         if s > psc[v] + 1e-12 or ps > ppos[v]:
@@ -321,7 +322,7 @@ def gen_decision_nb(sc, P, occ, usq, uface, utype, uside, acted, alive, nu, gmap
     at[0] = -1
     af[0] = -1
     atg[0] = -1
-    n = 1
+    n = np.int64(1)   # not a literal: one compile of attack_pairs_nb / keep_best_nb
     last = alive[1 - side] == 1
     for u in range(nu):
         if uside[u] != side or usq[u] < 0 or acted[u] != 0:
@@ -345,8 +346,8 @@ def gen_decision_nb(sc, P, occ, usq, uface, utype, uside, acted, alive, nu, gmap
     for j in range(n):
         keep[j] = 0
     keep[0] = 1
-    keep_best_nb(acts, at, af, atg, asc, keep, n, 1, MAX_MOVES, 0)
-    keep_best_nb(acts, at, af, atg, asc, keep, n, 1, MAX_ATTACKS, 1)
+    keep_best_nb(acts, at, af, atg, asc, keep, n, np.int64(1), np.int64(MAX_MOVES), np.int64(0))
+    keep_best_nb(acts, at, af, atg, asc, keep, n, np.int64(1), np.int64(MAX_ATTACKS), np.int64(1))
     k = 0
     for j in range(n):
         if keep[j] == 1:
@@ -373,7 +374,7 @@ def rollout_step_nb(sc, greedy, P, occ, usq, uface, utype, uside, acted, alive, 
             ensure_maps_nb(player, turn, P, usq, utype, uside, alive, nu, gmap, gf)
             go = greedy_advance_nb(u, tsq, player, P, occ, usq, uface, utype, uside, gmap, gf)
         else:
-            go = rng_below_nb(rng, 2) == 1
+            go = rng_below_nb(rng, np.int64(2)) == 1
         if go:
             move_nb(u, tsq, uface[u], occ, usq, uface)
         return finish_activation_nb(sc, P, occ, usq, uface, utype, uside, acted, alive, nu, rec, agg)
@@ -411,6 +412,33 @@ def rollout_step_nb(sc, greedy, P, occ, usq, uface, utype, uside, acted, alive, 
 
 
 # ------------------------------------------------------------------ the search
+
+# Plain loops instead of slice assignments (``a[:] = b``): those bring numba's shape-mismatch
+# error formatting (string building) into every kernel that links the search, for nothing.
+@njit(cache=True)
+def copy_position_nb(socc, susq, sface, sacted, salive, occ, usq, uface, acted, alive):
+    for q in range(occ.shape[0]):
+        socc[q] = occ[q]
+    for u in range(usq.shape[0]):
+        susq[u] = usq[u]
+        sface[u] = uface[u]
+        sacted[u] = acted[u]
+    salive[0] = alive[0]
+    salive[1] = alive[1]
+
+
+@njit(cache=True)
+def copy_maps_nb(dgmap, dgf, dplan, dplansc, gmap, gf, plan, plansc):
+    for k in range(gmap.shape[0]):
+        for q in range(gmap.shape[1]):
+            dgmap[k, q] = gmap[k, q]
+    for k in range(gf.shape[0]):
+        dgf[k] = gf[k]
+    for u in range(plan.shape[0]):
+        dplan[u, 0] = plan[u, 0]
+        dplan[u, 1] = plan[u, 1]
+        dplansc[u] = plansc[u]
+
 
 @njit(cache=True)
 def mcts_choose_nb(mode, player, turn, nact, limit, P, occ, usq, uface, utype, uside, acted, alive, nu, budget,
@@ -478,19 +506,12 @@ def mcts_choose_nb(mode, player, turn, nact, limit, P, occ, usq, uface, utype, u
     nr = gen_decision_nb(sc, P, occ, usq, uface, utype, uside, acted, alive, nu, gmap, gf, plan, plansc,
                          psc, pt, pf, ppos, racts, rat, raf, ratg, asc, keep, rng)
     if mode == MODE_ACT:   # the root maps and plans, restored at the start of every iteration
-        rgmap[:, :] = gmap
-        rgf[:] = gf
-        rplan[:, :] = plan
-        rplansc[:] = plansc
+        copy_maps_nb(rgmap, rgf, rplan, rplansc, gmap, gf, plan, plansc)
     k = 0
     if nr > 1 and budget > 0:
         tree_reset_nb(ti, tf)
         for _it in range(budget):
-            socc[:] = occ
-            susq[:] = usq
-            sface[:] = uface
-            sacted[:] = acted
-            salive[:] = alive
+            copy_position_nb(socc, susq, sface, sacted, salive, occ, usq, uface, acted, alive)
             sc[SC_TURN] = r_turn
             sc[SC_PLAYER] = player
             sc[SC_NACT] = r_nact
@@ -500,15 +521,12 @@ def mcts_choose_nb(mode, player, turn, nact, limit, P, occ, usq, uface, utype, u
             sc[SC_ADVU] = r_advu
             sc[SC_ADVSQ] = r_advsq
             if mode == MODE_ACT:
-                gmap[:, :] = rgmap
-                gf[:] = rgf
-                plan[:, :] = rplan
-                plansc[:] = rplansc
+                copy_maps_nb(gmap, gf, plan, plansc, rgmap, rgf, rplan, rplansc)
             else:
                 gf[0] = -1.0
                 gf[2] = -1.0
-            node = ROOT
-            depth = 0
+            node = np.int64(ROOT)   # not literals: one compile of select_nb / backprop_nb
+            depth = np.int64(0)
             first = True
             while sc[SC_RESULT] == ONGOING:
                 if first:
@@ -517,7 +535,7 @@ def mcts_choose_nb(mode, player, turn, nact, limit, P, occ, usq, uface, utype, u
                     n = gen_decision_nb(sc, P, socc, susq, sface, utype, uside, sacted, salive, nu, gmap, gf, plan,
                                         plansc, psc, pt, pf, ppos, acts, at, af, atg, asc, keep, rng)
                 if n == 1:      # forced (only END; never at the root, which has nr > 1): no node
-                    apply_code_nb(sc, acts[0], -1, -1, -1, P, socc, susq, sface, utype, uside, sacted, salive, nu,
+                    apply_code_nb(sc, acts[0], np.int64(-1), np.int64(-1), np.int64(-1), P, socc, susq, sface, utype, uside, sacted, salive, nu,
                                   rec, agg, rng)
                     continue
                 who = sc[SC_PLAYER]

@@ -324,8 +324,27 @@ def count_activations_nb(side, phase2, ip, umove, urange, dest, destn, reach, oc
                 if (mask >> f) & 1:
                     total += 1
                     if not phase2:
-                        for v in range(nu):
-                            if usq[v] >= 0 and uside[v] != side and in_arc_nb(tx, ty, f, usq[v] % W, usq[v] // W,
-                                                                             ranged, rg):
-                                total += 1
+                        total += arc_enemies_nb(tx, ty, f, side, ranged, rg, ip, occ, uside)
     return total
+
+
+@njit(cache=True)
+def arc_enemies_nb(tx, ty, f, side, ranged, rg, ip, occ, uside):
+    """Enemies of ``side`` in the front arc (in_arc_nb) of square (tx, ty) facing f, found by walking the
+    arc's squares: rows ``ahead`` = 1..reach, each ``ahead`` squares either side (melee: 1 row, 3 squares).
+    (An in_arc_nb test per unit, inlined into count_activations_nb's four facings, was vectorised into a
+    third of the game's machine code.)"""
+    W = ip[IP_W]
+    H = ip[IP_H]
+    reach = rg if ranged else 1
+    n = 0
+    for a in range(1, reach + 1):
+        half = a if ranged else 1
+        for s in range(-half, half + 1):
+            x = tx + a * DXA[f] + s * DXA[(f + 1) & 3]
+            y = ty + a * DYA[f] + s * DYA[(f + 1) & 3]
+            if 0 <= x < W and 0 <= y < H:
+                o = occ[y * W + x]
+                if o >= 0 and uside[o] != side:
+                    n += 1
+    return n

@@ -35,7 +35,8 @@ def deploy_nb(P, occ, usq, uface, utype, uside, alive, zbuf, rng):
         base = 0 if s == 0 else n0
         nz = zone.shape[1]
         if ip[IP_DEPLOY] == 1:
-            zbuf[:nz] = zone[s]
+            for k in range(nz):     # a loop, not a slice copy: no shape-error formatting code to compile
+                zbuf[k] = zone[s, k]
             for k in range(n):  # partial Fisher-Yates: a uniform random placement
                 j = k + rng_below_nb(rng, nz - k)
                 tmp = zbuf[k]
@@ -85,7 +86,9 @@ def play_game_nb(P, seed, game, first, policies, snapshot_turn, rec, agg, log, b
     deploy_nb(P, occ, usq, uface, utype, uside, alive, buf, rng)
     rec[:] = 0
     rec[0] = first
-    turn = 0
+    # np.int64, not 0: numba types a variable first by its literal value and would compile every callee
+    # it reaches (turn_limit_nb, greedy_choose_nb, mcts_choose_nb...) once more for Literal[int](0)
+    turn = np.int64(0)
     player = first
     passes = 0
     winner = -1
@@ -97,7 +100,7 @@ def play_game_nb(P, seed, game, first, policies, snapshot_turn, rec, agg, log, b
     maxt = ip[IP_MAXT]
     while True:
         if turn == snapshot_turn:
-            material_nb(usq, utype, uside, nu, rec, R_SNAP)
+            material_nb(usq, utype, uside, nu, rec, np.int64(R_SNAP))
             snapped = True
         if turn < boards.shape[0]:
             for u in range(nu):
@@ -147,10 +150,10 @@ def play_game_nb(P, seed, game, first, policies, snapshot_turn, rec, agg, log, b
         limit = turn_limit_nb(ip, turn, nu)
         pol = policies[player]
         eps = policies[POL_EPS + player]
-        nact = 0
+        nact = np.int64(0)
         while nact < limit:
             act = pol
-            if eps > 0 and rng_below_nb(rng, EPS_SCALE) < eps:
+            if eps > 0 and rng_below_nb(rng, np.int64(EPS_SCALE)) < eps:
                 act = RANDOM
             if act == RANDOM:
                 u = random_unit_nb(player, usq, uside, acted, nu, tbuf, rng)
@@ -164,7 +167,7 @@ def play_game_nb(P, seed, game, first, policies, snapshot_turn, rec, agg, log, b
                 f = random_bit_nb(face_mask_nb(m, usq[u], t, reach), rng)
                 tgt = -1
             elif act == MCTS:
-                mcts_choose_nb(MODE_ACT, player, turn, nact, limit, P, occ, usq, uface, utype, uside, acted, alive,
+                mcts_choose_nb(np.int64(MODE_ACT), player, turn, nact, limit, P, occ, usq, uface, utype, uside, acted, alive,
                                nu, policies[POL_BUDGET + player], Wk, gout, rng)
                 u = gout[0]
                 if u < 0:
@@ -201,7 +204,7 @@ def play_game_nb(P, seed, game, first, policies, snapshot_turn, rec, agg, log, b
                     at = utype[u]
                     rec[R_ATTACKS + player * 4 + at] += 1
                     out, ang, rolled = attack_nb(u, tgt, ip, tree, urange, occ, usq, uface, uside, utype, alive,
-                                                 rec, agg, rng, -1)
+                                                 rec, agg, rng, np.int64(-1))
                     if rolled:
                         w = player if out == DEF_DIES else 1 - player
                         rec[R_WONROLL + w] += 1
@@ -211,14 +214,14 @@ def play_game_nb(P, seed, game, first, policies, snapshot_turn, rec, agg, log, b
                     # WF-5, WF-C: only the attacker advances after a melee kill, never an Archer
                     if out == DEF_DIES and at != ARC and alive[1 - player] > 0:
                         aact = pol
-                        if eps > 0 and rng_below_nb(rng, EPS_SCALE) < eps:
+                        if eps > 0 and rng_below_nb(rng, np.int64(EPS_SCALE)) < eps:
                             aact = RANDOM
                         if aact == RANDOM:
-                            adv = rng_below_nb(rng, 2)
+                            adv = rng_below_nb(rng, np.int64(2))
                         elif aact == MCTS:
                             gout[0] = u
                             gout[1] = tsq
-                            adv = mcts_choose_nb(MODE_ADV, player, turn, nact - 1, limit, P, occ, usq, uface, utype,
+                            adv = mcts_choose_nb(np.int64(MODE_ADV), player, turn, nact - 1, limit, P, occ, usq, uface, utype,
                                                  uside, acted, alive, nu, policies[POL_BUDGET + player], Wk, gout,
                                                  rng)
                         else:
@@ -263,7 +266,7 @@ def play_game_nb(P, seed, game, first, policies, snapshot_turn, rec, agg, log, b
         tloss[turn] = 0
         for k in range(8):
             tloss[turn] += rec[R_LOSSES + k]
-    material_nb(usq, utype, uside, nu, rec, R_FINAL)
+    material_nb(usq, utype, uside, nu, rec, np.int64(R_FINAL))
     if not snapped:
         for k in range(8):
             rec[R_SNAP + k] = rec[R_FINAL + k]
@@ -315,7 +318,7 @@ def batch_nb(P, seed, start, firsts, policies, snapshot_turn, records, agg, cap)
         tval = np.zeros(0, dtype=np.float64)
         tloss = np.zeros(0, dtype=np.int64)
         tlegal = np.zeros(0, dtype=np.int64)
-        Wk = new_search_nb(nu, ip[IP_N0], ip[IP_N1], nsq, nbuf, NFIELDS, cap)
+        Wk = new_search_nb(nu, ip[IP_N0], ip[IP_N1], nsq, nbuf, np.int64(NFIELDS), cap)
         lo = b * n // nblocks
         hi = (b + 1) * n // nblocks
         for i in range(lo, hi):

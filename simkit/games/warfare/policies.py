@@ -279,6 +279,7 @@ def greedy_attack_nb(side, P, occ, usq, uface, utype, uside, acted, nu, last, ou
         if uside[u] != side or usq[u] < 0 or acted[u] != 0:
             continue
         at = utype[u]
+        ranged = at == ARC   # a variable, not a literal: one compile of attack_score_nb
         m = umove[at]
         sq = usq[u]
         ux = sqx[sq]
@@ -304,7 +305,7 @@ def greedy_attack_nb(side, P, occ, usq, uface, utype, uside, acted, nu, last, ou
                         f = k if side == 0 or k == 1 or k == 3 else 2 - k
                         if (mask >> f) & 1 and in_arc_nb(tx, ty, f, vx, vy, True, rg):
                             ang = angle_nb(tx, ty, vx, vy, uface[v], True)
-                            sc = attack_score_nb(at, utype[v], ang, True, tree[usq[v]], ip, fp, wintab, last)
+                            sc = attack_score_nb(at, utype[v], ang, ranged, tree[usq[v]], ip, fp, wintab, last)
                             take, best, ties = argmax_step_nb(sc, best, ties, rng, 0.0)
                             if take:
                                 out[0] = u
@@ -338,7 +339,7 @@ def greedy_attack_nb(side, P, occ, usq, uface, utype, uside, acted, nu, last, ou
                     if f < 0:
                         continue
                     ang = angle_nb(nx, ny, vx, vy, uface[v], False)
-                    sc = attack_score_nb(at, utype[v], ang, False, tree[usq[v]], ip, fp, wintab, last)
+                    sc = attack_score_nb(at, utype[v], ang, ranged, tree[usq[v]], ip, fp, wintab, last)
                     take, best, ties = argmax_step_nb(sc, best, ties, rng, 0.0)
                     if take:
                         out[0] = u
