@@ -41,7 +41,7 @@ from .moves import (angle_nb, attack_nb, can_act_nb, face_mask_nb, gen_dests_nb,
                     move_nb, surround_nb, turn_limit_nb)
 from .policies import (attack_score_nb, greedy_advance_nb, greedy_choose_nb, greedy_maps_nb, greedy_plan_nb,
                        melee_facing_nb, pos_score_nb, random_bit_nb, random_unit_nb)
-from .state import ARC, DEF_DIES, FP_MCTS, FP_VALUE, G_MINIMP, IP_CAP, IP_H, IP_MAXT, IP_P2, IP_W
+from .state import ARC, DEF_DIES, FP_MCTS, FP_VALUE, G_MINIMP, INNER, IP_CAP, IP_H, IP_MAXT, IP_P2, IP_W
 
 # search-state scalars (one int64 array)
 SC_TURN, SC_PLAYER, SC_NACT, SC_LIMIT, SC_PASSES, SC_RESULT, SC_ADVU, SC_ADVSQ = range(8)
@@ -86,7 +86,7 @@ def new_search_nb(nu, n0, n1, nsq, nbuf, nfields, cap):
 
 # ------------------------------------------------------------------ the game, as the search plays it
 
-@njit(cache=True)
+@njit(**INNER)
 def ensure_maps_nb(side, turn, P, usq, utype, uside, alive, nu, gmap, gf):
     """The greedy maps of ``side``, recomputed under the same key the greedy commander uses."""
     key = turn * 1000 + alive[1 - side]
@@ -95,7 +95,7 @@ def ensure_maps_nb(side, turn, P, usq, utype, uside, alive, nu, gmap, gf):
         gf[0] = key
 
 
-@njit(cache=True)
+@njit(**INNER)
 def material_lead_nb(fp, usq, utype, uside, nu):
     """Side 0's lead in unit value (the greedy commander's values): the cut-off evaluation."""
     v = 0.0
@@ -139,14 +139,14 @@ def begin_turn_nb(sc, P, occ, usq, uface, utype, uside, acted, alive, nu):
         return
 
 
-@njit(cache=True)
+@njit(**INNER)
 def end_turn_nb(sc, P, occ, usq, uface, utype, uside, acted, alive, nu):
     sc[SC_TURN] += 1
     sc[SC_PLAYER] = 1 - sc[SC_PLAYER]
     begin_turn_nb(sc, P, occ, usq, uface, utype, uside, acted, alive, nu)
 
 
-@njit(cache=True)
+@njit(**INNER)
 def finish_activation_nb(sc, P, occ, usq, uface, utype, uside, acted, alive, nu, rec, agg):
     """Surround (WF-6), annihilation, activation count. True when the turn ended."""
     ip = P[0]
@@ -163,7 +163,7 @@ def finish_activation_nb(sc, P, occ, usq, uface, utype, uside, acted, alive, nu,
     return False
 
 
-@njit(cache=True)
+@njit(**INNER)
 def strike_nb(sc, u, tgt, P, occ, usq, uface, utype, uside, acted, alive, nu, rec, agg, rng):
     """Unit u (already moved) attacks tgt (-1: none). True when a melee kill leaves an advance decision."""
     ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy = P
@@ -171,7 +171,8 @@ def strike_nb(sc, u, tgt, P, occ, usq, uface, utype, uside, acted, alive, nu, re
         return False
     player = sc[SC_PLAYER]
     tsq = usq[tgt]
-    out, ang, rolled = attack_nb(u, tgt, ip, tree, urange, occ, usq, uface, uside, utype, alive, rec, agg, rng, np.int64(-1))
+    out, ang, rolled = attack_nb(u, tgt, ip, tree, urange, occ, usq, uface, uside, utype, alive, rec, agg, rng,
+                                 np.int64(-1))
     if out == DEF_DIES and utype[u] != ARC and alive[1 - player] > 0:
         sc[SC_ADVU] = u
         sc[SC_ADVSQ] = tsq
@@ -179,7 +180,7 @@ def strike_nb(sc, u, tgt, P, occ, usq, uface, utype, uside, acted, alive, nu, re
     return False
 
 
-@njit(cache=True)
+@njit(**INNER)
 def apply_code_nb(sc, code, t, f, tgt, P, occ, usq, uface, utype, uside, acted, alive, nu, rec, agg, rng):
     """Apply one decision (code with its realisation t, f, tgt). True when the turn ended."""
     if sc[SC_ADVU] >= 0:                       # ADV_STAY / ADV_GO
@@ -198,7 +199,7 @@ def apply_code_nb(sc, code, t, f, tgt, P, occ, usq, uface, utype, uside, acted, 
     return finish_activation_nb(sc, P, occ, usq, uface, utype, uside, acted, alive, nu, rec, agg)
 
 
-@njit(cache=True)
+@njit(**INNER)
 def attack_pairs_nb(u, m, side, last, P, occ, usq, uface, utype, uside, nu, gmap, gf, psc, pt, pf, ppos,
                     acts, at, af, atg, asc, n):
     """Append ATTACK(u, v) for every enemy v that unit u can reach, each from its best approach."""
@@ -288,7 +289,7 @@ def attack_pairs_nb(u, m, side, last, P, occ, usq, uface, utype, uside, nu, gmap
     return n
 
 
-@njit(cache=True)
+@njit(**INNER)
 def keep_best_nb(acts, at, af, atg, asc, keep, n, lo, kmax, cls):
     """Among candidates lo..n-1 of class ``cls`` (0 move, 1 attack) mark the kmax best by asc."""
     for _r in range(kmax):
@@ -301,7 +302,7 @@ def keep_best_nb(acts, at, af, atg, asc, keep, n, lo, kmax, cls):
         keep[b] = 1
 
 
-@njit(cache=True)
+@njit(**INNER)
 def gen_decision_nb(sc, P, occ, usq, uface, utype, uside, acted, alive, nu, gmap, gf, plan, plansc,
                     psc, pt, pf, ppos, acts, at, af, atg, asc, keep, rng):
     """The candidate decisions of the position (see the module docstring). Returns their count."""
@@ -360,7 +361,7 @@ def gen_decision_nb(sc, P, occ, usq, uface, utype, uside, acted, alive, nu, gmap
     return k
 
 
-@njit(cache=True)
+@njit(**INNER)
 def rollout_step_nb(sc, greedy, P, occ, usq, uface, utype, uside, acted, alive, nu, gmap, gf, plan, plansc, gout,
                     buf, tbuf, rec, agg, rng):
     """One decision of the rollout policy (random or greedy, as in play_game_nb). True when the turn ended."""
@@ -415,7 +416,7 @@ def rollout_step_nb(sc, greedy, P, occ, usq, uface, utype, uside, acted, alive, 
 
 # Plain loops instead of slice assignments (``a[:] = b``): those bring numba's shape-mismatch
 # error formatting (string building) into every kernel that links the search, for nothing.
-@njit(cache=True)
+@njit(**INNER)
 def copy_position_nb(socc, susq, sface, sacted, salive, occ, usq, uface, acted, alive):
     for q in range(occ.shape[0]):
         socc[q] = occ[q]
@@ -427,7 +428,7 @@ def copy_position_nb(socc, susq, sface, sacted, salive, occ, usq, uface, acted, 
     salive[1] = alive[1]
 
 
-@njit(cache=True)
+@njit(**INNER)
 def copy_maps_nb(dgmap, dgf, dplan, dplansc, gmap, gf, plan, plansc):
     for k in range(gmap.shape[0]):
         for q in range(gmap.shape[1]):
@@ -535,8 +536,8 @@ def mcts_choose_nb(mode, player, turn, nact, limit, P, occ, usq, uface, utype, u
                     n = gen_decision_nb(sc, P, socc, susq, sface, utype, uside, sacted, salive, nu, gmap, gf, plan,
                                         plansc, psc, pt, pf, ppos, acts, at, af, atg, asc, keep, rng)
                 if n == 1:      # forced (only END; never at the root, which has nr > 1): no node
-                    apply_code_nb(sc, acts[0], np.int64(-1), np.int64(-1), np.int64(-1), P, socc, susq, sface, utype, uside, sacted, salive, nu,
-                                  rec, agg, rng)
+                    apply_code_nb(sc, acts[0], np.int64(-1), np.int64(-1), np.int64(-1), P, socc, susq, sface, utype,
+                                  uside, sacted, salive, nu, rec, agg, rng)
                     continue
                 who = sc[SC_PLAYER]
                 if first:

@@ -11,7 +11,7 @@ from simkit.engine.dice import warfare_opposed_nb
 
 from .state import (ARC, ATT_DIES, CAV, DEF_DIES, DIAG, DXA, DYA, FLANK, FRONT, INF, IP_ACT, IP_ACT2, IP_ACT2N, IP_H,
                     IP_MCAVFIRE, IP_MCHARGE, IP_MINFFRONT, IP_MSPEAR, IP_MTREE, IP_P2, IP_W, NOTHING, R_ANGLE,
-                    R_KILLS, R_LOSSES, R_MATCH, SPE)
+                    R_KILLS, R_LOSSES, R_MATCH, SPE, INNER)
 
 INSTANT_DEF = 0   # defender dies without a roll
 INSTANT_ATT = 1   # attacker dies without a roll
@@ -89,7 +89,7 @@ def combat_kind_nb(atype, dtype, angle, ranged, dtree, ip):
     return ROLL, am, dm
 
 
-@njit(cache=True)
+@njit(**INNER)
 def resolve_nb(rng_state, kind, am, dm, attacker_is_archer, forced):
     """Outcome DEF_DIES / ATT_DIES / NOTHING. ``forced`` >= 0 replaces the opposed roll (1 = attacker wins)."""
     if kind == INSTANT_DEF:

@@ -16,8 +16,8 @@ from .moves import (attack_nb, can_act_nb, count_activations_nb, face_mask_nb, g
                     surround_nb, turn_limit_nb)
 from .policies import (MCTS, RANDOM, greedy_advance_nb, greedy_choose_nb, greedy_maps_nb, random_bit_nb,
                        random_unit_nb)
-from .state import (ARC, DEF_DIES, END_ANNIHILATION, END_MOVE_LIMIT, END_STALEMATE, FP_VALUE, IP_ACT, IP_ACT2,
-                    IP_CAP, IP_DEPLOY, IP_MAXT, IP_N0, IP_N1, IP_NSQ, IP_P2, NFIELDS, NOTHING, R_ACT, R_ADV,
+from .state import (ARC, DEF_DIES, END_ANNIHILATION, END_MOVE_LIMIT, END_STALEMATE, FP_VALUE, INNER, IP_ACT,
+                    IP_ACT2, IP_CAP, IP_DEPLOY, IP_MAXT, IP_N0, IP_N1, IP_NSQ, IP_P2, NFIELDS, NOTHING, R_ACT, R_ADV,
                     R_ATTACKS, R_FINAL, R_LOSSES, R_LOSTROLL, R_MISS, R_SNAP, R_WONROLL, RECORD_FIELDS)
 
 LOG_COLS = 13
@@ -25,7 +25,7 @@ LOG_COLS = 13
 #          rolled  (unit -1: the player passed; outcome -1: no attack)
 
 
-@njit(cache=True)
+@njit(**INNER)
 def deploy_nb(P, occ, usq, uface, utype, uside, alive, zbuf, rng):
     ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy = P
     occ[:] = -1
@@ -53,7 +53,7 @@ def deploy_nb(P, occ, usq, uface, utype, uside, alive, zbuf, rng):
         alive[s] = n
 
 
-@njit(cache=True)
+@njit(**INNER)
 def material_nb(usq, utype, uside, nu, rec, offset):
     for k in range(8):
         rec[offset + k] = 0
@@ -167,8 +167,8 @@ def play_game_nb(P, seed, game, first, policies, snapshot_turn, rec, agg, log, b
                 f = random_bit_nb(face_mask_nb(m, usq[u], t, reach), rng)
                 tgt = -1
             elif act == MCTS:
-                mcts_choose_nb(np.int64(MODE_ACT), player, turn, nact, limit, P, occ, usq, uface, utype, uside, acted, alive,
-                               nu, policies[POL_BUDGET + player], Wk, gout, rng)
+                mcts_choose_nb(np.int64(MODE_ACT), player, turn, nact, limit, P, occ, usq, uface, utype, uside, acted,
+                               alive, nu, policies[POL_BUDGET + player], Wk, gout, rng)
                 u = gout[0]
                 if u < 0:
                     break
@@ -221,9 +221,9 @@ def play_game_nb(P, seed, game, first, policies, snapshot_turn, rec, agg, log, b
                         elif aact == MCTS:
                             gout[0] = u
                             gout[1] = tsq
-                            adv = mcts_choose_nb(np.int64(MODE_ADV), player, turn, nact - 1, limit, P, occ, usq, uface, utype,
-                                                 uside, acted, alive, nu, policies[POL_BUDGET + player], Wk, gout,
-                                                 rng)
+                            adv = mcts_choose_nb(np.int64(MODE_ADV), player, turn, nact - 1, limit, P, occ, usq,
+                                                 uface, utype, uside, acted, alive, nu,
+                                                 policies[POL_BUDGET + player], Wk, gout, rng)
                         else:
                             if gf[0] != turn * 1000 + alive[1 - player]:
                                 greedy_maps_nb(player, P, usq, utype, uside, nu, gmap, gf)

@@ -30,14 +30,14 @@ from simkit.engine.rng import argmax_step_nb, rng_below_nb
 
 from .moves import INSTANT_ATT, INSTANT_DEF, angle_nb, combat_kind_nb, in_arc_nb
 from .state import (ARC, CAV, DXA, DYA, FP_VALUE, G_APPROACH, G_CAVSLACK, G_COVER, G_DANGER, G_FACING, G_FORM,
-                    G_MINIMP, G_SLACK, G_THRESH, IP_H, IP_NSQ, IP_P2, IP_W, WIN_LO)
+                    G_MINIMP, G_SLACK, G_THRESH, INNER, IP_H, IP_NSQ, IP_P2, IP_W, WIN_LO)
 
 POLICIES = ("random", "greedy", "mcts")
 RANDOM, GREEDY, MCTS = 0, 1, 2
 BIG = 1 << 30
 
 
-@njit(cache=True)
+@njit(**INNER)
 def random_unit_nb(side, usq, uside, acted, nu, ubuf, rng):
     """A uniformly chosen unacted unit of ``side``, or -1 (end the turn)."""
     n = 0
@@ -49,7 +49,7 @@ def random_unit_nb(side, usq, uside, acted, nu, ubuf, rng):
     return -1 if k == n else ubuf[k]
 
 
-@njit(cache=True)
+@njit(**INNER)
 def random_bit_nb(mask, rng):
     n = 0
     for f in range(4):
@@ -143,7 +143,7 @@ def greedy_maps_nb(side, P, usq, utype, uside, nu, gmap, gf):
     gf[1] = tot / cnt if cnt > 0 else H   # only archers left: no formation to keep
 
 
-@njit(cache=True)
+@njit(**INNER)
 def best_facing_nb(t, mask, cur, sqx, sqy, usq, gmap):
     """The allowed facing pointing most towards the nearest enemy of square t."""
     e = gmap[1, t]
@@ -167,7 +167,7 @@ def best_facing_nb(t, mask, cur, sqx, sqy, usq, gmap):
     return best
 
 
-@njit(cache=True)
+@njit(**INNER)
 def pos_score_nb(u, t, f, side, P, occ, usq, utype, uside, gmap, gf):
     """Static score of unit u standing on square t facing f (greedy knobs in fp)."""
     ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy = P
@@ -208,7 +208,7 @@ def pos_score_nb(u, t, f, side, P, occ, usq, utype, uside, gmap, gf):
     return sc
 
 
-@njit(cache=True)
+@njit(**INNER)
 def greedy_plan_nb(u, m, side, P, occ, usq, uface, utype, uside, gmap, gf, plan, plansc, rng):
     """Best (destination, facing) of unit u by pos_score; stores the plan and its improvement."""
     ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy = P
@@ -244,7 +244,7 @@ def melee_facing_nb(mask, ox, oy):
     return -1
 
 
-@njit(cache=True)
+@njit(**INNER)
 def attack_score_nb(at, dt, ang, ranged, dtree, ip, fp, wintab, last):
     kind, am, dm = combat_kind_nb(at, dt, ang, ranged, dtree, ip)
     if kind == INSTANT_DEF:
@@ -349,7 +349,7 @@ def greedy_attack_nb(side, P, occ, usq, uface, utype, uside, acted, nu, last, ou
     return best
 
 
-@njit(cache=True)
+@njit(**INNER)
 def greedy_choose_nb(side, phase2, turn, P, occ, usq, uface, utype, uside, acted, alive, nu,
                      gmap, gf, plan, plansc, out, rng):
     """The greedy commander's next activation: out = (u, square, facing, target) or u = -1 (end)."""
@@ -389,7 +389,7 @@ def greedy_choose_nb(side, phase2, turn, P, occ, usq, uface, utype, uside, acted
         out[0] = -1
 
 
-@njit(cache=True)
+@njit(**INNER)
 def greedy_advance_nb(u, t, side, P, occ, usq, uface, utype, uside, gmap, gf):
     """Advance into the emptied square t when it scores better than staying."""
     here = pos_score_nb(u, usq[u], uface[u], side, P, occ, usq, utype, uside, gmap, gf)

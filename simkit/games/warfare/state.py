@@ -49,6 +49,12 @@ import numpy as np
 
 from simkit.games.base import BASE_COLUMNS, column_names, per_side, per_side_unit, unit_vs_unit
 
+# Options of the jitted helpers that only other kernels call: no CPython / C-function wrapper. Each
+# dispatcher's own library otherwise compiles a wrapper unboxing every argument (a params tuple is
+# 15 arrays), a sixth of all the game's LLVM code and never run. Not callable from Python; a helper
+# that tests or traces call directly keeps plain @njit(cache=True).
+INNER = dict(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+
 UNITS = ("cavalry", "spearman", "infantry", "archer")
 CAV, SPE, INF, ARC = 0, 1, 2, 3
 NT = 4
