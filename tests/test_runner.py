@@ -177,3 +177,33 @@ def test_games_parquet_holds_exactly_the_records_for_one_chunk_or_many(tmp_path,
     got = np.stack([table.column(f).to_numpy() for f in spec.record_fields], axis=1)
     assert np.array_equal(got, res.records()) and table.column("game").to_pylist() == list(range(50))
     assert not (tmp_path / "run" / "chunks").exists()
+
+
+def test_blocks_run_on_numbas_thread_count_and_each_block_once():
+    import threading
+
+    if numba_threads() < 2:
+        pytest.skip("needs 2 CPUs")
+
+    import numba
+    from simkit.engine.threads import run_blocks
+    from simkit.engine.runner import set_threads
+    calls, names = [], set()
+
+    def play(b0, b1):
+        calls.append((b0, b1))
+        names.add(threading.current_thread().name)
+    for threads in (1, 2):
+        calls.clear()
+        names.clear()
+        set_threads(threads)
+        assert numba.get_num_threads() == threads
+        run_blocks(play, 9)
+        assert sorted(calls) == ([(0, 9)] if threads == 1 else [(b, b + 1) for b in range(9)])
+        assert (names == {threading.current_thread().name}) == (threads == 1)
+    set_threads(None)
+
+
+def numba_threads():
+    import numba
+    return numba.config.NUMBA_NUM_THREADS

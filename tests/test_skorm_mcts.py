@@ -73,7 +73,7 @@ def _records(threads, chunk_size, policies, games=10):
 
 
 def _spy_threads(monkeypatch):
-    """Record numba's thread count while each Skorm chunk plays (the kernel's prange sees it)."""
+    """Record numba's thread count while each Skorm chunk plays (its blocks run on that many threads)."""
     import dataclasses
 
     import simkit.games

@@ -30,10 +30,11 @@ def _dispatchers(module, kernels: str):
     from numba.core.dispatcher import Dispatcher
     own = [v for v in vars(module).values()
            if isinstance(v, Dispatcher) and getattr(v.py_func, "__module__", None) == module.__name__]
+    # the batch kernel is the one that releases the GIL (engine/threads.py drives it)
     if kernels == "batch":
-        return [d for d in own if d.targetoptions.get("parallel")]
+        return [d for d in own if d.targetoptions.get("nogil")]
     # the one-game kernel the traces and trajectories call (the batch kernel calls it too)
-    return [d for d in own if d.__name__ == "play_game_nb"] or [d for d in own if not d.targetoptions.get("parallel")]
+    return [d for d in own if d.__name__ == "play_game_nb"] or [d for d in own if not d.targetoptions.get("nogil")]
 
 
 def _cached(disp) -> bool:

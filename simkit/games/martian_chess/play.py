@@ -1,9 +1,10 @@
-"""Martian Chess games: one game (play_game_nb), the parallel batch kernel, perft."""
+"""Martian Chess games: one game (play_game_nb), the batch kernel, perft."""
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from simkit.engine.mcts import TF_N, TI_N
 from simkit.engine.rng import rng_below_nb, rng_seed_nb
+from simkit.engine.threads import run_blocks
 from simkit.games.martian_chess.mcts import mcts_choose_nb
 from simkit.games.martian_chess.moves import (
     apply_move_nb, copy_position_nb, count_moves_nb, gen_moves_nb, nth_move_nb, play_move_nb, set_bitboards_nb,
@@ -145,16 +146,17 @@ def play_game_nb(init_board, rays, rules, weights, mc, seed, game, first, polici
     rec[F_SCORE + 1] = meta[M_SCORE + 1]
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True)
 def batch_nb(init_board, rays, rules, weights, mc, seed, start, firsts, policies, snapshot_ply,
-             tree_cap, records, deaths):
-    """Play len(firsts) games; block b adds its deaths into deaths[b] (race-free).
+             tree_cap, records, deaths, b0, b1):
+    """Play blocks b0..b1-1 of len(firsts) games; block b adds its deaths into deaths[b]
+    (race-free; engine/threads.py runs blocks on threads).
 
     ``tree_cap``: MCTS tree capacity (largest budget in ``policies`` + 2).
     """
     n = firsts.shape[0]
     nblocks = deaths.shape[0]
-    for b in prange(nblocks):
+    for b in range(b0, b1):
         board = np.zeros(32, dtype=np.int8)
         sb = np.zeros(32, dtype=np.int8)
         meta = np.zeros(NMETA, dtype=np.int32)
@@ -193,9 +195,10 @@ def run_chunk(params, seed, start, firsts, policies, snapshot_ply):
     records = np.zeros((n, NFIELDS), dtype=np.int32)
     deaths = np.zeros((max(1, min(n, 64)), 32), dtype=np.int64)
     if n:
-        batch_nb(init_board, rays, rules, weights, mc, np.int64(seed), np.int64(start),
-                 np.asarray(firsts, dtype=np.int8), pv, np.int64(snapshot_ply),
-                 np.int64(max_budget(pv) + 2), records, deaths)
+        args = (init_board, rays, rules, weights, mc, np.int64(seed), np.int64(start),
+                np.asarray(firsts, dtype=np.int8), pv, np.int64(snapshot_ply),
+                np.int64(max_budget(pv) + 2), records, deaths)
+        run_blocks(lambda b0, b1: batch_nb(*args, np.int64(b0), np.int64(b1)), deaths.shape[0])
     return records, deaths.sum(axis=0)
 
 

@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from simkit.engine.rng import rng_below_nb, rng_seed_nb
+from simkit.engine.threads import run_blocks
 from simkit.games.skorm.layout import (   # noqa: F401 (the record layout, re-exported)
     F_BLOCK, F_FINAL, F_KCAP, F_KILL, F_KSHOT, F_LOSS, F_PASS, F_SNAP, NFIELDS, RECORD_COLUMNS, RECORD_FIELDS,
 )
@@ -182,8 +183,7 @@ def play_game_nb(params, seed, game, first, policies, snapshot_ply, cell, face, 
 
 @njit(cache=True)
 def play_block_nb(params, seed, start, lo, hi, firsts, policies, tree_cap, snapshot_ply, records, agg, log, tv, tl):
-    """Games start+lo .. start+hi-1 on one block's scratch (run_batch_nb's loop body, kept
-    serial so the parallel kernel's own compile covers only the prange)."""
+    """Games start+lo .. start+hi-1 on one block's scratch (run_batch_nb's loop body)."""
     ip = params[P_I]
     N = ip[I_N]
     P = ip[I_P]
@@ -204,15 +204,16 @@ def play_block_nb(params, seed, start, lo, hi, firsts, policies, tree_cap, snaps
                      plist, slot, sc, acts, blocks, counts, stats, rng, records[i], agg, log, ws, tv, tl)
 
 
-@njit(parallel=True, cache=True)
-def run_batch_nb(params, seed, start, firsts, policies, tree_cap, snapshot_ply, records, agg, log, tv, tl):
-    """Games start .. start+n-1 in ``agg.shape[0]`` blocks. ``log, tv, tl``: the trace
-    log and the trajectory buffers of a one-game run (play_game_nb), empty otherwise:
-    traces and trajectories run through this kernel too, so the game's call graph is
-    compiled under one entry point, not two."""
+@njit(cache=True, nogil=True)
+def run_batch_nb(params, seed, start, firsts, policies, tree_cap, snapshot_ply, records, agg, log, tv, tl,
+                 b0, b1):
+    """Blocks b0..b1-1 of games start .. start+n-1 in ``agg.shape[0]`` blocks (engine/threads.py
+    runs blocks on threads). ``log, tv, tl``: the trace log and the trajectory buffers of a
+    one-game run (play_game_nb), empty otherwise: traces and trajectories run through this
+    kernel too, so the game's call graph is compiled under one entry point, not two."""
     n = firsts.shape[0]
     nblocks = agg.shape[0]
-    for b in prange(nblocks):
+    for b in range(b0, b1):
         play_block_nb(params, seed, start, b * n // nblocks, (b + 1) * n // nblocks, firsts, policies, tree_cap,
                       snapshot_ply, records, agg[b], log, tv, tl)
 
@@ -232,8 +233,9 @@ def run_chunk(params, seed, start, firsts, policies, snapshot_ply):
     nblocks = max(1, min(n, 64))
     agg = np.zeros((nblocks, N), np.int64)
     if n:
-        run_batch_nb(params, np.int64(seed), np.int64(start), np.asarray(firsts, np.int8), pv,
-                     np.int64(max_budget(pv) + 2), np.int64(snapshot_ply), records, agg, *no_trace(params))
+        args = (params, np.int64(seed), np.int64(start), np.asarray(firsts, np.int8), pv,
+                np.int64(max_budget(pv) + 2), np.int64(snapshot_ply), records, agg, *no_trace(params))
+        run_blocks(lambda b0, b1: run_batch_nb(*args, np.int64(b0), np.int64(b1)), nblocks)
     return records, agg.sum(axis=0)
 
 
@@ -252,7 +254,7 @@ def run_one(params, seed, game, first, policies, snapshot_ply, log, tv, tl):
     log[:, 0] = -1
     run_batch_nb(params, np.int64(seed), np.int64(game), np.full(1, first, np.int8), pv,
                  np.int64(max_budget(pv) + 2), np.int64(snapshot_ply), records, np.zeros((1, N), np.int64),
-                 log, tv, tl)
+                 log, tv, tl, np.int64(0), np.int64(1))
     return records[0], int((log[:, 0] >= 0).sum())
 
 

@@ -1,13 +1,14 @@
-"""Warfare! games: one game (play_game_nb), the parallel batch kernel, run_chunk.
+"""Warfare! games: one game (play_game_nb), the batch kernel, run_chunk.
 
 A "ply" of the record is a turn (one player's turn, ``length_unit = "turns"``).
 Turn 0 is the first player's phase-2 turn, turn 1 the other player's (WF-2);
 phase 3 starts at turn 2.
 """
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from simkit.engine.rng import rng_below_nb, rng_seed_nb
+from simkit.engine.threads import run_blocks
 from simkit.policies import EPS_SCALE, POL_BUDGET, POL_EPS, POLICY_VECTOR, max_budget
 
 from .mcts import MODE_ACT, MODE_ADV, material_lead_nb, mcts_choose_nb, new_search_nb
@@ -285,9 +286,10 @@ def scratch(params):
     return nu, nsq, nbuf
 
 
-@njit(cache=True, parallel=True)
-def batch_nb(P, seed, start, firsts, policies, snapshot_turn, records, agg, cap):
-    """Play len(firsts) games; block b adds its deaths into agg[b] (race-free).
+@njit(cache=True, nogil=True)
+def batch_nb(P, seed, start, firsts, policies, snapshot_turn, records, agg, cap, b0, b1):
+    """Play blocks b0..b1-1 of len(firsts) games; block b adds its deaths into agg[b]
+    (race-free; engine/threads.py runs blocks on threads).
 
     ``cap``: MCTS tree nodes per block (largest budget + 2; 2 when no side searches).
     """
@@ -297,7 +299,7 @@ def batch_nb(P, seed, start, firsts, policies, snapshot_turn, records, agg, cap)
     nu = ip[IP_N0] + ip[IP_N1]
     nsq = ip[IP_NSQ]
     nbuf = P[7].shape[2] + 8 + P[4].shape[1]
-    for b in prange(nblocks):
+    for b in range(b0, b1):
         occ = np.zeros(nsq, dtype=np.int64)
         usq = np.zeros(nu, dtype=np.int64)
         uface = np.zeros(nu, dtype=np.int64)
@@ -347,8 +349,9 @@ def run_chunk(params, seed, start, firsts, policies, snapshot_ply):
     records = np.zeros((n, NFIELDS), dtype=np.int32)
     agg = np.zeros((max(1, min(n, 64)), nsq), dtype=np.int64)
     if n:
-        batch_nb(P, np.int64(seed), np.int64(start), np.asarray(firsts, dtype=np.int8), pv,
-                 np.int64(snapshot_ply), records, agg, np.int64(max_budget(pv) + 2))
+        args = (P, np.int64(seed), np.int64(start), np.asarray(firsts, dtype=np.int8), pv,
+                np.int64(snapshot_ply), records, agg, np.int64(max_budget(pv) + 2))
+        run_blocks(lambda b0, b1: batch_nb(*args, np.int64(b0), np.int64(b1)), agg.shape[0])
     return records, agg.sum(axis=0)
 
 
