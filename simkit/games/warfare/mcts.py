@@ -108,7 +108,7 @@ def material_lead_nb(fp, usq, utype, uside, nu):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def begin_turn_nb(sc, P, occ, usq, uface, utype, uside, acted, alive, nu):
     """Start the turn in sc[SC_TURN] of sc[SC_PLAYER] exactly as play_game_nb does (cap, passes)."""
     ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy = P
@@ -441,7 +441,7 @@ def copy_maps_nb(dgmap, dgf, dplan, dplansc, gmap, gf, plan, plansc):
         dplansc[u] = plansc[u]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def mcts_choose_nb(mode, player, turn, nact, limit, P, occ, usq, uface, utype, uside, acted, alive, nu, budget,
                    Wk, gout, rng):
     """The MCTS decision of ``player`` in the real position.

@@ -18,7 +18,7 @@ INSTANT_ATT = 1   # attacker dies without a roll
 ROLL = 2          # opposed d6 with modifiers
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def in_arc_nb(px, py, f, qx, qy, ranged, rng):
     """Is square q in the front arc of a unit at p facing f? (melee: 3 squares ahead)."""
     rx = qx - px
@@ -32,7 +32,7 @@ def in_arc_nb(px, py, f, qx, qy, ranged, rng):
     return ahead == 1 and side <= 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def angle_nb(ax, ay, dx, dy, dface, ranged):
     """Attack angle judged against the defender's facing: FRONT, DIAG (front-diagonal square) or FLANK.
 
@@ -54,7 +54,7 @@ def angle_nb(ax, ay, dx, dy, dface, ranged):
     return FLANK
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def combat_kind_nb(atype, dtype, angle, ranged, dtree, ip):
     """RULES 4 combat order -> (kind, attacker modifier, defender modifier)."""
     # 1. melee by anything but an Archer against an Archer
@@ -107,7 +107,7 @@ def resolve_nb(rng_state, kind, am, dm, attacker_is_archer, forced):
     return ATT_DIES
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def kill_nb(u, occ, usq, uside, utype, alive, rec, agg):
     sq = usq[u]
     occ[sq] = -1
@@ -118,7 +118,7 @@ def kill_nb(u, occ, usq, uside, utype, alive, rec, agg):
     agg[sq] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def attack_nb(u, v, ip, tree, urange, occ, usq, uface, uside, utype, alive, rec, agg, rng_state, forced):
     """Unit u attacks unit v (in its arc). Returns (outcome, angle, rolled)."""
     W = ip[IP_W]
@@ -147,7 +147,7 @@ def attack_nb(u, v, ip, tree, urange, occ, usq, uface, uside, utype, alive, rec,
     return out, ang, kind == ROLL
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def surround_nb(active, ip, occ, usq, uside, utype, alive, rec, agg, nu):
     """WF-6: units with >= 3 orthogonally adjacent enemies die; the non-active side first."""
     W = ip[IP_W]
@@ -177,7 +177,7 @@ def surround_nb(active, ip, occ, usq, uside, utype, alive, rec, agg, nu):
     return killed
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def gen_dests_nb(u, m, ip, dest, destn, occ, usq, uside, out):
     """Destinations of unit u moving up to m steps: empty squares, its own square, and
     the squares of orthogonally adjacent friendly units (a swap). Returns the count."""
@@ -205,13 +205,13 @@ def gen_dests_nb(u, m, ip, dest, destn, occ, usq, uside, out):
     return n
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def face_mask_nb(m, frm, to, reach):
     """Facings allowed after moving frm -> to (WF-D: a swap is one straight step: any facing)."""
     return reach[m, frm, to] if reach[m, frm, to] != 0 else 15
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def move_nb(u, t, f, occ, usq, uface):
     """Move unit u to square t (empty or its own) or swap with the friendly unit on t; face f."""
     sq = usq[u]
@@ -225,7 +225,7 @@ def move_nb(u, t, f, occ, usq, uface):
     uface[u] = f
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def gen_targets_nb(u, ip, urange, usq, uface, uside, utype, nu, out):
     """Enemy units in u's front arc. Returns the count."""
     W = ip[IP_W]
@@ -243,7 +243,7 @@ def gen_targets_nb(u, ip, urange, usq, uface, uside, utype, nu, out):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def turn_limit_nb(ip, turn, nu):
     """Activations allowed in ``turn``: every unit in a phase-2 turn (WF-2), else ``activations``.
 
@@ -257,7 +257,7 @@ def turn_limit_nb(ip, turn, nu):
     return ip[IP_ACT]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def can_act_nb(side, phase2, ip, umove, urange, dest, destn, occ, usq, uface, uside, utype, nu):
     """Does ``side`` have a legal move, swap or attack (WF-E: rotations alone do not count)?"""
     W = ip[IP_W]
@@ -297,7 +297,7 @@ def can_act_nb(side, phase2, ip, umove, urange, dest, destn, occ, usq, uface, us
 
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def count_activations_nb(side, phase2, ip, umove, urange, dest, destn, reach, occ, usq, uface, uside, utype, nu,
                          buf):
     """The options of ``side``'s first decision of a turn (no unit has acted yet), as the random
@@ -328,7 +328,7 @@ def count_activations_nb(side, phase2, ip, umove, urange, dest, destn, reach, oc
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def arc_enemies_nb(tx, ty, f, side, ranged, rg, ip, occ, uside):
     """Enemies of ``side`` in the front arc (in_arc_nb) of square (tx, ty) facing f, found by walking the
     arc's squares: rows ``ahead`` = 1..reach, each ``ahead`` squares either side (melee: 1 row, 3 squares).

@@ -63,7 +63,7 @@ def material_nb(usq, utype, uside, nu, rec, offset):
             rec[offset + uside[u] * 4 + utype[u]] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play_game_nb(P, seed, game, first, policies, snapshot_turn, rec, agg, log, boards, tval, tloss, tlegal,
                  occ, usq, uface, utype, uside, acted, alive, buf, tbuf, gmap, gf, plan, plansc, gout, rng, Wk):
     """Play one game; fill ``rec`` (one record row, int32) and add deaths per square into ``agg``.

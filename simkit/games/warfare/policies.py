@@ -64,7 +64,7 @@ def random_bit_nb(mask, rng):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def greedy_maps_nb(side, P, usq, utype, uside, nu, gmap, gf):
     """Nearest enemy (Chebyshev distance, id) and threat (enemies able to attack) per square."""
     ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy = P
@@ -233,7 +233,7 @@ def greedy_plan_nb(u, m, side, P, occ, usq, uface, utype, uside, gmap, gf, plan,
     plansc[u] = best - cur
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def melee_facing_nb(mask, ox, oy):
     """Facing on the square at offset (ox, oy) from an enemy that looks back at it (towards -ox, -oy),
     if ``mask`` (the facings reachable there) allows one; -1 if not. Greedy and the search share it."""
@@ -264,7 +264,7 @@ def attack_score_nb(at, dt, ang, ranged, dtree, ip, fp, wintab, last):
     return pw * (fp[FP_VALUE + dt] + (1000.0 if last else 0.0)) - pd * fp[FP_VALUE + at]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def greedy_attack_nb(side, P, occ, usq, uface, utype, uside, acted, nu, last, out, rng):
     """Best attack over unacted units: out = (u, square, facing, target); returns its score.
 

@@ -53,7 +53,7 @@ from simkit.games.base import BASE_COLUMNS, column_names, per_side, per_side_uni
 # dispatcher's own library otherwise compiles a wrapper unboxing every argument (a params tuple is
 # 15 arrays), a sixth of all the game's LLVM code and never run. Not callable from Python; a helper
 # that tests or traces call directly keeps plain @njit(cache=True).
-INNER = dict(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+INNER = dict(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True, _nrt=False)
 
 UNITS = ("cavalry", "spearman", "infantry", "archer")
 CAV, SPE, INF, ARC = 0, 1, 2, 3
