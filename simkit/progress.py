@@ -22,7 +22,7 @@ def unlisten(listener) -> None:
 
 def run_started(game: str, games: int, kernels: str | None = "batch") -> None:
     """A run of ``games`` games of ``game`` is about to play its first game. ``kernels``: which
-    of the game's kernels this process loads now ("batch": the parallel batch kernel, "trace":
+    of the game's kernels this process loads now ("batch": the batch kernel, "trace":
     the one-game kernel; None: none here, e.g. the games play on Dask workers)."""
     for li in list(_listeners):
         li.run_started(game, games, kernels)
