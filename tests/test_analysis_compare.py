@@ -1,5 +1,6 @@
 """compare: common random numbers, paired differences, the compare directory, --precision."""
 import json
+import re
 
 import numpy as np
 import pyarrow.parquet as pq
@@ -41,7 +42,8 @@ def test_clock_leader_verdict_leads_with_the_draw_rate():
                   RunConfig(games=4000, seed=0, policies=("random", "random")))
     d = res.differences
     assert d["draw_rate"]["verdict"] == "matters" and d["draw_rate"]["diff"] < -0.15
-    assert res.verdict.startswith("B differs from A in draw rate -0.2")
+    # in percentage points, as every report prints a rate difference
+    assert re.match(r"B differs from A in draw rate -\d\d?\.\d pp \[-\d", res.verdict), res.verdict
     # every metric that matters is named, largest (relative to its threshold) first
     named = [m for m in ("draw_rate", "side0_win_rate", "first_player_win_rate", "mean_plies")
              if d[m]["verdict"] == "matters"]

@@ -172,10 +172,11 @@ def verdict(diffs: dict, identical: bool, n: int, same_rules: bool = False, leng
                 f"rate (one-sided 95%), length <= {RULE_OF_THREE / n:.4f} x the longest game; no difference shown")
     labels = dict(LABELS, mean_plies=f"mean {length_unit}")
 
+    from simkit.report import fmt as F     # one number format per kind: rates in pp, scores signed
+
     def fmt(m):
-        f = "{:+.2f}" if m == "mean_plies" else "{:+.4f}"
         d = diffs[m]
-        return f"{labels[m]} {f.format(d['diff'])} [{f.format(d['ci'][0])}, {f.format(d['ci'][1])}]"
+        return f"{labels[m]} {F.metric_diff(m, d['diff'])} {F.metric_diff_ci(m, d['ci'][0], d['ci'][1])}"
 
     p0 = diffs["side0_expected_score"]
     primary = f"primary: {fmt('side0_expected_score')} ({p0['verdict']})"
