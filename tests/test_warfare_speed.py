@@ -72,3 +72,92 @@ def test_arc_enemies_equals_the_arc_test_per_unit(over):
                         checked += 1
                         nonzero += want > 0
     assert checked > 1000 and nonzero > 50   # the positions do put enemies in arcs
+
+
+def _units(P):
+    ip = P[0]
+    n0, n1 = int(ip[13]), int(ip[14])
+    utype = np.concatenate([P[2][0][:n0], P[2][1][:n1]]).astype(np.int64)
+    return n0 + n1, utype
+
+
+@pytest.mark.parametrize("over", [{}, SMALL])
+def test_surround_after_an_activation_equals_the_full_scan(over):
+    """surround_after_nb (the moved unit, its swap partner and the enemies next to them) kills the same
+    units and counts the same records as surround_nb's scan of every unit, after random activations
+    (moves, swaps and the kills of an attack) from real games' positions."""
+    P = tuple(np.ascontiguousarray(p) for p in prepare(validate_rules(OPTIONS, over)))
+    ip = P[0]
+    W, H = int(ip[0]), int(ip[1])
+    nu, utype = _units(P)
+    rs = np.random.default_rng(5)
+    checked = kills = 0
+    for occ, usq, uside in _positions(P, 4, [0, 0]):
+        for _ in range(30):
+            o2, q2 = occ.copy(), usq.copy()
+            active = int(rs.integers(2))
+            mine = [u for u in range(nu) if q2[u] >= 0 and uside[u] == active]
+            if not mine:
+                continue
+            u = int(rs.choice(mine))
+            # any square next to an enemy or a friend (a swap), or empty: a superset of legal moves is fine
+            t = int(rs.integers(W * H))
+            if o2[t] >= 0 and uside[o2[t]] != active:
+                continue
+            mate = int(o2[t]) if t != q2[u] else -1
+            M.move_nb(np.int64(u), np.int64(t), np.int64(0), o2, q2, np.zeros(nu, np.int64))
+            if rs.random() < 0.3:     # an attack killed someone (kills only lower counts)
+                v = int(rs.integers(nu))
+                if q2[v] >= 0 and v != u and v != mate:
+                    o2[q2[v]] = -1
+                    q2[v] = -1
+            alive = np.array([(q2[uside == s] >= 0).sum() for s in (0, 1)], dtype=np.int64)
+            res = []
+            for fast in (False, True):
+                o3, q3, a3 = o2.copy(), q2.copy(), alive.copy()
+                rec = np.zeros(len(PL.RECORD_FIELDS), np.int32)
+                agg = np.zeros(W * H, np.int64)
+                if fast:
+                    k = M.surround_after_nb(np.int64(active), np.int64(u), np.int64(mate), ip, o3, q3, uside, utype,
+                                            a3, rec, agg)
+                else:
+                    k = M.surround_nb(np.int64(active), ip, o3, q3, uside, utype, a3, rec, agg, np.int64(nu))
+                res.append((k, o3.tolist(), q3.tolist(), a3.tolist(), rec.tolist(), agg.tolist()))
+            assert res[0] == res[1], (u, t, mate)
+            # the full scan may only kill next to the activation if the position had no surround before
+            checked += 1
+            kills += res[0][0] > 0
+    assert checked > 100 and kills > 0
+
+
+def test_greedy_threat_map_equals_the_stencil_per_square():
+    """greedy_maps_nb's threat (a run of squares per row) counts, per square, the enemies whose reach
+    covers it as the per-square test defines it: archers Chebyshev <= range + move; the others Manhattan
+    <= move + 1, or move + 2 off both axes."""
+    from simkit.games.warfare.policies import greedy_maps_nb
+    P = tuple(np.ascontiguousarray(p) for p in prepare(validate_rules(OPTIONS, SMALL)))
+    ip = P[0]
+    W, H = int(ip[0]), int(ip[1])
+    nu, utype = _units(P)
+    umove, urange = P[5], P[6]
+    n = 0
+    for occ, usq, uside in _positions(P, 2, [0, 1]):
+        for side in (0, 1):
+            gmap = np.zeros((3, W * H), np.int64)
+            greedy_maps_nb(np.int64(side), P, usq, utype, uside, np.int64(nu), gmap, np.zeros(4))
+            want = np.zeros(W * H, np.int64)
+            for v in range(nu):
+                if usq[v] < 0 or uside[v] == side:
+                    continue
+                m = int(umove[utype[v]])
+                for q in range(W * H):
+                    ox, oy = q % W - usq[v] % W, q // W - usq[v] // W
+                    if utype[v] == 3:
+                        ok = max(abs(ox), abs(oy)) <= urange[3] + m
+                    else:
+                        man = abs(ox) + abs(oy)
+                        ok = man <= m + 1 or (man == m + 2 and ox != 0 and oy != 0)
+                    want[q] += ok
+            assert (gmap[2] == want).all()
+            n += 1
+    assert n > 4

@@ -178,6 +178,57 @@ def surround_nb(active, ip, occ, usq, uside, utype, alive, rec, agg, nu):
 
 
 @njit(cache=True, _nrt=False)
+def surround_after_nb(active, u, mate, ip, occ, usq, uside, utype, alive, rec, agg):
+    """surround_nb after an activation of the active side's unit ``u`` (``mate``: the friend it swapped
+    with, now on u's old square, or -1), checking only the units that can have become surrounded.
+
+    Before the activation no unit has 3 adjacent enemies (none at deployment; surround_nb leaves none:
+    removing a unit only lowers its enemies' counts). The activation raises counts only next to the
+    squares u and mate end on, so the candidates are those two units and the enemies next to them;
+    kills within one side do not change each other's counts, so checking the candidates (non-active
+    side first, as surround_nb) kills the same units and counts the same records."""
+    W = ip[IP_W]
+    H = ip[IP_H]
+    killed = 0
+    for k in range(2):
+        side = 1 - active if k == 0 else active
+        for j in range(2):
+            w = u if j == 0 else mate
+            if w < 0 or usq[w] < 0:
+                continue
+            x = usq[w] % W
+            y = usq[w] // W
+            for g in range(4 if k == 0 else 1):
+                if k == 0:      # enemies of the active side next to w
+                    nx = x + DXA[g]
+                    ny = y + DYA[g]
+                    if not (0 <= nx < W and 0 <= ny < H):
+                        continue
+                    v = occ[ny * W + nx]
+                    if v < 0 or uside[v] != side:
+                        continue
+                else:
+                    v = w
+                vx = usq[v] % W
+                vy = usq[v] // W
+                c = 0
+                for f in range(4):
+                    nx = vx + DXA[f]
+                    ny = vy + DYA[f]
+                    if 0 <= nx < W and 0 <= ny < H:
+                        o = occ[ny * W + nx]
+                        if o >= 0 and uside[o] != side:
+                            c += 1
+                if c >= 3:
+                    rec[R_ANGLE + 3 * 2 + (1 - side)] += 1
+                    kill_nb(v, occ, usq, uside, utype, alive, rec, agg)
+                    killed += 1
+        if alive[side] == 0:
+            break
+    return killed
+
+
+@njit(cache=True, _nrt=False)
 def gen_dests_nb(u, m, ip, dest, destn, occ, usq, uside, out):
     """Destinations of unit u moving up to m steps: empty squares, its own square, and
     the squares of orthogonally adjacent friendly units (a swap). Returns the count."""

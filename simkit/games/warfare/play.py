@@ -63,6 +63,9 @@ def material_nb(usq, utype, uside, nu, rec, offset):
             rec[offset + uside[u] * 4 + utype[u]] += 1
 
 
+from .moves import surround_after_nb  # noqa: E402  (kept out of the imports block above)
+
+
 @njit(cache=True, _nrt=False)
 def play_game_nb(P, seed, game, first, policies, snapshot_turn, rec, agg, log, boards, tval, tloss, tlegal,
                  occ, usq, uface, utype, uside, acted, alive, buf, tbuf, gmap, gf, plan, plansc, gout, rng, Wk):
@@ -186,6 +189,7 @@ def play_game_nb(P, seed, game, first, policies, snapshot_turn, rec, agg, log, b
                 f = gout[2]
                 tgt = gout[3]
             frm = usq[u]
+            mate = occ[t] if t != frm else -1    # a swap partner ends on frm
             move_nb(u, t, f, occ, usq, uface)
             acted[u] = 1
             nact += 1
@@ -234,7 +238,7 @@ def play_game_nb(P, seed, game, first, policies, snapshot_turn, rec, agg, log, b
                         if adv == 1:
                             move_nb(u, tsq, uface[u], occ, usq, uface)
                             rec[R_ADV + player] += 1
-            sk = surround_nb(player, ip, occ, usq, uside, utype, alive, rec, agg, nu)
+            sk = surround_after_nb(player, u, mate, ip, occ, usq, uside, utype, alive, rec, agg)
             if nlog < log.shape[0]:
                 log[nlog, 0] = turn
                 log[nlog, 1] = player

@@ -98,45 +98,63 @@ def greedy_maps_nb(side, P, usq, utype, uside, nu, gmap, gf):
             r = urange[t] + m
         else:
             r = m + 1
+        # the threatened squares of each row form one run: archers the whole square of radius r; the others
+        # Manhattan distance <= m + 1, or m + 2 off both axes (|ox| <= m + 2 - |oy| when oy != 0)
         for oy in range(-r, r + 1):
             y = vy + oy
             if y < 0 or y >= H:
                 continue
-            for ox in range(-r, r + 1):
-                x = vx + ox
-                if x < 0 or x >= W:
-                    continue
-                if t != ARC:
-                    man = abs(ox) + abs(oy)
-                    if man > m + 1 and not (man == m + 2 and ox != 0 and oy != 0):
-                        continue
-                threat[y * W + x] += 1
+            if t == ARC:
+                half = r
+            elif oy == 0:
+                half = m + 1
+            else:
+                half = m + 2 - abs(oy)
+                if half > r:
+                    half = r
+            x0 = vx - half
+            if x0 < 0:
+                x0 = 0
+            x1 = vx + half
+            if x1 > W - 1:
+                x1 = W - 1
+            row = y * W
+            for x in range(x0, x1 + 1):
+                threat[row + x] += 1
     # nearest enemy: two-pass chamfer transform of the Chebyshev distance, ties to the lower unit id
     # (identical to the brute-force minimum over enemies; see tests/test_warfare_rules.py)
     for y in range(H):
         for x in range(W):
             q = y * W + x
+            bd = near_d[q]     # q's entry in registers (the neighbours n are never q)
+            bu = near_u[q]
             for k in range(4):
                 nx = x - 1 if k < 2 else (x if k == 2 else x + 1)
                 ny = y if k == 0 else y - 1
                 if 0 <= nx < W and 0 <= ny < H:
                     n = ny * W + nx
                     d = near_d[n] + 1
-                    if d < near_d[q] or (d == near_d[q] and near_u[n] < near_u[q]):
-                        near_d[q] = d
-                        near_u[q] = near_u[n]
+                    if d < bd or (d == bd and near_u[n] < bu):
+                        bd = d
+                        bu = near_u[n]
+            near_d[q] = bd
+            near_u[q] = bu
     for y in range(H - 1, -1, -1):
         for x in range(W - 1, -1, -1):
             q = y * W + x
+            bd = near_d[q]     # q's entry in registers (the neighbours n are never q)
+            bu = near_u[q]
             for k in range(4):
                 nx = x + 1 if k < 2 else (x if k == 2 else x - 1)
                 ny = y if k == 0 else y + 1
                 if 0 <= nx < W and 0 <= ny < H:
                     n = ny * W + nx
                     d = near_d[n] + 1
-                    if d < near_d[q] or (d == near_d[q] and near_u[n] < near_u[q]):
-                        near_d[q] = d
-                        near_u[q] = near_u[n]
+                    if d < bd or (d == bd and near_u[n] < bu):
+                        bd = d
+                        bu = near_u[n]
+            near_d[q] = bd
+            near_u[q] = bu
     for q in range(nsq):
         if near_u[q] == BIG:
             near_u[q] = -1
