@@ -141,7 +141,7 @@ def test_greedy_threat_map_equals_the_stencil_per_square():
     nu, utype = _units(P)
     umove, urange = P[5], P[6]
     n = 0
-    for occ, usq, uside in _positions(P, 2, [0, 1]):
+    for _occ, usq, uside in _positions(P, 2, [0, 1]):
         for side in (0, 1):
             gmap = np.zeros((3, W * H), np.int64)
             greedy_maps_nb(np.int64(side), P, usq, utype, uside, np.int64(nu), gmap, np.zeros(4))

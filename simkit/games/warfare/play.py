@@ -14,7 +14,7 @@ from simkit.policies import EPS_SCALE, POL_BUDGET, POL_EPS, POLICY_VECTOR, max_b
 from .mcts import MODE_ACT, MODE_ADV, material_lead_nb, mcts_choose_nb, new_search_nb
 
 from .moves import (attack_nb, can_act_nb, count_activations_nb, face_mask_nb, gen_dests_nb, gen_targets_nb, move_nb,
-                    surround_nb, turn_limit_nb)
+                    surround_after_nb, turn_limit_nb)
 from .policies import (MCTS, RANDOM, greedy_advance_nb, greedy_choose_nb, greedy_maps_nb, random_bit_nb,
                        random_unit_nb)
 from .state import (ARC, DEF_DIES, END_ANNIHILATION, END_MOVE_LIMIT, END_STALEMATE, FP_VALUE, INNER, IP_ACT,
@@ -61,9 +61,6 @@ def material_nb(usq, utype, uside, nu, rec, offset):
     for u in range(nu):
         if usq[u] >= 0:
             rec[offset + uside[u] * 4 + utype[u]] += 1
-
-
-from .moves import surround_after_nb  # noqa: E402  (kept out of the imports block above)
 
 
 @njit(cache=True, _nrt=False)
