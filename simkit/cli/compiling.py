@@ -30,11 +30,13 @@ def _dispatchers(module, kernels: str):
     from numba.core.dispatcher import Dispatcher
     own = [v for v in vars(module).values()
            if isinstance(v, Dispatcher) and getattr(v.py_func, "__module__", None) == module.__name__]
-    # the batch kernel is the one that releases the GIL (engine/threads.py drives it)
+    # the batch kernel releases the GIL (engine/threads.py drives it) or runs a prange
+    def batch(d):
+        return d.targetoptions.get("nogil") or d.targetoptions.get("parallel")
     if kernels == "batch":
-        return [d for d in own if d.targetoptions.get("nogil")]
+        return [d for d in own if batch(d)]
     # the one-game kernel the traces and trajectories call (the batch kernel calls it too)
-    return [d for d in own if d.__name__ == "play_game_nb"] or [d for d in own if not d.targetoptions.get("nogil")]
+    return [d for d in own if d.__name__ == "play_game_nb"] or [d for d in own if not batch(d)]
 
 
 def _cached(disp) -> bool:
