@@ -13,7 +13,9 @@ import pytest
 
 from conftest import invoke
 
-ARGS = ["martian_chess", "--games", 4000, "--chunk-size", 100, "--policy", "random", "--seed", 21,
+# long enough (about 2 s of greedy play) that a kill after 3 chunks lands mid-run on the fast kernels
+GAMES = 20_000
+ARGS = ["martian_chess", "--games", GAMES, "--chunk-size", 100, "--policy", "greedy", "--seed", 21,
         "--set", "max_plies=200", "--no-progress", "--json"]
 
 
@@ -66,22 +68,22 @@ def test_killed_run_resumes_to_the_uninterrupted_games_parquet(runner, tmp_path,
     if sig == signal.SIGINT:
         assert rc == 130, err
         assert "Traceback" not in err and "--resume --out" in err
-        assert manifest["status"] == "interrupted" and 0 < manifest["games_done"] < 4000
+        assert manifest["status"] == "interrupted" and 0 < manifest["games_done"] < GAMES
     else:
         assert rc == -signal.SIGKILL
         assert manifest["status"] == "running"
     assert not (out / "games.parquet").exists()       # an unfinished run never looks complete
     kept = len(list((out / "chunks").glob("chunk-*.parquet")))
-    assert 3 <= kept < 40
+    assert 3 <= kept < GAMES // 100
     if sig == signal.SIGKILL:   # damage: a truncated chunk and a chunk whose aggregate is gone are replayed
         chunks = sorted((out / "chunks").glob("chunk-*.parquet"))
         chunks[0].write_bytes(chunks[0].read_bytes()[:10])
         (out / "chunks" / chunks[1].name.replace("chunk-", "agg-").replace(".parquet", ".npy")).unlink()
     r = invoke(runner, ["run", *ARGS, "--out", out, "--resume"])
     assert r.exit_code == 0, r.output
-    assert json.loads(r.output)["games"] == 4000
+    assert json.loads(r.output)["games"] == GAMES
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["status"] == "complete" and manifest["games_done"] == 4000
+    assert manifest["status"] == "complete" and manifest["games_done"] == GAMES
     assert not (out / "chunks").exists()
     got = pq.read_table(out / "games.parquet").to_pandas()
     assert got.equals(reference)
