@@ -31,7 +31,10 @@ def reference(tmp_path_factory):
 def _start_and_kill(out, sig, extra=(), group=False):
     env = {**os.environ, "NUMBA_NUM_THREADS": "1"}
     cmd = [sys.executable, "-m", "simkit", "run", *map(str, ARGS), "--out", str(out), *extra]
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=group)
+    # SIGINT back to its default in the child: a test run started in the background (`make test &`
+    # from a script) ignores SIGINT, and a child inheriting that would never see the Ctrl-C
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=group,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.time() + 60
     try:
         while time.time() < deadline:
