@@ -19,11 +19,11 @@ import os
 
 import click
 
-# What a cold start costs on the project's 2-core machine while other work shares it:
-# `simkit precompile` (every kernel of a game) took 85 s for Martian Chess and 162 s for Skorm,
-# and one traced game of Storm the Castle or Warfare! several minutes under a load of 10. A run
-# compiles only what it calls; a quiet machine takes about half.
-TYPICAL = "usually 1-3 min on 2 cores"
+# What a cold start costs on the project's idle 2-core machine after the compile-time work of
+# issue 13: `simkit precompile` (every kernel of a game) took 13 s for Martian Chess, 29 s for
+# Warfare!, 32 s for Skorm and 43 s for Storm the Castle, two games at a time; a run compiles
+# only what it calls, and a machine busy with other work takes twice as long or more.
+TYPICAL = "usually under a minute on 2 cores"
 
 
 def _dispatchers(module, kernels: str):
