@@ -147,6 +147,22 @@ def attack_nb(u, v, ip, tree, urange, occ, usq, uface, uside, utype, alive, rec,
     return out, ang, kind == ROLL
 
 
+@njit(cache=True, inline="always")
+def enemies_around_nb(sq, side, W, H, occ, uside):
+    """How many orthogonal neighbours of square ``sq`` hold an enemy of ``side`` (WF-6)."""
+    x = sq % W
+    y = sq // W
+    c = 0
+    for f in range(4):
+        nx = x + DXA[f]
+        ny = y + DYA[f]
+        if 0 <= nx < W and 0 <= ny < H:
+            o = occ[ny * W + nx]
+            if o >= 0 and uside[o] != side:
+                c += 1
+    return c
+
+
 @njit(cache=True, _nrt=False)
 def surround_nb(active, ip, occ, usq, uside, utype, alive, rec, agg, nu):
     """WF-6: units with >= 3 orthogonally adjacent enemies die; the non-active side first."""
@@ -158,17 +174,7 @@ def surround_nb(active, ip, occ, usq, uside, utype, alive, rec, agg, nu):
         for u in range(nu):
             if uside[u] != side or usq[u] < 0:
                 continue
-            x = usq[u] % W
-            y = usq[u] // W
-            c = 0
-            for f in range(4):
-                nx = x + DXA[f]
-                ny = y + DYA[f]
-                if 0 <= nx < W and 0 <= ny < H:
-                    o = occ[ny * W + nx]
-                    if o >= 0 and uside[o] != side:
-                        c += 1
-            if c >= 3:
+            if enemies_around_nb(usq[u], side, W, H, occ, uside) >= 3:
                 rec[R_ANGLE + 3 * 2 + (1 - side)] += 1
                 kill_nb(u, occ, usq, uside, utype, alive, rec, agg)
                 killed += 1
@@ -209,17 +215,7 @@ def surround_after_nb(active, u, mate, ip, occ, usq, uside, utype, alive, rec, a
                         continue
                 else:
                     v = w
-                vx = usq[v] % W
-                vy = usq[v] // W
-                c = 0
-                for f in range(4):
-                    nx = vx + DXA[f]
-                    ny = vy + DYA[f]
-                    if 0 <= nx < W and 0 <= ny < H:
-                        o = occ[ny * W + nx]
-                        if o >= 0 and uside[o] != side:
-                            c += 1
-                if c >= 3:
+                if enemies_around_nb(usq[v], side, W, H, occ, uside) >= 3:
                     rec[R_ANGLE + 3 * 2 + (1 - side)] += 1
                     kill_nb(v, occ, usq, uside, utype, alive, rec, agg)
                     killed += 1
