@@ -113,38 +113,54 @@ def policy_names(spec) -> list[str]:
 
 # --- MCTS knobs as rule options -------------------------------------------------------------
 # A game adds ``mcts_options(...)`` to its schema and puts ``mcts_params(rules)`` into its
-# prepared params; its MCTS kernel reads the vector by these indices.
-MC_C, MC_ROLLOUT, MC_CUTOFF, MC_SCALE = 0, 1, 2, 3
-MC_N = 4
+# prepared params; the search engine (simkit/engine/search.py) reads the vector by these indices
+# and a game's own knobs follow from MC_N. docs/search.md says what each knob does.
+MC_C, MC_ROLLOUT, MC_CUTOFF, MC_SCALE, MC_PRIOR_T, MC_FPU, MC_DECISIVE = range(7)
+MC_N = 7
 ROLLOUTS = ("random", "greedy")
 
 
-def mcts_options(*, c: float = 1.0, rollout: str = "random", cutoff: int = 20, scale: float = 1.0):
+def mcts_options(*, c: float = 1.0, rollout: str = "random", cutoff: int = 0, scale: float = 1.0,
+                 prior_temp: float = 1.0, fpu: float = 0.0, decisive: bool = True):
     """The rule options of the MCTS policy, with this game's defaults.
 
-    A game chooses defaults that make ``mcts:400`` strong within its time budget, and
-    documents them in its doc; a designer overrides them like any rule (``--set mcts_c=0.7``).
+    A game chooses defaults that make its ladder gain at every budget (``simkit tune`` with a
+    strength objective), and documents them in its doc; a designer overrides them like any rule
+    (``--set mcts_c=0.7``).
     """
     from simkit.scenario.schema import Option
     return (
-        Option("mcts_c", "float", float(c), "MCTS exploration constant of UCB1 (rewards in [0, 1])",
-               min=0.0, max=10.0, policy_knob=True),
+        Option("mcts_c", "float", float(c), "MCTS exploration constant of PUCT (rewards in [0, 1])",
+               min=0.0, max=100.0, policy_knob=True),
         Option("mcts_rollout", "choice", rollout, "MCTS rollout policy after the tree: random or greedy",
                choices=ROLLOUTS, policy_knob=True),
         Option("mcts_cutoff", "int", int(cutoff),
-               "MCTS rollout length (plies or turns as the game counts) before the position is scored "
-               "with the greedy evaluation; 0 scores the leaf at once", min=0, max=100_000, policy_knob=True),
+               "MCTS rollouts play on until this many turns after the searching side's turn have ended "
+               "(a turn: one side's whole turn), then score the position with the evaluation; "
+               "0 scores every leaf at once", min=0, max=100_000, policy_knob=True),
         Option("mcts_scale", "float", float(scale),
                "MCTS: evaluation lead that counts as a 73% winning chance (reward = logistic(lead / scale))",
                min=1e-6, max=1e9, policy_knob=True),
+        Option("mcts_prior_temp", "float", float(prior_temp),
+               "MCTS: temperature of the prior over decisions, in evaluation units (softmax of the game's "
+               "heuristic scores; 0 = uniform prior)", min=0.0, max=1e9, policy_knob=True),
+        Option("mcts_fpu", "float", float(fpu),
+               "MCTS first-play urgency: an untried decision counts as the node's mean reward minus this",
+               min=0.0, max=1.0, policy_knob=True),
+        Option("mcts_decisive", "bool", bool(decisive),
+               "MCTS: a decision that wins at once is played without search (and proves its node won)",
+               policy_knob=True),
     )
 
 
 def mcts_params(rules: dict) -> np.ndarray:
-    """The float64 vector an MCTS kernel reads (indices MC_*)."""
+    """The float64 vector the search engine reads (indices MC_*)."""
     v = np.zeros(MC_N, dtype=np.float64)
     v[MC_C] = rules["mcts_c"]
     v[MC_ROLLOUT] = ROLLOUTS.index(rules["mcts_rollout"])
     v[MC_CUTOFF] = rules["mcts_cutoff"]
     v[MC_SCALE] = rules["mcts_scale"]
+    v[MC_PRIOR_T] = rules["mcts_prior_temp"]
+    v[MC_FPU] = rules["mcts_fpu"]
+    v[MC_DECISIVE] = 1.0 if rules["mcts_decisive"] else 0.0
     return v

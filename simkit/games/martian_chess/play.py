@@ -2,10 +2,10 @@
 import numpy as np
 from numba import njit
 
-from simkit.engine.mcts import TF_N, TI_N
+from simkit.engine.search import new_tree_nb, tree_capacity
 from simkit.engine.rng import rng_below_nb, rng_seed_nb
 from simkit.engine.threads import run_blocks
-from simkit.games.martian_chess.mcts import mcts_choose_nb
+from simkit.games.martian_chess.search import choose_nb, new_state
 from simkit.games.martian_chess.moves import (
     apply_move_nb, copy_position_nb, count_moves_nb, gen_moves_nb, nth_move_nb, play_move_nb, set_bitboards_nb,
     start_turn_nb,
@@ -21,6 +21,9 @@ from simkit.games.martian_chess.state import (   # noqa: F401 (the record layout
 )
 from simkit.policies import EPS_SCALE, POL_BUDGET, POL_EPS, POL_ID, POLICY_VECTOR, max_budget
 
+# children one search iteration may add (a Martian Chess position has about 20-40 moves); a full tree
+# stops growing, which only caps very large budgets (engine/search.py: tree_capacity)
+SEARCH_WIDTH = 48
 
 
 @njit(cache=True, _nrt=False)
@@ -49,13 +52,13 @@ def lead0_nb(board, meta, rays, weights):
 
 @njit(cache=True, _nrt=False)
 def play_game_nb(init_board, rays, rules, weights, mc, seed, game, first, policies, snapshot_ply,
-                 rec, deaths, log, board, meta, moves, sb, sm, rng, ti, tf, path, sb2, sm2, smoves,
+                 rec, deaths, log, board, meta, moves, sb, sm, rng, tree, S, S2,
                  tvalues, tlegal, tcaptures):
     """Play one game from the start; fill ``rec`` (one record row) and add to ``deaths``.
 
-    ``log`` (len > 0) receives each ply's move, for traces. ``ti``/``tf``/``path`` (the
-    MCTS tree, capacity >= the largest budget + 2) and ``sb2``/``sm2``/``smoves`` are
-    scratch for the search, allocated once by the caller. ``tvalues``/``tlegal``/``tcaptures``
+    ``log`` (len > 0) receives each ply's move, for traces. ``tree`` (engine/search.py's
+    arrays, sized for the largest budget) and the search states ``S``/``S2`` are scratch
+    for the search, allocated once by the caller. ``tvalues``/``tlegal``/``tcaptures``
     (len > max_plies, or 0 for none) receive the trajectory: side 0's lead before each ply and
     after the last (the result: +-TERMINAL_LEAD or 0), the legal moves and the captures of each
     ply. Recording draws nothing from the game's stream, so the game is the same with or without it.
@@ -110,8 +113,8 @@ def play_game_nb(init_board, rays, rules, weights, mc, seed, game, first, polici
             if counted:
                 gen_moves_nb(board, meta, rays, rules, moves)
             if pid == MCTS:
-                mv = mcts_choose_nb(board, meta, rays, rules, weights, mc, policies[POL_BUDGET + p], moves, n, rng,
-                                    ti, tf, path, sb, sm, smoves, sb2, sm2)
+                mv = choose_nb((rays, rules, weights, mc), (board, meta, moves), S, S2, policies[POL_BUDGET + p],
+                               rng, tree)
             else:
                 mv = choose_greedy_nb(board, meta, rays, rules, weights, moves, n, rng, sb, sm)
         s = mv // 32
@@ -152,7 +155,7 @@ def batch_nb(init_board, rays, rules, weights, mc, seed, start, firsts, policies
     """Play blocks b0..b1-1 of len(firsts) games; block b adds its deaths into deaths[b]
     (race-free; engine/threads.py runs blocks on threads).
 
-    ``tree_cap``: MCTS tree capacity (largest budget in ``policies`` + 2).
+    ``tree_cap``: the search tree's capacity for the largest budget in ``policies`` (tree_capacity).
     """
     n = firsts.shape[0]
     nblocks = deaths.shape[0]
@@ -164,12 +167,9 @@ def batch_nb(init_board, rays, rules, weights, mc, seed, start, firsts, policies
         moves = np.zeros(MAX_MOVES, dtype=np.int32)
         rng = np.zeros(1, dtype=np.uint64)
         log = np.zeros(0, dtype=np.int32)
-        ti = np.zeros((tree_cap, TI_N), dtype=np.int32)
-        tf = np.zeros((tree_cap, TF_N), dtype=np.float64)
-        path = np.zeros(tree_cap, dtype=np.int64)
-        sb2 = np.zeros(32, dtype=np.int8)
-        sm2 = np.zeros(NMETA, dtype=np.int32)
-        smoves = np.zeros(MAX_MOVES, dtype=np.int32)
+        tree = new_tree_nb(tree_cap, MAX_MOVES, 1)
+        S = (np.zeros(32, dtype=np.int8), np.zeros(NMETA, dtype=np.int32), np.zeros(MAX_MOVES, dtype=np.int32))
+        S2 = (np.zeros(32, dtype=np.int8), np.zeros(NMETA, dtype=np.int32), np.zeros(MAX_MOVES, dtype=np.int32))
         tv = np.zeros(0, dtype=np.float64)   # no trajectory in the batch
         tn = np.zeros(0, dtype=np.int32)
         lo = b * n // nblocks
@@ -178,7 +178,7 @@ def batch_nb(init_board, rays, rules, weights, mc, seed, start, firsts, policies
             # np.int64(first): the same signature as play_one's call, so play_game_nb compiles once
             play_game_nb(init_board, rays, rules, weights, mc, seed, start + i, np.int64(firsts[i]), policies,
                          snapshot_ply, records[i], deaths[b], log, board, meta, moves, sb, sm, rng,
-                         ti, tf, path, sb2, sm2, smoves, tv, tn, tn)
+                         tree, S, S2, tv, tn, tn)
 
 
 def policy_vector_of(policies) -> np.ndarray:
@@ -197,7 +197,7 @@ def run_chunk(params, seed, start, firsts, policies, snapshot_ply):
     if n:
         args = (init_board, rays, rules, weights, mc, np.int64(seed), np.int64(start),
                 np.asarray(firsts, dtype=np.int8), pv, np.int64(snapshot_ply),
-                np.int64(max_budget(pv) + 2), records, deaths)
+                np.int64(tree_capacity(max_budget(pv), SEARCH_WIDTH)), records, deaths)
         run_blocks(lambda b0, b1: batch_nb(*args, np.int64(b0), np.int64(b1)), deaths.shape[0])
     return records, deaths.sum(axis=0)
 
@@ -239,7 +239,7 @@ def perft(params, depth):
 def _play_traced(params, seed, game, first, policies, snapshot_ply, trace):
     init_board, rays, rules, weights, mc = params
     pv = policy_vector_of(policies)
-    cap = max_budget(pv) + 2
+    cap = tree_capacity(max_budget(pv), SEARCH_WIDTH)
     rec = np.zeros(NFIELDS, dtype=np.int32)
     deaths = np.zeros(32, dtype=np.int64)
     size = int(rules[R_MAX_PLIES]) + 1
@@ -251,8 +251,7 @@ def _play_traced(params, seed, game, first, policies, snapshot_ply, trace):
                  pv, np.int64(snapshot_ply), rec, deaths, log,
                  np.zeros(32, np.int8), np.zeros(NMETA, np.int32), np.zeros(MAX_MOVES, np.int32),
                  np.zeros(32, np.int8), np.zeros(NMETA, np.int32), np.zeros(1, np.uint64),
-                 np.zeros((cap, TI_N), np.int32), np.zeros((cap, TF_N), np.float64), np.zeros(cap, np.int64),
-                 np.zeros(32, np.int8), np.zeros(NMETA, np.int32), np.zeros(MAX_MOVES, np.int32), tv, tn, tx)
+                 new_tree_nb(cap, MAX_MOVES, 1), new_state(), new_state(), tv, tn, tx)
     return rec, log[log >= 0], tv, tn, tx
 
 

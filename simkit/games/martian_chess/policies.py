@@ -9,7 +9,7 @@ from simkit.games.martian_chess.state import (
     R_CLOCK_PLIES, R_DEADLOCK_PLIES, R_MAX_PLIES,
 )
 
-RANDOM, GREEDY, MCTS = 0, 1, 2   # dispatched in play.play_game_nb; mcts: games/martian_chess/mcts.py
+RANDOM, GREEDY, MCTS = 0, 1, 2   # dispatched in play.play_game_nb; mcts: games/martian_chess/search.py (hooks)
 # greedy weights (scenario keys greedy_score, greedy_material, greedy_hanging)
 W_SCORE, W_MATERIAL, W_HANGING = 0, 1, 2
 WIN = 1.0e9

@@ -1,0 +1,557 @@
+"""The one search engine: Monte-Carlo tree search over a game's hooks (the ``mcts:N`` policy).
+
+A game writes hooks, not a search. The engine owns the iteration loop, selection
+(PUCT over the game's heuristic priors), expansion, chance nodes with exact
+probabilities, the rollout horizon, decisive moves, solver backups, and the final
+choice. docs/search.md explains the algorithm and its knobs for designers.
+
+**Hooks.** A game hands its jitted hook functions to ``make_search`` once, in this order, and
+its kernels call the ``search_nb`` it returns (``P`` is
+the game's constant tuple: prepared rules, tables and the knob vector; ``S`` a search
+state: a tuple of arrays the game defines, changed in place)::
+
+    copy_nb(P, src, dst)                  copy a search state
+    determinise_nb(P, S, player, rng)     redeal what ``player`` cannot see (no-op without hidden cards)
+    status_nb(P, S) -> int                ONGOING (-2), or the winner (0 or 1) or -1 for a draw
+    to_move_nb(P, S) -> int               the side that decides next (no chance event pending)
+    turn_nb(P, S) -> int                  turns ended so far (a turn: one side's whole turn)
+    decisions_nb(P, S, codes, scores) -> n    the decisions of the side to move: action codes
+                                          (the step API's ids) and heuristic scores (higher is better,
+                                          in the game's evaluation units; >= DECISIVE: wins at once)
+    apply_nb(P, S, code, rng)             play a decision; it may leave a chance event pending
+    chance_nb(P, S, outcomes, probs) -> m the pending chance event's outcome classes and exact
+                                          probabilities (0 when none is pending)
+    resolve_nb(P, S, outcome, rng)        settle the pending chance event with that outcome
+    evaluate_nb(P, S) -> float            side 0's expected score in [0, 1] of an unfinished position
+    rollout_nb(P, S, policy, horizon, rng)    settle a pending chance event as the game rolls it, then play
+                                          on (policy 0 random, 1 greedy) until the game is over or
+                                          ``turn_nb >= horizon``; it never stops with a chance event pending
+    closed_loop_nb(P) -> bool             True when a sequence of decisions and chance outcomes from the
+                                          root always reaches the same position (no hidden cards, no
+                                          randomness outside chance events): the tree then stores each
+                                          node's decisions once, and proves losses as well as wins
+
+**Tree.** Nodes are positions reached by an edge (a decision or a chance outcome);
+``ti`` (int32) and ``tf`` (float64) hold one row per node, node 0 is the root. A node
+is expanded on its first visit: all its decisions (or chance outcomes) become
+children at once, contiguous and linked (``TI_NEXT``) so that an open-loop visit can
+append a decision it had not seen. A node's value is kept for its *owner*: the side
+that chose the decision leading to it (an outcome node inherits its chance node's
+owner), as the sum of that side's rewards in [0, 1].
+
+**One iteration.** Copy the root into scratch (and determinise it for the root
+player), descend from the root: at a decision node pick the child maximising
+
+    Q + c * prior * sqrt(avail) / (1 + visits)        (PUCT, Silver et al. 2017)
+
+where ``avail`` counts the parent's visits in which that decision was legal (Cowling
+et al. 2012, counting the creating visit), ``prior`` is a softmax of the game's scores
+at temperature ``mcts_prior_temp``, and an unvisited child's Q is its parent's mean
+for the mover minus ``mcts_fpu``; at a chance node take the outcome furthest below its
+share (visits / probability smallest: stratified, so the tree sees each outcome in
+proportion to its exact probability). A chance child's Q is the probability-weighted
+mean of its outcomes' values. The first unexpanded node is expanded and scored: a
+finished game by its result, otherwise by a rollout up to ``mcts_cutoff`` turns after
+the root's turn (0: none) and the game's evaluation; a leaf with a chance event pending
+is scored as the probability-weighted mean over its outcomes (no rollout) or by one
+sampled outcome (rollout). The reward is added along the path.
+
+**Solver.** A finished position is proven; a decision node is proven won when one of
+its decisions is (and, in a closed-loop game, proven lost when all are); a chance node
+when all its outcomes are proven alike. Proven nodes are scored exactly, a proven loss
+is never chosen while anything else is, and a proven win at the root is played at once.
+A decision the game scores ``>= DECISIVE`` wins at once (taking the enemy Warlord,
+walking into the keep): it is proven at creation when ``mcts_decisive`` is on.
+
+**Choice.** The root decision with most visits (a proven win first, a proven loss
+last; ties by value, then uniformly at random from the game's stream).
+
+Everything is allocated once per searcher (``new_tree``); an iteration allocates
+nothing. The engine compiles into each game's kernels (it takes the game's hooks as
+arguments, so it is specialised per game) and is cached with them.
+"""
+import numpy as np
+from numba import njit
+
+from simkit.engine.rng import rng_below_nb, rng_float_nb
+from simkit.policies import MC_C, MC_CUTOFF, MC_DECISIVE, MC_FPU, MC_PRIOR_T, MC_ROLLOUT
+
+ONGOING = -2                   # status_nb while the game goes on
+DECISIVE = 1.0e9               # a decision score meaning "wins at once" (exact, not a heuristic)
+
+# node kinds
+K_NEW, K_DECISION, K_CHANCE, K_TERMINAL = 0, 1, 2, 3
+# ti columns (int32)
+TI_CODE, TI_PARENT, TI_FIRST, TI_NEXT, TI_OWNER, TI_KIND, TI_MOVER, TI_PROVEN, TI_STAMP = range(9)
+TI_N = 9
+# tf columns (float64): visits, summed reward of the owner, availability, prior (decision) or probability (outcome)
+TF_VISITS, TF_VALUE, TF_AVAIL, TF_PRIOR = range(4)
+TF_N = 4
+ROOT = 0
+# ti[ROOT, ...] also holds the tree's bookkeeping in columns no root uses
+TI_COUNT = TI_CODE             # nodes in use (the root's code is meaningless)
+
+ROLLOUT_RANDOM, ROLLOUT_GREEDY = 0, 1   # mcts_rollout (simkit.policies.ROLLOUTS)
+
+
+def tree_capacity(budget: int, width: int) -> int:
+    """Nodes a search of ``budget`` iterations may need: the root plus one expansion of at most ``width``
+    children per iteration. A full tree stops expanding (its leaves are then scored where they stand)."""
+    return (int(budget) + 2) * max(int(width), 1) + 1
+
+
+@njit(cache=True)
+def new_tree_nb(cap, maxa, maxo):
+    """A searcher's arrays: ``ti``, ``tf``, the descent path, decision codes (int32, as the tree keeps them),
+    scores and priors (``maxa``), chance outcomes and probabilities (``maxo``)."""
+    return (np.zeros((cap, TI_N), np.int32), np.zeros((cap, TF_N), np.float64), np.zeros(cap, np.int64),
+            np.zeros(maxa, np.int32), np.zeros(maxa, np.float64), np.zeros(maxa, np.float64),
+            np.zeros(max(maxo, 1), np.int64), np.zeros(max(maxo, 1), np.float64))
+
+
+@njit(cache=True, inline="always")
+def reward_from_winner_nb(winner):
+    """Side 0's reward of a finished game: 1 win, 0.5 draw, 0 loss."""
+    if winner == 0:
+        return 1.0
+    if winner == 1:
+        return 0.0
+    return 0.5
+
+
+@njit(cache=True, inline="always")
+def squash_nb(lead0, scale):
+    """Side 0's expected score from its evaluation lead: logistic(lead / scale) (a lead of ``scale`` is 73%)."""
+    x = lead0 / scale
+    if x > 30.0:
+        return 1.0
+    if x < -30.0:
+        return 0.0
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+@njit(cache=True, inline="always")
+def _init_node_nb(ti, tf, c, code, parent, owner, prior):
+    ti[c, TI_CODE] = code
+    ti[c, TI_PARENT] = parent
+    ti[c, TI_FIRST] = -1
+    ti[c, TI_NEXT] = -1
+    ti[c, TI_OWNER] = owner
+    ti[c, TI_KIND] = K_NEW
+    ti[c, TI_MOVER] = -1
+    ti[c, TI_PROVEN] = 0
+    ti[c, TI_STAMP] = -1
+    tf[c, TF_VISITS] = 0.0
+    tf[c, TF_VALUE] = 0.0
+    tf[c, TF_AVAIL] = 0.0
+    tf[c, TF_PRIOR] = prior
+
+
+@njit(cache=True)
+def tree_reset_nb(ti, tf, root_owner):
+    _init_node_nb(ti, tf, ROOT, 0, -1, root_owner, 1.0)
+    ti[ROOT, TI_COUNT] = 1
+
+
+@njit(cache=True, inline="always")
+def _mean_nb(tf, ch):
+    return tf[ch, TF_VALUE] / tf[ch, TF_VISITS]
+
+
+@njit(cache=True)
+def child_q_nb(ti, tf, ch):
+    """The owner's mean reward of visited node ``ch``; a chance node's is its outcomes' probability-weighted mean."""
+    if ti[ch, TI_KIND] != K_CHANCE:
+        return _mean_nb(tf, ch)
+    num = 0.0
+    den = 0.0
+    o = ti[ch, TI_FIRST]
+    while o >= 0:
+        if tf[o, TF_VISITS] > 0.0:
+            num += tf[o, TF_PRIOR] * _mean_nb(tf, o)
+            den += tf[o, TF_PRIOR]
+        o = ti[o, TI_NEXT]
+    if den <= 0.0:
+        return _mean_nb(tf, ch)
+    return num / den
+
+
+@njit(cache=True)
+def _softmax_nb(scores, n, temp, out):
+    """Priors from scores: softmax at ``temp`` (<= 0: uniform). Decisive scores are capped so that the
+    others keep a share."""
+    if temp <= 0.0 or n == 1:
+        for k in range(n):
+            out[k] = 1.0 / n
+        return
+    hi = -1.0e300
+    for k in range(n):
+        s = min(scores[k], 1.0e6)
+        if s > hi:
+            hi = s
+    tot = 0.0
+    for k in range(n):
+        x = (min(scores[k], 1.0e6) - hi) / temp
+        out[k] = np.exp(x) if x > -700.0 else 0.0
+        tot += out[k]
+    for k in range(n):
+        out[k] /= tot
+
+
+@njit(cache=True)
+def _expand_decisions_nb(ti, tf, node, mover, codes, scores, priors, n, decisive, stamp):
+    """Make the ``n`` decisions children of ``node`` (contiguous, linked); False if the tree is full."""
+    c0 = ti[ROOT, TI_COUNT]
+    if c0 + n > ti.shape[0]:
+        return False
+    for k in range(n):
+        c = c0 + k
+        _init_node_nb(ti, tf, c, codes[k], node, mover, priors[k])
+        ti[c, TI_NEXT] = c + 1 if k + 1 < n else -1
+        ti[c, TI_STAMP] = stamp
+        if decisive and scores[k] >= DECISIVE:
+            ti[c, TI_PROVEN] = 1
+    ti[ROOT, TI_COUNT] = c0 + n
+    ti[node, TI_FIRST] = c0
+    ti[node, TI_KIND] = K_DECISION
+    ti[node, TI_MOVER] = mover
+    return True
+
+
+@njit(cache=True)
+def _expand_chance_nb(ti, tf, node, outs, probs, m):
+    c0 = ti[ROOT, TI_COUNT]
+    if c0 + m > ti.shape[0]:
+        return False
+    owner = ti[node, TI_OWNER]
+    for k in range(m):
+        c = c0 + k
+        _init_node_nb(ti, tf, c, outs[k], node, owner, probs[k])
+        ti[c, TI_NEXT] = c + 1 if k + 1 < m else -1
+    ti[ROOT, TI_COUNT] = c0 + m
+    ti[node, TI_FIRST] = c0
+    ti[node, TI_KIND] = K_CHANCE
+    return True
+
+
+@njit(cache=True)
+def _find_child_nb(ti, node, code, guess):
+    """The child of ``node`` for ``code``: ``guess`` first (children keep the generator's order), else a scan."""
+    if guess >= 0 and ti[guess, TI_CODE] == code:
+        return guess
+    ch = ti[node, TI_FIRST]
+    while ch >= 0:
+        if ti[ch, TI_CODE] == code:
+            return ch
+        ch = ti[ch, TI_NEXT]
+    return -1
+
+
+@njit(cache=True)
+def _append_child_nb(ti, tf, node, code, mover, prior, decisive_win, stamp):
+    """An open-loop visit met a decision this node had not seen: link a new child at the end."""
+    c = ti[ROOT, TI_COUNT]
+    if c >= ti.shape[0]:
+        return -1
+    ti[ROOT, TI_COUNT] = c + 1
+    _init_node_nb(ti, tf, c, code, node, mover, prior)
+    ti[c, TI_STAMP] = stamp
+    if decisive_win:
+        ti[c, TI_PROVEN] = 1
+    last = ti[node, TI_FIRST]
+    if last < 0:
+        ti[node, TI_FIRST] = c
+    else:
+        while ti[last, TI_NEXT] >= 0:
+            last = ti[last, TI_NEXT]
+        ti[last, TI_NEXT] = c
+    return c
+
+
+@njit(cache=True)
+def _select_decision_nb(ti, tf, node, c_puct, fpu, stamp, closed, rng):
+    """PUCT among the children legal in this visit (all of them in a closed-loop game)."""
+    # pass 1: availability, the mover's mean over visited children (first-play urgency), a proven win
+    vis = 0.0
+    val = 0.0
+    ch = ti[node, TI_FIRST]
+    while ch >= 0:
+        if closed or ti[ch, TI_STAMP] == stamp:
+            tf[ch, TF_AVAIL] += 1.0
+            if ti[ch, TI_PROVEN] == 1:
+                return ch
+            if tf[ch, TF_VISITS] > 0.0:
+                vis += tf[ch, TF_VISITS]
+                val += tf[ch, TF_VALUE]
+        ch = ti[ch, TI_NEXT]
+    q_new = (val / vis if vis > 0.0 else 0.5) - fpu
+    best = -1.0e300
+    pick = -1
+    ties = 0
+    lost = -1
+    ch = ti[node, TI_FIRST]
+    while ch >= 0:
+        if closed or ti[ch, TI_STAMP] == stamp:
+            if ti[ch, TI_PROVEN] == -1:
+                lost = ch
+            else:
+                n = tf[ch, TF_VISITS]
+                q = child_q_nb(ti, tf, ch) if n > 0.0 else q_new
+                u = q + c_puct * tf[ch, TF_PRIOR] * np.sqrt(tf[ch, TF_AVAIL]) / (1.0 + n)
+                if u > best + 1e-12:
+                    best, pick, ties = u, ch, 1
+                elif u >= best - 1e-12:
+                    ties += 1
+                    if rng_below_nb(rng, ties) == 0:
+                        pick = ch
+        ch = ti[ch, TI_NEXT]
+    if pick < 0:
+        return lost     # every legal decision is a proven loss
+    return pick
+
+
+@njit(cache=True)
+def _select_outcome_nb(ti, tf, node):
+    """The outcome furthest below its share: smallest (visits + 1) / probability (stratified sampling)."""
+    best = 1.0e300
+    pick = -1
+    o = ti[node, TI_FIRST]
+    while o >= 0:
+        p = tf[o, TF_PRIOR]
+        if p > 0.0:
+            r = (tf[o, TF_VISITS] + 1.0) / p
+            if r < best:
+                best, pick = r, o
+        o = ti[o, TI_NEXT]
+    return pick
+
+
+@njit(cache=True)
+def _sample_nb(probs, m, rng):
+    x = rng_float_nb(rng)
+    acc = 0.0
+    for k in range(m):
+        acc += probs[k]
+        if x < acc:
+            return k
+    return m - 1
+
+
+@njit(cache=True)
+def _prove_up_nb(ti, tf, node, closed):
+    """Propagate proofs from ``node``'s children to it and further up while something changes."""
+    while node >= 0 and ti[node, TI_PROVEN] == 0:
+        kind = ti[node, TI_KIND]
+        owner = ti[node, TI_OWNER]
+        result = 0
+        if kind == K_DECISION:
+            mover = ti[node, TI_MOVER]
+            all_lost = True
+            ch = ti[node, TI_FIRST]
+            while ch >= 0:
+                pv = ti[ch, TI_PROVEN]
+                if pv == 1:
+                    result = 1 if owner == mover else -1
+                    break
+                if pv != -1:
+                    all_lost = False
+                ch = ti[ch, TI_NEXT]
+            if result == 0 and closed and all_lost and ti[node, TI_FIRST] >= 0:
+                result = -1 if owner == mover else 1
+        elif kind == K_CHANCE:
+            first = ti[ti[node, TI_FIRST], TI_PROVEN] if ti[node, TI_FIRST] >= 0 else 0
+            if first != 0:
+                result = first
+                o = ti[node, TI_FIRST]
+                while o >= 0:
+                    if ti[o, TI_PROVEN] != first:
+                        result = 0
+                        break
+                    o = ti[o, TI_NEXT]
+        if result == 0:
+            return
+        ti[node, TI_PROVEN] = result
+        node = ti[node, TI_PARENT]
+
+
+@njit(cache=True, inline="always")
+def _owner_reward_nb(ti, node, reward0):
+    return reward0 if ti[node, TI_OWNER] == 0 else 1.0 - reward0
+
+
+@njit(cache=True)
+def _backup_nb(ti, tf, path, depth, reward0):
+    for i in range(depth):
+        node = path[i]
+        tf[node, TF_VISITS] += 1.0
+        tf[node, TF_VALUE] += _owner_reward_nb(ti, node, reward0)
+
+
+@njit(cache=True, inline="always")
+def _proven_reward0_nb(ti, node):
+    """Side 0's reward at a proven node (its owner won or lost)."""
+    win_owner = ti[node, TI_PROVEN] == 1
+    return 1.0 if win_owner == (ti[node, TI_OWNER] == 0) else 0.0
+
+
+def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisions_nb, apply_nb, chance_nb,
+                resolve_nb, evaluate_nb, rollout_nb, closed_loop_nb):
+    """The search over one game's hooks: ``search_nb(P, root, S, S2, knobs, budget, rng, tree) -> code``.
+
+    A game calls this once, at import, and its kernels call the result. The hooks are the closure's
+    variables, so numba calls them directly (passed as arguments, numba would lower each as a pointer
+    to the Python object, which cannot be cached). The returned functions are not cached on their own:
+    they compile into the game's kernels, which are cached with the stamp of the game's folder and of
+    this one (simkit/engine/cache.py).
+    """
+
+    @njit(inline="always")
+    def settled_value_nb(P, S):
+        st = status_nb(P, S)
+        if st != ONGOING:
+            return reward_from_winner_nb(st)
+        return evaluate_nb(P, S)
+
+    @njit
+    def leaf_value_nb(P, S, S2, knobs, horizon, outs, probs, rng):
+        """Side 0's reward of an expanded, unfinished leaf position ``S``."""
+        m = chance_nb(P, S, outs, probs)
+        if knobs[MC_CUTOFF] > 0 and turn_nb(P, S) < horizon:
+            if m > 0:
+                resolve_nb(P, S, outs[_sample_nb(probs, m, rng)], rng)
+            rollout_nb(P, S, np.int64(knobs[MC_ROLLOUT]), horizon, rng)
+            return settled_value_nb(P, S)
+        if m == 0:
+            return evaluate_nb(P, S)
+        # the expected value over the pending event's outcomes, with their exact probabilities
+        tot = 0.0
+        for k in range(m):
+            copy_nb(P, S, S2)
+            resolve_nb(P, S2, outs[k], rng)
+            rollout_nb(P, S2, np.int64(knobs[MC_ROLLOUT]), np.int64(-1), rng)   # settles a further event only
+            tot += probs[k] * settled_value_nb(P, S2)
+        return tot
+
+    @njit
+    def search_nb(P, root, S, S2, knobs, budget, rng, tree):
+        """The decision ``budget`` iterations prefer in position ``root`` (left untouched): its action code.
+
+        ``S`` and ``S2`` are scratch states of the same shape as ``root``; ``tree`` is ``new_tree_nb``'s
+        tuple. The side to move at ``root`` must have a decision (no chance event pending, game not over).
+        """
+
+        ti, tf, path, codes, scores, priors, outs, probs = tree
+        c_puct = knobs[MC_C]
+        temp = knobs[MC_PRIOR_T]
+        fpu = knobs[MC_FPU]
+        decisive = knobs[MC_DECISIVE] > 0.5
+        closed = closed_loop_nb(P)
+        player = to_move_nb(P, root)
+        horizon = turn_nb(P, root) + np.int64(knobs[MC_CUTOFF])
+        tree_reset_nb(ti, tf, 1 - player)
+        copy_nb(P, root, S)
+        if decisions_nb(P, S, codes, scores) == 1:
+            return codes[0]                 # nothing to decide
+        for it in range(max(budget, 1)):
+            if ti[ROOT, TI_PROVEN] != 0:
+                break                       # the root is solved: nothing more to learn
+            copy_nb(P, root, S)
+            determinise_nb(P, S, player, rng)
+            node = ROOT
+            depth = 0
+            path[depth] = ROOT
+            depth += 1
+            while True:
+                if ti[node, TI_PROVEN] != 0:
+                    r = _proven_reward0_nb(ti, node)
+                    break
+                kind = ti[node, TI_KIND]
+                if kind == K_TERMINAL:
+                    r = reward_from_winner_nb(status_nb(P, S))
+                    break
+                if kind == K_NEW:
+                    st = status_nb(P, S)
+                    if st != ONGOING:
+                        ti[node, TI_KIND] = K_TERMINAL
+                        r = reward_from_winner_nb(st)
+                        if st >= 0:
+                            ti[node, TI_PROVEN] = 1 if st == ti[node, TI_OWNER] else -1
+                            _prove_up_nb(ti, tf, ti[node, TI_PARENT], closed)
+                        break
+                    m = chance_nb(P, S, outs, probs)
+                    if m > 0:
+                        _expand_chance_nb(ti, tf, node, outs, probs, m)
+                    else:
+                        n = decisions_nb(P, S, codes, scores)
+                        _softmax_nb(scores, n, temp, priors)
+                        if _expand_decisions_nb(ti, tf, node, to_move_nb(P, S), codes, scores, priors, n, decisive, it):
+                            if decisive:
+                                _prove_up_nb(ti, tf, node, closed)
+                    if ti[node, TI_PROVEN] != 0:
+                        r = _proven_reward0_nb(ti, node)
+                    else:
+                        r = leaf_value_nb(P, S, S2, knobs, horizon, outs, probs, rng)
+                    break
+                if kind == K_CHANCE:
+                    if not closed:      # this visit's probabilities (public odds do not change with a redeal,
+                        m = chance_nb(P, S, outs, probs)    # but a game's may)
+                        o = ti[node, TI_FIRST]
+                        while o >= 0:
+                            for k in range(m):
+                                if outs[k] == ti[o, TI_CODE]:
+                                    tf[o, TF_PRIOR] = probs[k]
+                            o = ti[o, TI_NEXT]
+                    ch = _select_outcome_nb(ti, tf, node)
+                    resolve_nb(P, S, ti[ch, TI_CODE], rng)
+                else:
+                    if not closed:
+                        # open loop: only the decisions legal in this determinisation compete
+                        n = decisions_nb(P, S, codes, scores)
+                        _softmax_nb(scores, n, temp, priors)
+                        guess = ti[node, TI_FIRST]
+                        mover = ti[node, TI_MOVER]
+                        for k in range(n):
+                            ch = _find_child_nb(ti, node, codes[k], guess)
+                            if ch < 0:
+                                ch = _append_child_nb(ti, tf, node, codes[k], mover, priors[k],
+                                                      decisive and scores[k] >= DECISIVE, it)
+                            if ch >= 0:
+                                ti[ch, TI_STAMP] = it
+                                guess = ti[ch, TI_NEXT]
+                    ch = _select_decision_nb(ti, tf, node, c_puct, fpu, it, closed, rng)
+                    if ch < 0:          # nothing legal is known here (a full tree): score the position
+                        r = leaf_value_nb(P, S, S2, knobs, horizon, outs, probs, rng)
+                        break
+                    apply_nb(P, S, ti[ch, TI_CODE], rng)
+                node = ch
+                path[depth] = node
+                depth += 1
+            _backup_nb(ti, tf, path, depth, r)
+        return best_code_nb(ti, tf, rng)
+
+    return search_nb
+
+
+@njit(cache=True)
+def best_code_nb(ti, tf, rng):
+    """The root decision to play: a proven win, else most visits (then value, then uniformly); proven losses last."""
+    best = -1.0e300
+    pick = -1
+    ties = 0
+    ch = ti[ROOT, TI_FIRST]
+    while ch >= 0:
+        pv = ti[ch, TI_PROVEN]
+        if pv == 1:
+            return ti[ch, TI_CODE]
+        n = tf[ch, TF_VISITS]
+        key = n * 2.0 + (child_q_nb(ti, tf, ch) if n > 0.0 else tf[ch, TF_PRIOR])   # visits, then value
+        if pv == -1:
+            key -= 1.0e12
+        if key > best + 1e-12:
+            best, pick, ties = key, ch, 1
+        elif key >= best - 1e-12:
+            ties += 1
+            if rng_below_nb(rng, ties) == 0:
+                pick = ch
+        ch = ti[ch, TI_NEXT]
+    return ti[pick, TI_CODE] if pick >= 0 else -1

@@ -1,0 +1,144 @@
+"""Martian Chess's search hooks (simkit/engine/search.py plays ``mcts:N`` through them).
+
+Search state ``S = (board, meta, moves)``: the kernel's own arrays and a move buffer
+(scratch, not copied), with the mover's turn
+already started (MC-4 ``leader`` call made) as ``play_game_nb`` has it when it asks for
+a move; a blocked mover (MC-5) is recorded as the draw at once. ``P = (rays, rules,
+weights, knobs)``. A decision's code is the move ``from * 32 + to`` (the step API's id).
+Martian Chess has no chance and nothing hidden: the search is closed loop.
+
+Priors: greedy's one-ply value of each move (``after_move_value_nb``: score lead,
+material, the best own piece left capturable), so a capture or a move out of danger
+is tried first; a move that ends the game won scores ``WIN`` (= the engine's
+``DECISIVE``): the search plays it without looking further. Leaf value: a rollout to
+the horizon and the greedy evaluation of the position for the player who has just
+moved (it charges the mover's own piece left capturable, a threat only while the
+opponent is to move), squashed with ``mcts_scale``.
+"""
+import numpy as np
+from numba import njit
+
+from simkit.engine.search import ONGOING, make_search, squash_nb
+from simkit.games.martian_chess.moves import (
+    bits_of_nb, copy_position_nb, count_moves_nb, gen_moves_nb, play_move_nb, random_ply_nb, start_turn_nb,
+)
+from simkit.games.martian_chess.policies import after_move_value_nb, choose_greedy_nb
+from simkit.games.martian_chess.policies import evaluate_nb as greedy_evaluate_nb
+from simkit.games.martian_chess.state import END_STALEMATE, M_END, M_PLY, M_TO_MOVE, M_WINNER, MAX_MOVES, NMETA
+from simkit.policies import MC_SCALE
+
+
+@njit(cache=True, _nrt=False)
+def copy_nb(P, src, dst):
+    copy_position_nb(src[0], src[1], dst[0], dst[1])
+
+
+@njit(cache=True, _nrt=False)
+def determinise_nb(P, S, player, rng):
+    pass     # nothing is hidden
+
+
+@njit(cache=True, _nrt=False)
+def status_nb(P, S):
+    meta = S[1]
+    if meta[M_END] < 0:
+        return ONGOING
+    return meta[M_WINNER]
+
+
+@njit(cache=True, _nrt=False)
+def to_move_nb(P, S):
+    return S[1][M_TO_MOVE]
+
+
+@njit(cache=True, _nrt=False)
+def turn_nb(P, S):
+    return S[1][M_PLY]
+
+
+@njit(cache=True, _nrt=False)
+def decisions_nb(P, S, codes, scores):
+    """Every legal move, scored by greedy's one-ply value for the mover."""
+    rays, rules, weights = P[0], P[1], P[2]
+    board, meta = S[0], S[1]
+    n = gen_moves_nb(board, meta, rays, rules, codes)
+    p = meta[M_TO_MOVE]
+    pawns = bits_of_nb(meta, 0)
+    drones = bits_of_nb(meta, 1)
+    queens = bits_of_nb(meta, 2)
+    for i in range(n):
+        scores[i] = after_move_value_nb(board, meta, rays, rules, weights, p, pawns, drones, queens, codes[i])
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def apply_nb(P, S, code, rng):
+    """Play the move and start the next mover's turn; a mover with no move draws at once (MC-5)."""
+    rays, rules = P[0], P[1]
+    board, meta = S[0], S[1]
+    play_move_nb(board, meta, rules, code)
+    if meta[M_END] < 0:
+        start_turn_nb(meta, rules)
+        if count_moves_nb(board, meta, rays, rules, S[2]) == 0:
+            meta[M_END] = END_STALEMATE
+            meta[M_WINNER] = -1
+
+
+@njit(cache=True, _nrt=False)
+def chance_nb(P, S, outcomes, probs):
+    return 0     # no dice
+
+
+@njit(cache=True, _nrt=False)
+def resolve_nb(P, S, outcome, rng):
+    pass
+
+
+@njit(cache=True, _nrt=False)
+def evaluate_nb(P, S):
+    """Side 0's expected score: greedy's evaluation for the player who has just moved, squashed."""
+    rays, weights, knobs = P[0], P[2], P[3]
+    board, meta = S[0], S[1]
+    q = 1 - meta[M_TO_MOVE]
+    v = greedy_evaluate_nb(board, meta, rays, weights, q)
+    return squash_nb(v if q == 0 else -v, knobs[MC_SCALE])
+
+
+@njit(cache=True, _nrt=False)
+def rollout_nb(P, S, policy, horizon, rng):
+    """Random plies (the random policy's draw on the move count) or greedy's, to the horizon."""
+    rays, rules, weights = P[0], P[1], P[2]
+    board, meta, moves = S
+    while meta[M_END] < 0 and meta[M_PLY] < horizon:
+        if policy == 1:
+            start_turn_nb(meta, rules)
+            n = gen_moves_nb(board, meta, rays, rules, moves)
+            if n == 0:
+                meta[M_END] = END_STALEMATE
+                meta[M_WINNER] = -1
+                break
+            play_move_nb(board, meta, rules, choose_greedy_nb(board, meta, rays, rules, weights, moves, n, rng,
+                                                              board, meta))
+        elif random_ply_nb(board, meta, rays, rules, moves, rng) == 0:
+            break
+
+
+@njit(cache=True, _nrt=False)
+def closed_loop_nb(P):
+    return True
+
+
+search_nb = make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisions_nb, apply_nb, chance_nb,
+                        resolve_nb, evaluate_nb, rollout_nb, closed_loop_nb)
+
+
+@njit(cache=True)
+def choose_nb(P, root, S, S2, budget, rng, tree):
+    """The decision ``budget`` iterations of the engine's search prefer at ``root``."""
+    return search_nb(P, root, S, S2, P[3], budget, rng, tree)
+
+
+
+def new_state():
+    """A search state's arrays (board, meta, move buffer)."""
+    return np.zeros(32, np.int8), np.zeros(NMETA, np.int32), np.zeros(MAX_MOVES, np.int32)
