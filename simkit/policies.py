@@ -135,9 +135,9 @@ def mcts_options(*, c: float = 1.0, rollout: str = "random", cutoff: int = 0, sc
         Option("mcts_rollout", "choice", rollout, "MCTS rollout policy after the tree: random or greedy",
                choices=ROLLOUTS, policy_knob=True),
         Option("mcts_cutoff", "int", int(cutoff),
-               "MCTS rollouts play on until this many turns after the searching side's turn have ended "
-               "(a turn: one side's whole turn), then score the position with the evaluation; "
-               "0 scores every leaf at once", min=0, max=100_000, policy_knob=True),
+               "MCTS rollouts stop once this many turns have ended, counting the searching side's current "
+               "turn (a turn: one side's whole turn, a ply in Martian Chess and Skorm); the position is then "
+               "scored with the evaluation; 0 scores every leaf at once", min=0, max=100_000, policy_knob=True),
         Option("mcts_scale", "float", float(scale),
                "MCTS: evaluation lead that counts as a 73% winning chance (reward = logistic(lead / scale))",
                min=1e-6, max=1e9, policy_knob=True),

@@ -75,3 +75,30 @@ def test_warfare_sampling_matches_exact(a, d):
     p = float(dice.warfare_distribution(a, d)["attacker_wins"])
     k = _sample_warfare(5 + a, a, d, n)
     assert abs(k / n - p) < 5 * np.sqrt(p * (1 - p) / n + 1e-12)
+
+
+@pytest.mark.parametrize("mod", range(-12, 13))
+def test_search_chance_tables_are_simkit_dice(mod):
+    """The search's chance nodes read storm_attack_probs_nb / warfare_win_prob_nb: the same numbers as
+    `simkit dice` (the Fraction distributions), to the last bit a float holds."""
+    out = np.zeros(3)
+    dice.storm_attack_probs_nb(mod, out)
+    d = dice.storm_distribution(mod)
+    assert out[dice.STORM_O_SUCCESS] == float(d["success"])
+    assert out[dice.STORM_O_CRIT_FAIL] == float(d["critical_failure"])
+    assert out[dice.STORM_O_FAIL] == float(d["failure"] - d["critical_failure"])
+    assert abs(out.sum() - 1.0) < 1e-15
+    assert dice.warfare_win_prob_nb(mod, 0) == float(dice.warfare_distribution(mod, 0)["attacker_wins"])
+    assert dice.warfare_win_prob_nb(0, mod) == float(dice.warfare_distribution(0, mod)["attacker_wins"])
+
+
+def test_storm_outcome_class_partitions_the_rolls():
+    for mod in range(-8, 9):
+        counts = np.zeros(3)
+        for a in range(1, 7):
+            for b in range(1, 7):
+                counts[dice.storm_outcome_class_nb(a + b, mod)] += 1
+        out = np.zeros(3)
+        dice.storm_attack_probs_nb(mod, out)
+        assert np.array_equal(counts / 36.0, out)
+    assert dice.two_d6_equals_prob_nb(7) == 6 / 36 and dice.two_d6_equals_prob_nb(13) == 0.0

@@ -56,6 +56,65 @@ def warfare_opposed_nb(state, attacker_mod, defender_mod):
             return a > d
 
 
+# --- exact outcome probabilities for the search's chance nodes (one table with `simkit dice`: the
+# Fraction distributions below and these enumerate the same resolvers; tests/test_dice.py checks) ---
+STORM_OUTCOMES = 3          # the classes a Storm attack's search branches on: failure, success, critical failure
+STORM_O_FAIL, STORM_O_SUCCESS, STORM_O_CRIT_FAIL = 0, 1, 2
+
+
+@njit(cache=True)
+def storm_attack_probs_nb(modifier, out):
+    """P(failure that is not critical), P(success, the natural 12 included), P(critical failure) of a 2d6
+    attack with this modifier, into ``out[0:3]`` (exact: counts of the 36 rolls / 36)."""
+    out[0] = 0.0
+    out[1] = 0.0
+    out[2] = 0.0
+    for a in range(1, 7):
+        for b in range(1, 7):
+            r = storm_resolve_nb(a + b, modifier)
+            if r == STORM_SUCCESS or r == STORM_CRIT_SUCCESS:
+                out[STORM_O_SUCCESS] += 1.0
+            elif r == STORM_CRIT_FAIL:
+                out[STORM_O_CRIT_FAIL] += 1.0
+            else:
+                out[STORM_O_FAIL] += 1.0
+    for k in range(3):
+        out[k] /= 36.0
+
+
+@njit(cache=True)
+def storm_outcome_class_nb(roll, modifier):
+    """The search's outcome class (STORM_O_*) of a 2d6 roll."""
+    r = storm_resolve_nb(roll, modifier)
+    if r == STORM_SUCCESS or r == STORM_CRIT_SUCCESS:
+        return STORM_O_SUCCESS
+    if r == STORM_CRIT_FAIL:
+        return STORM_O_CRIT_FAIL
+    return STORM_O_FAIL
+
+
+@njit(cache=True)
+def two_d6_equals_prob_nb(total):
+    """P(2d6 == total) (Storm's Cleric and Blacksmith succeed on exactly 7)."""
+    if total < 2 or total > 12:
+        return 0.0
+    return (6 - abs(total - 7)) / 36.0
+
+
+@njit(cache=True)
+def warfare_win_prob_nb(attacker_mod, defender_mod):
+    """P(the attacker wins) of an opposed d6 roll with ties rolled again (exact ratio of the 36 rolls)."""
+    win = 0
+    lose = 0
+    for a in range(1, 7):
+        for d in range(1, 7):
+            if a + attacker_mod > d + defender_mod:
+                win += 1
+            elif a + attacker_mod < d + defender_mod:
+                lose += 1
+    return win / (win + lose)
+
+
 def _two_d6():
     return {s: Fraction(6 - abs(s - 7), 36) for s in range(2, 13)}
 
