@@ -160,20 +160,20 @@ def _mean_nb(tf, ch):
 
 @njit(cache=True)
 def child_q_nb(ti, tf, ch):
-    """The owner's mean reward of visited node ``ch``; a chance node's is its outcomes' probability-weighted mean."""
+    """The owner's mean reward of visited node ``ch``. A chance node's is its outcomes' probability-weighted
+    mean, the outcomes not visited yet counted at the chance node's own mean."""
     if ti[ch, TI_KIND] != K_CHANCE:
         return _mean_nb(tf, ch)
-    num = 0.0
-    den = 0.0
+    own = _mean_nb(tf, ch)
+    q = 0.0
+    seen = 0.0
     o = ti[ch, TI_FIRST]
     while o >= 0:
         if tf[o, TF_VISITS] > 0.0:
-            num += tf[o, TF_PRIOR] * _mean_nb(tf, o)
-            den += tf[o, TF_PRIOR]
+            q += tf[o, TF_PRIOR] * _mean_nb(tf, o)
+            seen += tf[o, TF_PRIOR]
         o = ti[o, TI_NEXT]
-    if den <= 0.0:
-        return _mean_nb(tf, ch)
-    return num / den
+    return q + (1.0 - seen) * own if seen < 1.0 else q
 
 
 @njit(cache=True)
@@ -413,8 +413,13 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
         return evaluate_nb(P, S)
 
     @njit
-    def leaf_value_nb(P, S, S2, knobs, horizon, outs, probs, rng):
-        """Side 0's reward of an expanded, unfinished leaf position ``S``."""
+    def leaf_value_nb(P, S, S2, knobs, horizon, outs, probs, ti, tf, node, rng):
+        """Side 0's reward of the expanded, unfinished leaf ``node`` in position ``S``.
+
+        A chance node (``ti[node, TI_KIND] == K_CHANCE``, its outcomes expanded in ``outs`` order)
+        without rollouts is scored exactly: each outcome's position is evaluated and recorded as that
+        outcome child's first visit, and the reward is their probability-weighted mean.
+        """
         m = chance_nb(P, S, outs, probs)
         if knobs[MC_CUTOFF] > 0 and turn_nb(P, S) < horizon:
             if m > 0:
@@ -423,13 +428,18 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
             return settled_value_nb(P, S)
         if m == 0:
             return evaluate_nb(P, S)
-        # the expected value over the pending event's outcomes, with their exact probabilities
         tot = 0.0
+        o = ti[node, TI_FIRST] if ti[node, TI_KIND] == K_CHANCE else -1
         for k in range(m):
             copy_nb(P, S, S2)
             resolve_nb(P, S2, outs[k], rng)
             rollout_nb(P, S2, np.int64(knobs[MC_ROLLOUT]), np.int64(-1), rng)   # settles a further event only
-            tot += probs[k] * settled_value_nb(P, S2)
+            v = settled_value_nb(P, S2)
+            tot += probs[k] * v
+            if o >= 0:
+                tf[o, TF_VISITS] = 1.0
+                tf[o, TF_VALUE] = _owner_reward_nb(ti, o, v)
+                o = ti[o, TI_NEXT]
         return tot
 
     @njit
@@ -490,7 +500,7 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
                     if ti[node, TI_PROVEN] != 0:
                         r = _proven_reward0_nb(ti, node)
                     else:
-                        r = leaf_value_nb(P, S, S2, knobs, horizon, outs, probs, rng)
+                        r = leaf_value_nb(P, S, S2, knobs, horizon, outs, probs, ti, tf, node, rng)
                     break
                 if kind == K_CHANCE:
                     if not closed:      # this visit's probabilities (public odds do not change with a redeal,
@@ -520,7 +530,7 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
                                 guess = ti[ch, TI_NEXT]
                     ch = _select_decision_nb(ti, tf, node, c_puct, fpu, it, closed, rng)
                     if ch < 0:          # nothing legal is known here (a full tree): score the position
-                        r = leaf_value_nb(P, S, S2, knobs, horizon, outs, probs, rng)
+                        r = leaf_value_nb(P, S, S2, knobs, horizon, outs, probs, ti, tf, node, rng)
                         break
                     apply_nb(P, S, ti[ch, TI_CODE], rng)
                 node = ch
