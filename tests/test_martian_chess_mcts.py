@@ -52,7 +52,7 @@ def _search(p, board, meta, budget, seed):
     tree = new_tree_nb(tree_capacity(budget, 48), st.MAX_MOVES, 1)
     rng = np.array([seed], dtype=np.uint64)
     before = board.copy(), meta.copy()
-    m = choose_nb((rays, rules, weights, mc), (board, meta, moves), new_state(), new_state(), budget, rng, tree)
+    m = choose_nb((rays, rules, weights, mc[0]), (board, meta, moves), new_state(), new_state(), budget, rng, tree)
     assert (board == before[0]).all() and (meta == before[1]).all()   # the real position is untouched
     return m, moves[:n], tree
 
@@ -202,3 +202,28 @@ def test_play_and_run_accept_mcts(runner):
     assert r.exit_code == 0, r.output
     r = invoke(runner, ["run", "martian_chess", "--games", "4", "--policy", "mcts:x", "--no-save"])
     assert r.exit_code != 0 and "mcts:N" in r.output
+
+
+def test_a_side_can_have_its_own_search_knobs():
+    """``mcts:N/KNOB=VALUE`` changes that side's row of the knob table only: the other side plays as it
+    did, and a change of the knob changes the games."""
+    from simkit.policies import parse_policy
+    sc = load_scenario("martian_chess")
+    c = parse_policy(SPEC, "mcts:30/mcts_c=0.25/mcts_decisive=false")
+    assert c.base == "mcts" and c.budget == 30 and c.knobs == (("mcts_c", 0.25), ("mcts_decisive", False))
+    assert c.name == "mcts:30/mcts_c=0.25/mcts_decisive=false"
+    base = sc.params_for(["mcts:30", "mcts:30"])
+    mixed = sc.params_for([c.name, "mcts:30"])
+    assert np.array_equal(mixed[4][1], base[4][1]) and not np.array_equal(mixed[4][0], base[4][0])
+    assert mixed[4][0][0] == 0.25 and base[4][0][0] == sc.rules["mcts_c"]
+    ids = pv("mcts:30", "mcts:30")
+    same = [play_one(base, 3, g, g % 2, ids)[1] for g in range(4)]
+    diff = [play_one(mixed, 3, g, g % 2, ids)[1] for g in range(4)]
+    assert any(not np.array_equal(a, b) for a, b in zip(same, diff))
+
+
+@pytest.mark.parametrize("bad,words", [("mcts:30/mcts_c", "KNOB=VALUE"), ("mcts:30/greedy_score=2", "not a search knob"),
+                                       ("mcts:30/mcts_c=-1", "mcts_c"), ("mcts:30/mcts_cc=1", "did you mean")])
+def test_bad_policy_knobs(bad, words):
+    with pytest.raises(UsageError, match=words):
+        policy_vector(SPEC, [bad, "greedy"])

@@ -148,6 +148,10 @@ class GameSpec:
     dice: str | None = None
     # folder of the game's scenarios when it lives outside simkit/scenarios/ (a test game)
     scenario_dir: str | None = None
+    # where the search's knob table (simkit.policies.mcts_params: a row per side) sits in the params tuple,
+    # and the game's own knobs after the shared ones (option names); None: policies take no /KNOB=VALUE
+    knobs_slot: int | None = None
+    search_knobs: tuple[str, ...] = ()
     extra: dict = field(default_factory=dict)
     # what each record column counts, in record order (names == record_fields): per-unit,
     # per-side and unit-vs-unit statistics as data (unit_table, the report, unit values read

@@ -113,8 +113,8 @@ def play_game_nb(init_board, rays, rules, weights, mc, seed, game, first, polici
             if counted:
                 gen_moves_nb(board, meta, rays, rules, moves)
             if pid == MCTS:
-                mv = choose_nb((rays, rules, weights, mc), (board, meta, moves), S, S2, policies[POL_BUDGET + p],
-                               rng, tree)
+                mv = choose_nb((rays, rules, weights, mc[p]), (board, meta, moves), S, S2,
+                               policies[POL_BUDGET + p], rng, tree)
             else:
                 mv = choose_greedy_nb(board, meta, rays, rules, weights, moves, n, rng, sb, sm)
         s = mv // 32
