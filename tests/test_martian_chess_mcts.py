@@ -222,7 +222,8 @@ def test_a_side_can_have_its_own_search_knobs():
     assert any(not np.array_equal(a, b) for a, b in zip(same, diff))
 
 
-@pytest.mark.parametrize("bad,words", [("mcts:30/mcts_c", "KNOB=VALUE"), ("mcts:30/greedy_score=2", "not a search knob"),
+@pytest.mark.parametrize("bad,words", [("mcts:30/mcts_c", "KNOB=VALUE"),
+                                       ("mcts:30/greedy_score=2", "not a search knob"),
                                        ("mcts:30/mcts_c=-1", "mcts_c"), ("mcts:30/mcts_cc=1", "did you mean")])
 def test_bad_policy_knobs(bad, words):
     with pytest.raises(UsageError, match=words):
