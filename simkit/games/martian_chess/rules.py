@@ -22,7 +22,7 @@ OPTIONS = (
            min=-100, max=100, policy_knob=True),
     Option("greedy_hanging", "float", 1.0, "greedy weight: penalty per pip of the best piece left capturable",
            min=-100, max=100, policy_knob=True),
-) + mcts_options(c=1.0, rollout="random", cutoff=20, scale=1.0, prior_temp=1.0) + handicap_options(UNITS)
+) + mcts_options(c=1.0, rollout="random", cutoff=60, scale=1.0, prior_temp=1.0) + handicap_options(UNITS)
 
 
 def validate(rules: dict) -> None:
