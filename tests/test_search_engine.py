@@ -31,7 +31,7 @@ def _search_from(params, pos, side, roll, budget, seed=1):
     root[1][:] = (side, 10, -2, roll)[:NMETA]
     tree = new_tree_nb(tree_capacity(budget, 8), 8, 6)
     rng = np.array([seed], np.uint64)
-    code = choose_nb(params, root, new_state(8), new_state(8), budget, rng, tree)
+    code = choose_nb((params[0], params[1][0]), root, new_state(8), new_state(8), budget, rng, tree)
     return code, tree
 
 

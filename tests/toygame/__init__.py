@@ -40,4 +40,5 @@ SPEC = GameSpec(
     aggregate_index=lambda params: [str(i) for i in range(int(params[0][0]) + 1)],
     length_unit="turns",
     scenario_dir=str(Path(__file__).parent / "scenarios"),
+    knobs_slot=1,
 )

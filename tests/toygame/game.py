@@ -38,7 +38,6 @@ def play_game_nb(params, knobs, seed, game, first, policies, snapshot_ply, rec, 
     state = np.zeros(1, dtype=np.uint64)
     rng_seed_nb(state, seed, game)
     pos = np.zeros((2, MAX_PAWNS), dtype=np.int64)
-    P = (params, knobs)
     root = (pos, np.zeros(NMETA, np.int64))
     S = (np.zeros((2, MAX_PAWNS), np.int64), np.zeros(NMETA, np.int64))
     S2 = (np.zeros((2, MAX_PAWNS), np.int64), np.zeros(NMETA, np.int64))
@@ -55,7 +54,7 @@ def play_game_nb(params, knobs, seed, game, first, policies, snapshot_ply, rec, 
         else:
             meta = root[1]
             meta[M_SIDE], meta[M_TURNS], meta[M_STATUS], meta[M_ROLL] = side, turns, -2, roll
-            i = choose_nb(P, root, S, S2, policies[POL_BUDGET + side], state, tree)
+            i = choose_nb((params, knobs[side]), root, S, S2, policies[POL_BUDGET + side], state, tree)
         to, hit = move_pawn_nb(pos, side, i, roll, track, pawns)
         if hit:
             rec[F_KILL + side] += hit
