@@ -61,8 +61,9 @@ its decisions is (and, in a closed-loop game, proven lost when all are); a chanc
 when all its outcomes are proven alike. Proven nodes are scored exactly, a proven loss
 is never chosen while anything else is, and a proven win at the root is played at once.
 A finished draw is worth 1/2 to both sides, or 1/2 - ``mcts_contempt`` to the searching side
-(a draw-averse player: the draw diagnosis's probe). A decision the game scores ``>= DECISIVE`` wins at once (taking the enemy Warlord,
-walking into the keep): it is proven at creation when ``mcts_decisive`` is on.
+(a draw-averse player: the draw diagnosis's probe). A decision the game scores ``>= DECISIVE``
+wins at once (taking the enemy Warlord, walking into the keep): it is proven at creation when
+``mcts_decisive`` is on.
 
 **Choice.** The root decision with most visits (a proven win first, a proven loss
 last; ties by value, then uniformly at random from the game's stream).
