@@ -1,6 +1,7 @@
 """Regenerate the golden digest of one game's mcts case only (python scripts/regold_search.py GAME): the search may
 change, the scripted policies' records must not (tests/test_golden_records.py)."""
-import json, sys
+import json
+import sys
 sys.path.insert(0, "tests")
 import test_golden_records as t
 game = sys.argv[1]
