@@ -7,9 +7,14 @@ survivors are played again on twice as many games (the earlier games plus new
 ones), until ``finalists`` remain. Common random numbers make the comparison
 between candidates far less noisy than the metrics themselves. The finalists are
 then **verified** on ``verify_games`` fresh games (another seed, so the winner's
-luck in the search does not carry over) and the recommendation is the finalist
-with the lowest verified loss, with every objective's estimate, its 95% interval
-and whether it is met.
+luck in the search does not carry over) and the finalist with the lowest verified
+loss is recommended. Choosing the best of several noisy estimates favours the one
+whose games happened to be lucky (the winner's curse), so the recommendation is
+**confirmed** on ``verify_games`` further fresh games that played no part in choosing
+it, and its estimates, 95% intervals and met / not shown / missed come from those.
+The verification and confirmation seeds are derived from ``--seed`` by a hash
+(`stage_seed`): large numbers no other run's ``--seed`` uses, so two tunes (or a tune
+and a run) with nearby seeds never share games.
 
 Why not a library optimiser: the knobs of a rule set are small integer or choice
 grids (tens of points), where racing over the whole grid is exact and cheap; a
@@ -20,7 +25,8 @@ as a grid ``A..B:STEP``.
 Objectives (``--objective``), each optionally weighted with ``@W``:
 
     METRIC=T        the metric should equal T     met: 90% interval inside T ± tolerance (TOST;
-                                                  ± 1 plies/turns for lengths)
+                                                  ± 1 plies/turns for lengths), the 90% interval
+                                                  computed as such (score, Wilson or t), not scaled
     METRIC<=T       at most T                     met: 95% interval's upper end <= T
     METRIC>=T       at least T                    met: 95% interval's lower end >= T
     METRIC=A..B     inside [A, B]                 met: 95% interval inside [A, B]
@@ -43,8 +49,6 @@ from pathlib import Path
 
 from simkit.errors import UsageError
 
-Z95 = 1.959963984540054
-Z90 = 1.6448536269514722
 # objective metric name -> summary key
 METRICS = {
     "first_player_advantage": "first_player_advantage",
@@ -89,14 +93,16 @@ class Objective:
             return max(0.0, self.lo - est)
         return max(0.0, self.lo - est, est - self.hi)
 
-    def met(self, est: float, lo95: float, hi95: float, tolerance: float) -> str:
-        """'met', 'not shown' or 'missed' (the interval entirely on the wrong side)."""
+    def met(self, summary: dict, tolerance: float) -> str:
+        """'met', 'not shown' or 'missed' (the interval entirely on the wrong side) of a run's summary:
+        ``=`` by TOST on the metric's own 90% interval, the others by its 95% interval."""
+        est, lo95, hi95 = metric_ci(summary, self.metric)
         if any(math.isnan(v) for v in (est, lo95, hi95)):
             return "not shown"
         if self.op == "=":
             from simkit.analysis.stats import tost
-            h = (hi95 - lo95) / 2 * Z90 / Z95
-            r = tost((est - h - self.lo, est + h - self.lo), self.scale(tolerance))
+            _, lo90, hi90 = metric_ci(summary, self.metric, alpha=0.10)
+            r = tost((lo90 - self.lo, hi90 - self.lo), self.scale(tolerance))
             return {"within": "met", "beyond": "missed", "not_shown": "not shown"}[r]
         lo_ok, hi_ok = (self.lo, math.inf) if self.op == ">=" else (-math.inf, self.lo) if self.op == "<=" \
             else (self.lo, self.hi)
@@ -148,10 +154,38 @@ def parse_knob(item: str, spec) -> tuple[str, list]:
     return keys[0], [g[0] for g in grid]
 
 
-def metric_ci(summary: dict, metric: str) -> tuple[float, float, float]:
+def metric_ci(summary: dict, metric: str, alpha: float = 0.05) -> tuple[float, float, float]:
+    """(estimate, lo, hi) of an objective's metric from a run's summary. The 95% interval is the
+    summary's; any other level is computed from the counts the summary holds with the same method
+    (score interval for the advantage, Wilson for rates, t for length), never rescaled from the 95%
+    half-width, which is wrong for the asymmetric intervals near 0 or 1."""
     key = METRICS[metric]
-    lo, hi = summary.get(f"{key}_ci") or (math.nan, math.nan)
-    return float(summary.get(key, math.nan)), float(lo), float(hi)
+    est = float(summary.get(key, math.nan))
+    if alpha == 0.05:
+        lo, hi = summary.get(f"{key}_ci") or (math.nan, math.nan)
+        return est, float(lo), float(hi)
+    if f"{key}_ci{round(100 * (1 - alpha))}" in summary:
+        lo, hi = summary[f"{key}_ci{round(100 * (1 - alpha))}"]
+        return est, float(lo), float(hi)
+    from simkit.analysis.metrics import SCORES
+    from simkit.analysis.stats import _z, score_interval, wilson
+    n = int(summary.get("games") or 0)
+    if n == 0 or math.isnan(est):
+        return est, math.nan, math.nan
+    if key == "first_player_advantage":
+        first = round(summary["first_player_win_rate"] * n)
+        second = round(summary["second_player_win_rate"] * n)
+        _, lo, hi = score_interval(SCORES, [second, n - first - second, first], alpha)
+        return est, lo - 0.5, hi - 0.5
+    if key == "mean_plies":
+        lo95, hi95 = summary[f"{key}_ci"]
+        sd = float(summary.get("plies_std") or 0.0)
+        # the t interval's half-width at this level; the rule-of-three floor (every game the same
+        # length) does not depend on the level
+        half = _z(alpha) * sd / math.sqrt(n) if sd > 0 and n > 1 else (hi95 - lo95) / 2
+        return est, est - half, est + half
+    lo, hi = wilson(round(est * n), n, alpha)
+    return est, lo, hi
 
 
 def loss_of(summary: dict, objectives, tolerance: float, lexicographic: bool):
@@ -165,6 +199,7 @@ class TuneResult:
     objectives: list
     evaluated: list = field(default_factory=list)     # every (round, point, games, summary, loss)
     verified: list = field(default_factory=list)      # finalists on fresh games
+    confirmed: dict | None = None                     # the chosen finalist on further fresh games
     tolerance: float = 0.01
     config: object = None
     out_dir: Path | None = None
@@ -172,12 +207,15 @@ class TuneResult:
 
     @property
     def best(self) -> dict | None:
-        return self.verified[0] if self.verified else None
+        """The recommendation, measured on games that did not choose it (the confirmation, or the one
+        finalist's verification when there was nothing to choose between)."""
+        return self.confirmed or (self.verified[0] if self.verified else None)
 
     def rows(self) -> list[dict]:
         out = []
-        for e in self.evaluated + self.verified:
-            row = {"stage": e["stage"], "round": e["round"], "games": e["games"], **dict(zip(self.keys, e["point"]))}
+        for e in self.evaluated + self.verified + ([self.confirmed] if self.confirmed else []):
+            row = {"stage": e["stage"], "round": e["round"], "games": e["games"], "seed": e["seed"],
+                   **dict(zip(self.keys, e["point"]))}
             for o in self.objectives:
                 est, lo, hi = metric_ci(e["summary"], o.metric)
                 row |= {o.metric: est, f"{o.metric}_ci_lo": lo, f"{o.metric}_ci_hi": hi}
@@ -189,14 +227,18 @@ class TuneResult:
         b = self.best
         rec = None
         if b is not None:
-            rec = {"setting": dict(zip(self.keys, b["point"])), "games": b["games"], "objectives": [
-                {"objective": o.text, "estimate": metric_ci(b["summary"], o.metric)[0],
-                 "ci": list(metric_ci(b["summary"], o.metric)[1:]),
-                 "result": o.met(*metric_ci(b["summary"], o.metric), self.tolerance)} for o in self.objectives]}
+            rec = {"setting": dict(zip(self.keys, b["point"])), "games": b["games"], "seed": b["seed"],
+                   "stage": b["stage"], "objectives": [
+                       {"objective": o.text, "estimate": metric_ci(b["summary"], o.metric)[0],
+                        "ci": list(metric_ci(b["summary"], o.metric)[1:]),
+                        "result": o.met(b["summary"], self.tolerance)} for o in self.objectives]}
             rec["meets_all"] = all(x["result"] == "met" for x in rec["objectives"])
+            rec["measured_on"] = ("fresh games that did not choose it (confirmation)" if b["stage"] == "confirm"
+                                  else "the verification games of the only finalist (nothing was chosen on them)")
         return {"kind": "tune", "knobs": self.keys, "objectives": [o.text for o in self.objectives],
                 "tolerance": self.tolerance, "method": "successive halving on common random numbers, "
-                "then verification of the finalists on fresh games", "recommended": rec,
+                "verification of the finalists on fresh games (which choose the recommendation), then "
+                "confirmation of the recommendation on further fresh games (which measure it)", "recommended": rec,
                 "finalists": [{"setting": dict(zip(self.keys, v["point"])), "games": v["games"],
                                "loss": v["loss"] if not isinstance(v["loss"], tuple) else list(v["loss"])}
                               for v in self.verified],
@@ -205,9 +247,18 @@ class TuneResult:
                                        for pt, twin in self.same_as.items()]}
 
 
+def stage_seed(seed: int, stage: str) -> int:
+    """The seed of a tune's ``stage`` ("verify", "confirm"): a hash of (seed, stage) in [2**62, 2**63),
+    so no run started with a small --seed, and no tune with another seed, plays the same games."""
+    import hashlib
+    h = int.from_bytes(hashlib.sha256(f"simkit tune {seed} {stage}".encode()).digest()[:8], "big")
+    return (h >> 2) | (1 << 62)
+
+
 def search(points, evaluate, objectives, *, games: int, verify_games: int, seed: int, tolerance: float,
            finalists: int = 3, lexicographic: bool = False, log=None) -> TuneResult:
-    """Successive halving over ``points`` with ``evaluate(point, games, seed) -> summary``."""
+    """Successive halving over ``points`` with ``evaluate(point, games, seed) -> summary``, then the
+    finalists' verification and the recommendation's confirmation on fresh games (`stage_seed`)."""
     res = TuneResult([], list(objectives), tolerance=tolerance)
     alive = list(points)
     n, rnd = games, 0
@@ -216,8 +267,8 @@ def search(points, evaluate, objectives, *, games: int, verify_games: int, seed:
         for pt in alive:
             s = evaluate(pt, n, seed)
             loss = loss_of(s, objectives, tolerance, lexicographic)
-            res.evaluated.append({"stage": "search", "round": rnd, "point": pt, "games": n, "summary": s,
-                                  "loss": loss})
+            res.evaluated.append({"stage": "search", "round": rnd, "point": pt, "games": n, "seed": seed,
+                                  "summary": s, "loss": loss})
             scored.append((loss, pt))
         scored.sort(key=lambda x: x[0])
         if log:
@@ -226,11 +277,19 @@ def search(points, evaluate, objectives, *, games: int, verify_games: int, seed:
             break
         alive = [pt for _, pt in scored[:max(finalists, (len(alive) + 1) // 2)]]
         n, rnd = n * 2, rnd + 1
+    vseed = stage_seed(seed, "verify")
     for pt in alive:
-        s = evaluate(pt, verify_games, seed + 1)
+        s = evaluate(pt, verify_games, vseed)
         res.verified.append({"stage": "verify", "round": rnd + 1, "point": pt, "games": verify_games,
-                             "summary": s, "loss": loss_of(s, objectives, tolerance, lexicographic)})
+                             "seed": vseed, "summary": s, "loss": loss_of(s, objectives, tolerance, lexicographic)})
     res.verified.sort(key=lambda e: e["loss"])
+    if len(res.verified) > 1:     # the verification chose among finalists: measure the choice elsewhere
+        pt, cseed = res.verified[0]["point"], stage_seed(seed, "confirm")
+        s = evaluate(pt, verify_games, cseed)
+        res.confirmed = {"stage": "confirm", "round": rnd + 2, "point": pt, "games": verify_games, "seed": cseed,
+                         "summary": s, "loss": loss_of(s, objectives, tolerance, lexicographic)}
+        if log:
+            log(f"confirmation: {pt} on {verify_games:,} further fresh games")
     return res
 
 

@@ -180,21 +180,28 @@ def tune(target, sets, knobs, objectives, lexicographic, tolerance, games, verif
     from rich.table import Table
     from simkit.cli.show import console
     c = console()
-    t = Table(title=f"{sc.spec.title} tune: verified finalists ({res.verified[0]['games']:,} fresh games each, "
-                    f"{' vs '.join(config.policies)}, seed {seed + 1})", header_style="bold")
-    for k in res.keys:
-        t.add_column(k)
-    for o in res.objectives:
-        t.add_column(o.text, justify="right")
-    t.add_column("loss", justify="right")
-    for v in res.verified:
-        cells = []
+    def table(title, entries):
+        t = Table(title=title, header_style="bold")
+        for k in res.keys:
+            t.add_column(k)
         for o in res.objectives:
-            e, lo, hi = metric_ci(v["summary"], o.metric)
-            cells.append(f"{e:+.4f} [{lo:+.4f}, {hi:+.4f}] {o.met(e, lo, hi, tolerance)}")
-        loss = v["loss"] if not isinstance(v["loss"], tuple) else sum(v["loss"])
-        t.add_row(*[str(x) for x in v["point"]], *cells, f"{loss:.3g}")
-    c.print(t)
+            t.add_column(o.text, justify="right")
+        t.add_column("loss", justify="right")
+        for v in entries:
+            cells = []
+            for o in res.objectives:
+                e, lo, hi = metric_ci(v["summary"], o.metric)
+                cells.append(f"{e:+.4f} [{lo:+.4f}, {hi:+.4f}] {o.met(v['summary'], tolerance)}")
+            loss = v["loss"] if not isinstance(v["loss"], tuple) else sum(v["loss"])
+            t.add_row(*[str(x) for x in v["point"]], *cells, f"{loss:.3g}")
+        c.print(t)
+
+    who = " vs ".join(config.policies)
+    table(f"{sc.spec.title} tune: verified finalists ({res.verified[0]['games']:,} fresh games each, {who}; "
+          f"they choose the recommendation)", res.verified)
+    if res.confirmed:
+        table(f"confirmation: the recommendation on {res.confirmed['games']:,} further fresh games (the "
+              f"estimates below did not choose it)", [res.confirmed])
     rec = s["recommended"]
     from simkit.report.fmt import overrides
     c.print(f"recommended: {overrides(rec['setting'])} — "

@@ -302,7 +302,8 @@ def tune_section(d: TuneData, w, anchor: str):
     csv = d.path / "tune.csv"
     if csv.exists():
         frame = pd.read_csv(csv)
-        w.table(sec, "tune", frame, "Every evaluated setting (search rounds and verification)",
+        w.table(sec, "tune", frame, "Every evaluated setting (search rounds, the finalists' verification and "
+                "the recommendation's confirmation)",
                 options=tuple(k for k in knobs if k in frame.columns))
         if len(knobs) == 1 and pd.api.types.is_numeric_dtype(frame[knobs[0]]):
             for k, text in enumerate(s.get("objectives") or []):
@@ -315,7 +316,9 @@ def tune_section(d: TuneData, w, anchor: str):
         setting = fmt.overrides(rec.get("setting") or {})
         parts = "; ".join(f"{x['objective']}: {fmt.with_ci(x['estimate'], *x['ci'], kind=fmt.advantage)} "
                           f"{x['result']}" for x in rec.get("objectives") or [])
-        sec.findings.append(Finding(f"Recommended {setting} on {int(rec.get('games') or 0):,} fresh games: {parts}.",
+        where = ("fresh games that did not choose it" if rec.get("stage") == "confirm" else "fresh games")
+        sec.findings.append(Finding(f"Recommended {setting}, measured on {int(rec.get('games') or 0):,} {where}: "
+                                    f"{parts}.",
                                     "tune_0" if len(knobs) == 1 else None, not rec.get("meets_all")))
     return sec
 
