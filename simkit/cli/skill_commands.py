@@ -113,10 +113,12 @@ def print_skill(result, title: str):
     t.add_column("verdict")
     for m, v in result.metrics.items():
         fmt = "{:+.1f}" if m in ("mean_length", "mean_plies") else "{:+.4f}"
-        cells = [f"{fmt.format(e)} [{fmt.format(lo)}, {fmt.format(hi)}]" for e, lo, hi in v["estimates"]]
+        why = v.get("missing") or {}
+        cells = [why.get(lvl, "-") if e != e else f"{fmt.format(e)} [{fmt.format(lo)}, {fmt.format(hi)}]"
+                 for lvl, (e, lo, hi) in zip(result.levels, v["estimates"])]
         tr = v["trend"]
-        t.add_row(m.replace("_", " "), *cells, f"{tr['slope']:+.4g} [{tr['ci'][0]:+.4g}, {tr['ci'][1]:+.4g}]",
-                  v["verdict"])
+        slope = "-" if tr["slope"] != tr["slope"] else f"{tr['slope']:+.4g} [{tr['ci'][0]:+.4g}, {tr['ci'][1]:+.4g}]"
+        t.add_row(m.replace("_", " "), *cells, slope, v["verdict"])
     c = console()
     c.print(t)
     for v in result.metrics.values():

@@ -212,7 +212,10 @@ def skill_section(d: SkillData, w, anchor: str):
     sec = Section(anchor, f"Over skill: {_game_label(d)}",
                   subtitle=" < ".join(levels) + " · " + fmt.context(None, cfg.get("first"), cfg.get("seed"),
                                                                    cfg.get("games"), "games per level"))
-    sec.facts = _facts(d, [("levels", ", ".join(levels)), ("games per level", f"{int(cfg.get('games') or 0):,}")])
+    facts = [("levels", ", ".join(levels)), ("games per level", f"{int(cfg.get('games') or 0):,}")]
+    if s.get("snapshot_ply") is not None:      # values --skill: one snapshot for every level
+        facts.append(("snapshot, every level", f"{s['snapshot_ply']} ({s.get('snapshot_ply_source', '')})"))
+    sec.facts = _facts(d, facts)
     rows = []
     for k, (m, entry) in enumerate((s.get("metrics") or {}).items()):
         w.figure(sec, f"skill_{k}", skill_lines, (levels, m, entry),
@@ -222,8 +225,10 @@ def skill_section(d: SkillData, w, anchor: str):
             rows.append({"metric": m, "level": lvl, "estimate": e[0], "ci_lo": e[1], "ci_hi": e[2],
                          "verdict": entry["verdict"]})
         at = ", ".join(f"{lvl} {fmt.metric_value(m, e[0])}" for lvl, e in zip(levels, entry["estimates"]))
-        sec.findings.append(Finding(f"{m.replace('_', ' ')} is {entry['verdict']} over skill ({at}).",
-                                    f"skill_{k}", entry["verdict"] == "reversing"))
+        how = ("is estimated at fewer than two levels" if entry["verdict"] == "too few levels"
+               else f"is {entry['verdict']} over skill")
+        sec.findings.append(Finding(f"{m.replace('_', ' ')} {how} ({at}).", f"skill_{k}",
+                                    entry["verdict"] == "reversing"))
     if rows:
         w.table(sec, "skill", pd.DataFrame(rows), "Metrics by skill level")
     for run in s.get("runs") or []:
