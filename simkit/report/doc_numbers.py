@@ -105,7 +105,8 @@ def run(names=(), *, check: bool = False, cost: str = "slow", root: Path = ROOT,
             diff = difflib.unified_diff(have[name].splitlines(), body.splitlines(), f"{block.doc} (committed)",
                                         f"{block.doc} (regenerated)", lineterm="", n=1)
             log(f"{name}: DIFFERS ({took:.0f} s)\n" + "\n".join(diff))
-        else:
+        else:   # the file as it is now: a long block must not undo edits made while it ran
+            text = path.read_text(encoding="utf-8")
             path.write_text(replace_block(text, name, body, commit), encoding="utf-8")
             log(f"{name}: rewritten in {block.doc} ({took:.0f} s)")
     return differ
