@@ -199,8 +199,9 @@ def tune(target, sets, knobs, objectives, lexicographic, tolerance, games, verif
         c.print(t)
 
     who = " vs ".join(config.policies)
+    role = "they choose the recommendation" if len(res.verified) > 1 else "nothing to choose: they measure it"
     table(f"{sc.spec.title} tune: verified finalists ({res.verified[0]['games']:,} fresh games each, {who}; "
-          f"they choose the recommendation)", res.verified)
+          f"{role})", res.verified)
     if res.confirmed:
         table(f"confirmation: the recommendation on {res.confirmed['games']:,} further fresh games (the "
               f"estimates below did not choose it)", [res.confirmed])
