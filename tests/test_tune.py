@@ -189,3 +189,18 @@ def test_a_taken_out_dir_is_refused_before_any_game(tmp_path, monkeypatch):
         r = CliRunner().invoke(cli, args + ["--out", str(tmp_path)])
         assert r.exit_code == 2 and "already holds results" in r.output, (args, r.output)
     assert played == []
+
+
+def test_sensitivity_effects_use_the_score_interval_and_a_length_floor_in_game_lengths():
+    from simkit.analysis.sensitivity import effect
+    from simkit.analysis.stats import discrete_mean
+    base = np.zeros(400)
+    first = base.copy()
+    first[:4] = 1.0                       # 4 of 400 first-player scores rise from a loss to a win
+    e = effect("first_player_advantage", first, base)
+    assert e["ci"] == discrete_mean(first - base, (-1, -0.5, 0, 0.5, 1))["ci"]
+    assert e["ci"][0] > 0 or e["p_value"] >= 0.05          # the interval and the score test agree
+    # every game the same length (48 turns): the rule-of-three floor is 3 x 48 / n, not 3 / n
+    lengths = np.full(400, 48.0)
+    e = effect("mean_length", lengths, lengths.copy())
+    assert e["effect"] == 0 and e["ci"] == pytest.approx([-3 * 48 / 400, 3 * 48 / 400])
