@@ -101,22 +101,36 @@ def ladder(target, sets, rungs, start, ceiling, games, seed, first, threads, out
         c.print(f"ladder directory: {out_dir} (ladder.json, ladder.csv)")
 
 
-def print_skill(result, title: str):
-    """The per-metric table of `run --skill`: estimate per level and the verdict."""
+def print_skill(result, title: str, differences: bool = False, unit: str = "plies"):
+    """The per-metric table of `run --skill` (and of compare/values --skill, whose metrics are
+    ``differences``): estimate per level and the verdict; shares of games (draws, end reasons) in
+    percent, or percentage points for a difference."""
     from rich.table import Table
+    from simkit.analysis.side_effects import label
     from simkit.cli.show import console
+    from simkit.report import fmt as F
     t = Table(title=title, header_style="bold")
     t.add_column("metric")
     for lvl in result.levels:
         t.add_column(lvl, justify="right")
     t.add_column("trend per level [95% CI]", justify="right")
     t.add_column("verdict")
-    for m, v in result.metrics.items():
-        fmt = "{:+.1f}" if m in ("mean_length", "mean_plies") else "{:+.4f}"
-        cells = [f"{fmt.format(e)} [{fmt.format(lo)}, {fmt.format(hi)}]" for e, lo, hi in v["estimates"]]
+    side = [m for m in result.metrics if m == "cap_rate" or m.startswith("end_")]
+    names = list(result.metrics)
+    for i, (m, v) in enumerate(result.metrics.items()):
+        if F.kind_of(m) is F.rate:
+            kind = F.rate_diff if differences else F.rate
+            cells = [f"{kind(e)} {F.interval(lo, hi, kind).removesuffix(' pp')}" for e, lo, hi in v["estimates"]]
+        else:
+            f = "{:+.1f}" if m in ("mean_length", "mean_plies") else "{:+.4f}"
+            cells = [f"{f.format(e)} [{f.format(lo)}, {f.format(hi)}]" for e, lo, hi in v["estimates"]]
         tr = v["trend"]
-        t.add_row(m.replace("_", " "), *cells, f"{tr['slope']:+.4g} [{tr['ci'][0]:+.4g}, {tr['ci'][1]:+.4g}]",
-                  v["verdict"])
+        name = label(m, unit) if m in side else m.replace("_", " ")
+        # a line between the balance metrics and the side effects (how games end)
+        slope = (f"{F.rate_diff(tr['slope'])} {F.interval(*tr['ci'], F.rate_diff).removesuffix(' pp')}"
+                 if F.kind_of(m) is F.rate else f"{tr['slope']:+.4g} [{tr['ci'][0]:+.4g}, {tr['ci'][1]:+.4g}]")
+        t.add_row(name, *cells, slope, v["verdict"],
+                  end_section=bool(side) and i + 1 < len(names) and names[i + 1] == side[0])
     c = console()
     c.print(t)
     for v in result.metrics.values():

@@ -361,3 +361,28 @@ def cell_bars(data, ax):
     ax.set_ylabel(what)
     ax.set_title(f"{what} by cell (busiest {len(order)})")
     return ax
+
+
+def end_shares(data, ax):
+    """How games end per setting: one stacked bar per setting of its games' end-reason shares, the
+    game's cap reasons in red shades; data = (labels, {reason: [share per setting]}, caps)."""
+    labels, shares, caps = data
+    y = np.arange(len(labels))[::-1]
+    left = np.zeros(len(labels))
+    blues = iter(["#3b6fb6", "#e08a2c", "#2e8b57", "#8e6bbf", "#17a2b8", "#b8860b", "#5d6d7e", "#d35400"])
+    reds = iter(["#c0392b", "#e6736a", "#f1a9a0", "#922b21"])
+    for r, v in shares.items():
+        v = np.asarray(v, dtype=float) * 100
+        color = next(reds, BAD) if r in caps else next(blues, DRAW)
+        ax.barh(y, v, left=left, color=color, height=0.6, label=r.replace("_", " ") + (" (cap)" if r in caps else ""))
+        for yi, lo, w in zip(y, left, v):
+            if w >= 8:
+                ax.text(lo + w / 2, yi, f"{w:.0f}%", ha="center", va="center", fontsize=8, color="white")
+        left += v
+    ax.set_yticks(y, labels, fontsize=8.5)
+    ax.set_xlim(0, 100)
+    ax.set_xlabel("% of games")
+    ax.set_title("How games end (red shades: the game's cap reasons)")
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=min(4, max(len(shares), 1)),
+              frameon=False)
+    return ax

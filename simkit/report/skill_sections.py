@@ -147,6 +147,26 @@ def skill_lines(data, ax):
     return ax
 
 
+def skill_side_lines(data, ax):
+    """The side effects over the skill levels in one panel: the cap rate and each end reason's share
+    (or their B - A), estimate and 95% interval at each level, one line per metric."""
+    from simkit.analysis.side_effects import label
+    levels, entries = data
+    x = np.arange(len(levels))
+    for k, (m, entry) in enumerate(entries.items()):
+        est = entry["estimates"]
+        v = np.array([e[0] for e in est]) * 100
+        dx = (k - (len(entries) - 1) / 2) * 0.04          # side by side, so the intervals do not hide each other
+        ax.errorbar(x + dx, v, yerr=_err(v, [e[1] * 100 for e in est], [e[2] * 100 for e in est]), marker="o",
+                    capsize=3, label=f"{label(m)}: {entry['verdict']}")
+    ax.set_xticks(x, levels, fontsize=9)
+    ax.set_ylabel("% of games (or pp)")
+    ax.set_title("How games end at each level", fontsize=10)
+    ax.legend(fontsize=8, loc="best")
+    ax.grid(axis="y", alpha=0.3)
+    return ax
+
+
 def matchup_heatmap(data, ax):
     pols, m = data
     im = ax.imshow(m, cmap="RdBu", vmin=0, vmax=1)
@@ -214,16 +234,24 @@ def skill_section(d: SkillData, w, anchor: str):
                                                                    cfg.get("games"), "games per level"))
     sec.facts = _facts(d, [("levels", ", ".join(levels)), ("games per level", f"{int(cfg.get('games') or 0):,}")])
     rows = []
-    for k, (m, entry) in enumerate((s.get("metrics") or {}).items()):
-        w.figure(sec, f"skill_{k}", skill_lines, (levels, m, entry),
-                 f"{m.replace('_', ' ')} at each skill level (both sides), 95% intervals; verdict "
-                 f"'{entry['verdict']}' from the trend over levels.", size=(7.5, 2.8))
+    metrics = s.get("metrics") or {}
+    side = {m: e for m, e in metrics.items() if m == "cap_rate" or m.startswith("end_")}
+    if side:
+        w.figure(sec, "skill_ends", skill_side_lines, (levels, side),
+                 "Side effects at each skill level: the share of games stopped at a cap and of each end reason "
+                 "(a compare: B - A in percentage points), 95% intervals; each verdict from its trend over levels.",
+                 size=(7.5, 3.2))
+    for k, (m, entry) in enumerate(metrics.items()):
+        if m not in side:
+            w.figure(sec, f"skill_{k}", skill_lines, (levels, m, entry),
+                     f"{m.replace('_', ' ')} at each skill level (both sides), 95% intervals; verdict "
+                     f"'{entry['verdict']}' from the trend over levels.", size=(7.5, 2.8))
         for lvl, e in zip(levels, entry["estimates"]):
             rows.append({"metric": m, "level": lvl, "estimate": e[0], "ci_lo": e[1], "ci_hi": e[2],
                          "verdict": entry["verdict"]})
         at = ", ".join(f"{lvl} {fmt.metric_value(m, e[0])}" for lvl, e in zip(levels, entry["estimates"]))
         sec.findings.append(Finding(f"{m.replace('_', ' ')} is {entry['verdict']} over skill ({at}).",
-                                    f"skill_{k}", entry["verdict"] == "reversing"))
+                                    "skill_ends" if m in side else f"skill_{k}", entry["verdict"] == "reversing"))
     if rows:
         w.table(sec, "skill", pd.DataFrame(rows), "Metrics by skill level")
     for run in s.get("runs") or []:
