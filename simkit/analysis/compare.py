@@ -20,7 +20,7 @@ import numpy as np
 
 from simkit.analysis.metrics import (PAIRED_METRICS, check_precision, check_tolerance, enough_to_stop,
                                      game_values, practical_threshold)
-from simkit.analysis.stats import (RULE_OF_THREE, holm, half_width, mcnemar_exact_p, newcombe, paired_mean,
+from simkit.analysis.stats import (holm, half_width, mcnemar_exact_p, newcombe, paired_mean,
                                    score_interval, score_p, tost)
 
 ALPHA = 0.05
@@ -208,8 +208,11 @@ def verdict(diffs: dict, identical: bool, n: int, same_rules: bool = False, leng
         return f"A and B resolve to identical rules: identical games ({n:,} pairs), no difference"
     family = f"Holm-adjusted over {len(diffs)} metrics"
     if identical:
-        return (f"no discordant pairs in {n:,}: |difference| <= 3/n = {RULE_OF_THREE / n:.4f} in every score and "
-                f"rate (one-sided 95%), length <= {RULE_OF_THREE / n:.4f} x the longest game; no difference shown")
+        # the bounds quoted are the table's own intervals (score intervals; length's rule of three)
+        rates = max(half_width(d["ci"]) for m, d in diffs.items() if m != "mean_plies")
+        length = half_width(diffs["mean_plies"]["ci"]) if "mean_plies" in diffs else math.nan
+        return (f"no discordant pairs in {n:,}: every score and rate difference within ±{rates:.4f} and mean "
+                f"{length_unit} within ±{length:.4g} (95% intervals); no difference shown")
     labels = dict(LABELS, mean_plies=f"mean {length_unit}")
 
     from simkit.report import fmt as F     # one number format per kind: rates in pp, scores signed

@@ -29,7 +29,8 @@ from pathlib import Path
 import numpy as np
 
 from simkit.analysis.metrics import game_values
-from simkit.analysis.stats import Z95, fieller, holm, score_interval, score_p
+from simkit.analysis.stats import Z95, fieller, holm
+from simkit.analysis.stats import discrete_mean as stats_discrete_mean
 
 PILOT_GAMES = 2000
 
@@ -54,20 +55,18 @@ def _same_params(p, q) -> bool:
     return bool(np.array_equal(np.asarray(p), np.asarray(q)))
 
 
+QUARTERS = tuple(np.arange(-4, 5) / 4.0)
+
+
 def discrete_mean(d: np.ndarray, alpha: float = 0.05) -> dict:
     """Mean of per-game score differences (multiples of 1/4 in [-1, 1]: one side's difference
     moves in halves, the mean of two sides' in quarters) with the score interval on that support
     and the score-test p-value of mean 0."""
-    support = np.arange(-4, 5) / 4.0
-    idx = np.rint((np.asarray(d, dtype=np.float64) + 1.0) * 4).astype(np.int64)
-    if len(idx) and (np.abs(idx / 4.0 - 1.0 - d).max() > 1e-9 or idx.min() < 0 or idx.max() > 8):
-        raise ValueError("score differences must be multiples of 1/4 in [-1, 1]")
-    counts = np.bincount(idx, minlength=9)[:9] if len(idx) else np.zeros(9, dtype=np.int64)
-    if counts.sum() == 0:
-        return {"value": math.nan, "ci": [math.nan, math.nan], "p_value": math.nan, "n": 0}
-    m, lo, hi = score_interval(tuple(support), tuple(counts), alpha)
-    return {"value": m, "ci": [lo, hi], "p_value": score_p(tuple(support), tuple(counts), 0.0),
-            "n": int(counts.sum())}
+    try:
+        r = stats_discrete_mean(d, QUARTERS, alpha)
+    except ValueError:
+        raise ValueError("score differences must be multiples of 1/4 in [-1, 1]") from None
+    return {"value": r["mean"], "ci": r["ci"], "p_value": r["p_value"], "n": r["n"]}
 
 
 def ablation_entry(base_side0: np.ndarray, ablated_side0: dict) -> dict:

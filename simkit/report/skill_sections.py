@@ -209,7 +209,7 @@ def ladder_section(d: LadderData, w, anchor: str):
                            ("skill depth", str(s.get("skill_depth")))])
     if steps:
         w.figure(sec, "ladder", ladder_plot, steps, "Each rung's expected score against the rung below "
-                 "(both seat orders, same seeds, 95% paired interval); green: a significant gain.",
+                 "(both seat orders, same seeds, 95% score interval); green: a significant gain.",
                  size=(7.5, 3.4))
         w.table(sec, "ladder", pd.DataFrame([{"rung": x["rung"], "below": x["below"], "score": x["score"],
                                               "ci_lo": x["ci"][0], "ci_hi": x["ci"][1],
