@@ -24,11 +24,25 @@ Objectives (``--objective``), each optionally weighted with ``@W``:
     METRIC<=T       at most T                     met: 95% interval's upper end <= T
     METRIC>=T       at least T                    met: 95% interval's lower end >= T
     METRIC=A..B     inside [A, B]                 met: 95% interval inside [A, B]
+    METRIC=min      as low as the others allow    the lowest of the finalists that keep the
+    METRIC=max      as high as the others allow   others (at most one min or max objective)
 
 Loss of a candidate: the weighted sum of each objective's violation of its point
 estimate (distance to T or to the allowed range), divided by the objective's scale
 (the tolerance for rates and advantages, 1 plies/turns for lengths); with
-``lexicographic`` the violations are compared in the order given instead.
+``lexicographic`` the violations are compared in the order given instead. With a
+``min``/``max`` objective the others are **constraints**: the loss is the pair (their
+violation, the metric) compared in that order, where a constraint counts as broken only by
+as much as its 95% interval lies outside what it allows (an ``=`` target: ± its scale, the
+tolerance) -- so a candidate is not dropped for the noise of a small sample -- and the search
+minimises the metric among the settings not shown to break a constraint, falling back to
+the least violation when every setting breaks one. The verification's larger sample then
+judges the recommendation's constraints as any objective (met / not shown / missed).
+
+Side effects (`simkit.analysis.side_effects`): the unchanged scenario is played on the
+verification games too, and every finalist's length, draw and cap rates and end reasons
+are compared with it pair by pair; the recommendation says the ones that moved by an
+amount that matters ("and games get 101% longer: 25.9 -> 52.0 plies ...").
 """
 from __future__ import annotations
 
@@ -61,10 +75,13 @@ LENGTHS = ("mean_length", "mean_plies", "mean_turns")
 _OBJ = re.compile(r"^\s*([a-z0-9_]+)\s*(<=|>=|=)\s*([^@]+?)\s*(?:@\s*([0-9.eE+-]+))?\s*$")
 
 
+GOALS = ("min", "max")
+
+
 @dataclass(frozen=True)
 class Objective:
     metric: str
-    op: str              # "=", "<=", ">=", "range"
+    op: str              # "=", "<=", ">=", "range", "min", "max"
     lo: float
     hi: float
     weight: float = 1.0
@@ -73,6 +90,8 @@ class Objective:
     def text(self) -> str:
         if self.op == "range":
             return f"{self.metric}={self.lo:g}..{self.hi:g}"
+        if self.op in GOALS:
+            return f"{self.metric}={self.op}"
         return f"{self.metric}{self.op}{self.lo:g}"
 
     def scale(self, tolerance: float) -> float:
@@ -89,8 +108,20 @@ class Objective:
             return max(0.0, self.lo - est)
         return max(0.0, self.lo - est, est - self.hi)
 
+    def shown_violation(self, lo95: float, hi95: float, slack: float) -> float:
+        """As a constraint of a min/max objective: how far the 95% interval lies outside what is allowed
+        (an ``=`` target within ± ``slack``); 0 unless the games show the constraint broken."""
+        if math.isnan(lo95) or math.isnan(hi95):
+            return math.inf
+        lo_ok, hi_ok = {"=": (self.lo - slack, self.lo + slack), "<=": (-math.inf, self.lo),
+                        ">=": (self.lo, math.inf)}.get(self.op, (self.lo, self.hi))
+        return max(0.0, lo95 - hi_ok, lo_ok - hi95)
+
     def met(self, est: float, lo95: float, hi95: float, tolerance: float) -> str:
-        """'met', 'not shown' or 'missed' (the interval entirely on the wrong side)."""
+        """'met', 'not shown' or 'missed' (the interval entirely on the wrong side); a min/max objective
+        has no target to meet ('' here; `TuneResult.summary` ranks it among the finalists)."""
+        if self.op in GOALS:
+            return ""
         if any(math.isnan(v) for v in (est, lo95, hi95)):
             return "not shown"
         if self.op == "=":
@@ -115,6 +146,11 @@ def parse_objective(text: str) -> Objective:
     metric, op, rhs, w = m.group(1), m.group(2), m.group(3), m.group(4)
     if metric not in METRICS:
         raise UsageError(f"--objective: unknown metric '{metric}'; metrics: {', '.join(METRICS)}")
+    if op == "=" and rhs in GOALS:
+        if w:
+            raise UsageError(f"--objective {text!r}: a {rhs} objective takes no weight (the others are its "
+                             f"constraints)")
+        return Objective(metric, rhs, math.nan, math.nan)
     try:
         weight = float(w) if w else 1.0
         if op == "=" and ".." in rhs:
@@ -154,9 +190,37 @@ def metric_ci(summary: dict, metric: str) -> tuple[float, float, float]:
     return float(summary.get(key, math.nan)), float(lo), float(hi)
 
 
+def goal_of(objectives) -> Objective | None:
+    """The min/max objective, if any (the others are then its constraints)."""
+    return next((o for o in objectives if o.op in GOALS), None)
+
+
+def check_objectives(objectives):
+    if sum(o.op in GOALS for o in objectives) > 1:
+        raise UsageError("--objective: at most one METRIC=min or METRIC=max (the other objectives are its "
+                         "constraints)")
+
+
 def loss_of(summary: dict, objectives, tolerance: float, lexicographic: bool):
-    v = [o.weight * o.violation(metric_ci(summary, o.metric)[0]) / o.scale(tolerance) for o in objectives]
-    return tuple(v) if lexicographic else sum(v)
+    goal = goal_of(objectives)
+    if goal is None:
+        v = [o.weight * o.violation(metric_ci(summary, o.metric)[0]) / o.scale(tolerance) for o in objectives]
+        return tuple(v) if lexicographic else sum(v)
+    # constraints first, broken only where the games show it (a candidate is not dropped for its noise);
+    # then the goal's metric (negated to maximise)
+    v = [o.weight * o.shown_violation(*metric_ci(summary, o.metric)[1:], o.scale(tolerance)) / o.scale(tolerance)
+         for o in objectives if o is not goal]
+    est = metric_ci(summary, goal.metric)[0]
+    value = math.inf if math.isnan(est) else est if goal.op == "min" else -est
+    return (*v, value) if lexicographic else (sum(v), value)
+
+
+def loss_number(loss, objectives) -> float:
+    """One number for a table: the loss, or with a min/max objective the constraints' violation
+    (the goal's metric has its own column)."""
+    if not isinstance(loss, tuple):
+        return loss
+    return sum(loss[:-1]) if goal_of(objectives) is not None else sum(loss)
 
 
 @dataclass
@@ -169,21 +233,44 @@ class TuneResult:
     config: object = None
     out_dir: Path | None = None
     same_as: dict = field(default_factory=dict)      # setting -> the raced setting with identical rules
+    base: dict | None = None        # the unchanged scenario on the verification games (its summary)
+    length_unit: str = "plies"      # the game's (spec.length_unit)
+    caps: tuple = ()                # the game's cap reasons (what the cap rate counts)
 
     @property
     def best(self) -> dict | None:
         return self.verified[0] if self.verified else None
 
     def rows(self) -> list[dict]:
+        """Every evaluated setting (and the unchanged scenario on the verification games): knob values,
+        each objective's metric with its interval, the loss, then the side effects with theirs."""
+        from simkit.analysis.side_effects import of_summary
         out = []
-        for e in self.evaluated + self.verified:
+        base = [self.base] if self.base else []
+        for e in self.evaluated + self.verified + base:
             row = {"stage": e["stage"], "round": e["round"], "games": e["games"], **dict(zip(self.keys, e["point"]))}
             for o in self.objectives:
                 est, lo, hi = metric_ci(e["summary"], o.metric)
                 row |= {o.metric: est, f"{o.metric}_ci_lo": lo, f"{o.metric}_ci_hi": hi}
-            row["loss"] = e["loss"] if not isinstance(e["loss"], tuple) else sum(e["loss"])
+            row["loss"] = loss_number(e["loss"], self.objectives)
+            for m, (est, lo, hi) in of_summary(e["summary"]).items():
+                row |= {m: est, f"{m}_ci_lo": lo, f"{m}_ci_hi": hi}
             out.append(row)
         return out
+
+    def goal_result(self) -> str:
+        """What the recommendation's min/max objective achieved among the verified finalists."""
+        goal = goal_of(self.objectives)
+        if goal is None or not self.verified:
+            return ""
+        best = loss_number(self.verified[0]["loss"], self.objectives)
+        keep = [v for v in self.verified if loss_number(v["loss"], self.objectives) == best]
+        word = "lowest" if goal.op == "min" else "highest"
+        if best > 0:
+            return f"{word} with the least violation of the other objectives (no finalist keeps them all)"
+        if len(keep) > 1:
+            return f"{word} of the {len(keep)} finalists that keep the other objectives"
+        return "the only finalist that keeps the other objectives" if len(self.verified) > 1 else word
 
     def summary(self) -> dict:
         b = self.best
@@ -192,17 +279,58 @@ class TuneResult:
             rec = {"setting": dict(zip(self.keys, b["point"])), "games": b["games"], "objectives": [
                 {"objective": o.text, "estimate": metric_ci(b["summary"], o.metric)[0],
                  "ci": list(metric_ci(b["summary"], o.metric)[1:]),
-                 "result": o.met(*metric_ci(b["summary"], o.metric), self.tolerance)} for o in self.objectives]}
-            rec["meets_all"] = all(x["result"] == "met" for x in rec["objectives"])
+                 "result": o.met(*metric_ci(b["summary"], o.metric), self.tolerance) or self.goal_result()}
+                for o in self.objectives]}
+            rec["meets_all"] = all(x["result"] == "met" for o, x in zip(self.objectives, rec["objectives"])
+                                   if o.op not in GOALS)
+            if "vs_next" in b:
+                rec["vs_next"] = b["vs_next"]
+            rec["side_effects"] = b.get("side_effects") or {}
+            rec["verdict"] = self.verdict()
         return {"kind": "tune", "knobs": self.keys, "objectives": [o.text for o in self.objectives],
                 "tolerance": self.tolerance, "method": "successive halving on common random numbers, "
                 "then verification of the finalists on fresh games", "recommended": rec,
+                "length_unit": self.length_unit,
+                "unchanged": None if not self.base else {
+                    "setting": dict(zip(self.keys, self.base["point"] or ())), "games": self.base["games"],
+                    "side_effects": _listed(self.base["summary"])},
                 "finalists": [{"setting": dict(zip(self.keys, v["point"])), "games": v["games"],
-                               "loss": v["loss"] if not isinstance(v["loss"], tuple) else list(v["loss"])}
+                               "loss": v["loss"] if not isinstance(v["loss"], tuple) else list(v["loss"]),
+                               "side_effects": _listed(v["summary"]),
+                               "side_effects_vs_unchanged": v.get("side_effects") or {}}
                               for v in self.verified],
                 "evaluations": len(self.evaluated), "config": self.config.to_dict() if self.config else None,
                 "identical_settings": [{"setting": dict(zip(self.keys, pt)), "plays_as": dict(zip(self.keys, twin))}
                                        for pt, twin in self.same_as.items()]}
+
+
+    def verdict(self) -> str:
+        """The recommendation in one line: whether it meets every objective, then every side effect
+        that moved by an amount that matters against the unchanged scenario (or that none did)."""
+        b = self.best
+        if b is None:
+            return "no setting was verified"
+        res = [(o, o.met(*metric_ci(b["summary"], o.metric), self.tolerance)) for o in self.objectives]
+        missed = [f"{o.text} {r}" for o, r in res if o.op not in GOALS and r != "met"]
+        head = "meets every objective" if not missed else "does not meet every objective: " + "; ".join(missed)
+        goal = goal_of(self.objectives)
+        if goal is not None:
+            e, lo, hi = metric_ci(b["summary"], goal.metric)
+            from simkit.report import fmt
+            kind = fmt.kind_of(METRICS[goal.metric])
+            head += f"; {goal.metric} {fmt.with_ci(e, lo, hi, kind)}: {self.goal_result()}"
+        if "side_effects" not in b:
+            return head
+        from simkit.analysis.side_effects import sentence
+        moved = sentence(b["side_effects"], self.length_unit, self.caps)
+        return head + (f"; and {moved}" if moved else "; no side effect moves by an amount that matters (length, "
+                       "draws, caps and end reasons against the unchanged scenario, same games, Holm-adjusted)")
+
+
+def _listed(summary: dict) -> dict:
+    """A run's side effects for JSON: name -> [estimate, lo, hi]."""
+    from simkit.analysis.side_effects import of_summary
+    return {m: list(v) for m, v in of_summary(summary).items()}
 
 
 def search(points, evaluate, objectives, *, games: int, verify_games: int, seed: int, tolerance: float,
@@ -216,8 +344,8 @@ def search(points, evaluate, objectives, *, games: int, verify_games: int, seed:
         for pt in alive:
             s = evaluate(pt, n, seed)
             loss = loss_of(s, objectives, tolerance, lexicographic)
-            res.evaluated.append({"stage": "search", "round": rnd, "point": pt, "games": n, "summary": s,
-                                  "loss": loss})
+            res.evaluated.append({"stage": "search", "round": rnd, "point": pt, "games": n, "seed": seed,
+                                  "summary": s, "loss": loss})
             scored.append((loss, pt))
         scored.sort(key=lambda x: x[0])
         if log:
@@ -229,7 +357,7 @@ def search(points, evaluate, objectives, *, games: int, verify_games: int, seed:
     for pt in alive:
         s = evaluate(pt, verify_games, seed + 1)
         res.verified.append({"stage": "verify", "round": rnd + 1, "point": pt, "games": verify_games,
-                             "summary": s, "loss": loss_of(s, objectives, tolerance, lexicographic)})
+                             "seed": seed + 1, "summary": s, "loss": loss_of(s, objectives, tolerance, lexicographic)})
     res.verified.sort(key=lambda e: e["loss"])
     return res
 
@@ -254,6 +382,7 @@ def tune(target, knobs, objectives, config, *, base_sets=None, verify_games=None
     if not 0 < tolerance < 1:
         raise UsageError(f"--tolerance must be between 0 and 1, got {tolerance}")
     objs = [parse_objective(o) for o in objectives]
+    check_objectives(objs)
     parsed = [parse_knob(k, base.spec) for k in knobs]
     keys = [k for k, _ in parsed]
     if len(set(keys)) != len(keys):
@@ -277,12 +406,15 @@ def tune(target, knobs, objectives, config, *, base_sets=None, verify_games=None
     points = kept
     verify_games = verify_games or 8 * config.games
     cache: dict = {}
+    ends: dict = {}          # (setting, games, seed) -> the games' first, winner, length, end reason
+    scenarios[None] = base   # the unchanged scenario, the side effects' reference
 
     def evaluate(pt, games, seed):
         k = (pt, games, seed)
         if k not in cache:
-            cache[k] = simulate(scenarios[pt], replace(config, games=games, seed=seed), threads=threads,
-                                progress=False, keep=False).summary()
+            run = simulate(scenarios[pt], replace(config, games=games, seed=seed), threads=threads,
+                           progress=False, keep=True)
+            cache[k], ends[k] = run.summary(), run.records()[:, :4].copy()
         return cache[k]
 
     t0 = time.perf_counter()
@@ -290,6 +422,11 @@ def tune(target, knobs, objectives, config, *, base_sets=None, verify_games=None
                  tolerance=tolerance, finalists=finalists, lexicographic=lexicographic, log=log)
     res.keys, res.config, res.out_dir = keys, config, Path(out_dir) if out_dir else None
     res.same_as = {pt: twin for pt, twin in same_as.items()}
+    res.length_unit, res.caps = base.spec.length_unit, tuple(base.spec.cap_reasons)
+    side_effects(res, evaluate, ends, base.spec)
+    if res.base is not None:
+        from simkit.analysis.sweep import _resolved
+        res.base["point"] = tuple(_resolved(base.rules, k) for k in keys)     # the knobs' unchanged values
     if out is not None:
         import pandas as pd
         atomic_write_json(out / "tune.json", res.summary() | {"elapsed_s": round(time.perf_counter() - t0, 2)})
@@ -299,6 +436,43 @@ def tune(target, knobs, objectives, config, *, base_sets=None, verify_games=None
             "objectives": [o.text for o in objs], "config": config.to_dict(), "versions": environment(),
             "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
     return res
+
+
+# an objective's metric is the target, not a side effect of reaching it
+_SIDE_OF = {"draw_rate": "draw_rate", "mean_plies": "mean_plies", "decisiveness": "cap_rate"}
+
+
+def side_effects(res: TuneResult, evaluate, ends: dict, spec):
+    """Play the unchanged scenario on the finalists' verification games and compare each finalist with it
+    pair by pair (`side_effects.paired`); with a min/max objective, also the recommendation with the
+    runner-up on the goal's metric (paired on the same games)."""
+    from simkit.analysis.compare import PairedTally
+    from simkit.analysis.metrics import PAIRED_METRICS
+    from simkit.analysis.side_effects import paired
+    if not res.verified:
+        return
+
+    def tally(a, b):
+        t = PairedTally()
+        t.add("a", 0, ends[a])
+        t.add("b", 0, ends[b])
+        return t
+    v0 = res.verified[0]
+    key = (None, v0["games"], v0["seed"])
+    base = evaluate(*key)
+    res.base = {"stage": "unchanged", "round": v0["round"], "point": None, "games": v0["games"], "seed": v0["seed"],
+                "summary": base, "loss": loss_of(base, res.objectives, res.tolerance, False)}
+    exclude = {_SIDE_OF[METRICS[o.metric]] for o in res.objectives if METRICS[o.metric] in _SIDE_OF}
+    for v in res.verified:
+        v["side_effects"] = paired(tally(key, (v["point"], v["games"], v["seed"])), spec, base, v["summary"],
+                                   exclude=exclude)
+    goal = goal_of(res.objectives)
+    if goal is not None and len(res.verified) > 1 and METRICS[goal.metric] in PAIRED_METRICS:
+        nxt = res.verified[1]
+        d = tally((nxt["point"], nxt["games"], nxt["seed"]), (v0["point"], v0["games"], v0["seed"]))
+        d = d.difference(METRICS[goal.metric])
+        v0["vs_next"] = {"setting": dict(zip(res.keys, nxt["point"])), "diff": d["diff"], "ci": list(d["ci"]),
+                         "p_value": d["p_value"], "what": f"recommended - runner-up, {goal.metric}, same games"}
 
 
 def dumps(res: TuneResult) -> str:

@@ -349,7 +349,7 @@ def print_side_effects(c, keys, rows, summaries, spec, title: str, labels=None):
     from simkit.report import fmt
     reasons = seen_reasons(summaries)
     t = Table(title=title, header_style="bold")
-    for k in keys:
+    for k in (["setting"] if labels else keys):
         t.add_column(k)
     cols = [("mean_plies", f"mean {spec.length_unit}", fmt.length), ("draw_rate", "draws", fmt.rate),
             ("cap_rate", "capped", fmt.rate)] + [(end_key(r), label(end_key(r)), fmt.rate) for r in reasons]

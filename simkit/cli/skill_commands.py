@@ -148,7 +148,8 @@ def print_skill(result, title: str, differences: bool = False, unit: str = "plie
               help="A rule option to search: KEY=A..B (integers), KEY=A..B:STEP (floats) or KEY=V1,V2,... "
                    "(repeatable).")
 @click.option("--objective", "objectives", multiple=True, metavar="METRIC=T",
-              help="METRIC=T, METRIC<=T, METRIC>=T or METRIC=A..B, optionally @WEIGHT (repeatable); metrics: "
+              help="METRIC=T, METRIC<=T, METRIC>=T or METRIC=A..B, optionally @WEIGHT, or METRIC=min / "
+                   "METRIC=max with the other objectives as constraints (repeatable); metrics: "
                    "first_player_advantage, draw_rate, mean_length, decisiveness, side0_win_rate, ...")
 @click.option("--lexicographic", is_flag=True, help="Compare objectives in the order given, not by weighted sum.")
 @click.option("--tolerance", type=float, default=0.01, show_default=True,
@@ -168,13 +169,17 @@ def tune(target, sets, knobs, objectives, lexicographic, tolerance, games, verif
 
     Successive halving on common random numbers, then a verification of the
     finalists on fresh games; prints the recommended setting with every
-    objective's estimate, 95% interval and whether it is met.
+    objective's estimate, 95% interval and whether it is met, and its side
+    effects: length, draws, caps and end reasons against the unchanged
+    scenario on the same games (the verdict names those that moved).
 
     \b
     Examples:
       simkit tune storm_the_castle --knob dispatch_points=2..6 --objective first_player_advantage=0
       simkit tune martian_chess --knob deadlock_plies=8..20 --objective first_player_advantage=0 \\
           --objective draw_rate<=0.3 --policy random
+      simkit tune martian_chess --knob clock=deadlock,leader --knob komi=0,0.5 --policy greedy \\
+          --objective draw_rate=min --objective first_player_advantage=0 --tolerance 0.02
     """
     from simkit.analysis.tune import metric_ci, tune as run_tune
     from simkit.cli.options import policies_of
@@ -192,30 +197,47 @@ def tune(target, sets, knobs, objectives, lexicographic, tolerance, games, verif
     if as_json:
         return _echo_json(s)
     from rich.table import Table
+    from rich.markup import escape
+    from simkit.analysis.tune import METRICS, goal_of, loss_number
+    from simkit.cli.analysis_commands import print_side_effects
     from simkit.cli.show import console
+    from simkit.report import fmt
     c = console()
-    t = Table(title=f"{sc.spec.title} tune: verified finalists ({res.verified[0]['games']:,} fresh games each, "
-                    f"{' vs '.join(config.policies)}, seed {seed + 1})", header_style="bold")
+    v0 = res.verified[0]
+    t = Table(title=f"{sc.spec.title} tune: verified finalists ({v0['games']:,} fresh games each, "
+                    f"{' vs '.join(config.policies)}, seed {v0['seed']})", header_style="bold")
     for k in res.keys:
         t.add_column(k)
     for o in res.objectives:
         t.add_column(o.text, justify="right")
-    t.add_column("loss", justify="right")
+    goal = goal_of(res.objectives)
+    t.add_column("loss" if goal is None else "constraints' loss", justify="right")
     for v in res.verified:
         cells = []
         for o in res.objectives:
             e, lo, hi = metric_ci(v["summary"], o.metric)
-            cells.append(f"{e:+.4f} [{lo:+.4f}, {hi:+.4f}] {o.met(e, lo, hi, tolerance)}")
-        loss = v["loss"] if not isinstance(v["loss"], tuple) else sum(v["loss"])
-        t.add_row(*[str(x) for x in v["point"]], *cells, f"{loss:.3g}")
+            judged = o.met(e, lo, hi, tolerance) or ("← recommended" if v is v0 else "")
+            cells.append(f"{fmt.with_ci(e, lo, hi, fmt.kind_of(METRICS[o.metric]), sentence=False)} {judged}")
+        t.add_row(*[escape(fmt.option_value(x)) for x in v["point"]], *cells,
+                  f"{loss_number(v['loss'], res.objectives):.3g}")
     c.print(t)
+    print_side_effects(c, res.keys, [], [res.base["summary"]] + [v["summary"] for v in res.verified], sc.spec,
+                       f"Side effects on the same {v0['games']:,} games (first the unchanged scenario: "
+                       f"{escape(fmt.overrides(dict(zip(res.keys, res.base['point']))))}; share of games with its "
+                       f"95% interval)",
+                       labels=["unchanged"] + [escape(fmt.overrides(dict(zip(res.keys, v["point"]))))
+                                               for v in res.verified])
     rec = s["recommended"]
-    from simkit.report.fmt import overrides
-    c.print(f"recommended: {overrides(rec['setting'])} — "
-            + ("meets every objective" if rec["meets_all"] else "does not meet every objective: "
-               + "; ".join(f"{x['objective']} {x['result']}" for x in rec["objectives"] if x["result"] != "met")))
+    c.print(f"recommended: {escape(fmt.overrides(rec['setting']))} — {escape(rec['verdict'])}")
+    if rec.get("vs_next"):
+        n = rec["vs_next"]
+        m = METRICS[goal.metric]
+        c.print(f"{goal.metric}: recommended - runner-up ({escape(fmt.overrides(n['setting']))}) = "
+                f"{fmt.metric_diff(m, n['diff'])} {fmt.metric_diff_ci(m, *n['ci'])} on the same games "
+                f"({fmt.p_phrase(n['p_value'])})")
     if out_dir:
-        c.print(f"tune directory: {out_dir} (tune.json, tune.csv: every evaluated setting)")
+        c.print(f"tune directory: {out_dir} (tune.json, tune.csv: every evaluated setting, the unchanged scenario "
+                f"and their side effects)")
 
 
 @cli.command()

@@ -386,3 +386,23 @@ def end_shares(data, ax):
     ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=min(4, max(len(shares), 1)),
               frameon=False)
     return ax
+
+
+def per_setting(data, ax):
+    """One metric per setting with its 95% interval, the first setting (the reference) in grey and a
+    dashed line at its value; data = (labels, [(estimate, lo, hi), ...], axis label)."""
+    labels, est, what = data
+    y = np.arange(len(labels))[::-1]
+    v = [e[0] for e in est]
+    colors = [DRAW] + [SIDE[0]] * (len(labels) - 1)
+    ax.errorbar(v, y, xerr=_err(v, [e[1] for e in est], [e[2] for e in est]), fmt="none", ecolor="#333", capsize=4)
+    ax.scatter(v, y, c=colors, zorder=3, s=40)
+    if est:
+        ax.axvline(v[0], color=DRAW, ls="--", lw=1)
+    for yi, e in zip(y, v):
+        ax.annotate(f"{e:,.1f}", (e, yi), textcoords="offset points", xytext=(0, 7), ha="center", fontsize=8)
+    ax.set_yticks(y, labels, fontsize=8.5)
+    ax.set_ylim(-0.7, len(labels) - 0.3)
+    ax.set_xlabel(what)
+    ax.grid(axis="x", alpha=0.3)
+    return ax

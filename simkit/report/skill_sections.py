@@ -16,7 +16,7 @@ import pandas as pd
 
 from simkit.report import fmt
 from simkit.report.findings import Finding
-from simkit.report.plots import BAD, _err
+from simkit.report.plots import BAD, _err, end_shares, per_setting
 
 
 def _json(p: Path) -> dict:
@@ -300,8 +300,10 @@ def tune_plot(data, ax):
     v = f[metric].to_numpy(dtype=float)
     ax.errorbar(x, v, yerr=_err(v, f[f"{metric}_ci_lo"], f[f"{metric}_ci_hi"]), fmt="o", capsize=3,
                 color="#3b6fb6", label="estimate (largest sample per setting)")
-    lo, hi = target
-    if lo == hi:
+    lo, hi = target if target is not None else (None, None)     # None: a min/max objective has no target
+    if lo is None:
+        pass
+    elif lo == hi:
         ax.axhline(lo, color="#888", ls="--", lw=1, label="target")
     else:
         ax.axhspan(lo, hi, color="#2e8b57", alpha=0.12, label="target range")
@@ -315,13 +317,14 @@ def tune_plot(data, ax):
 
 
 def tune_section(d: TuneData, w, anchor: str):
-    from simkit.analysis.tune import parse_objective
+    from simkit.analysis.tune import GOALS, METRICS, parse_objective
     from simkit.report.sections import Section
     s = d.data
     cfg = d.manifest.get("config") or {}
     knobs = s.get("knobs") or []
     sec = Section(anchor, f"Tune: {_game_label(d)}", subtitle=", ".join(s.get("objectives") or []) + " · "
-                  + _context(d, cfg.get("games"), "games per setting in the first round"))
+                  + _context(d, cfg.get("games"), "games per setting in the first round"),
+                  length_unit=s.get("length_unit") or "plies")
     sec.facts = _facts(d, [("knobs", ", ".join(d.manifest.get("knobs") or knobs)),
                            ("objectives", ", ".join(s.get("objectives") or [])),
                            ("policies", " vs ".join(cfg.get("policies") or [])),
@@ -335,17 +338,77 @@ def tune_section(d: TuneData, w, anchor: str):
         if len(knobs) == 1 and pd.api.types.is_numeric_dtype(frame[knobs[0]]):
             for k, text in enumerate(s.get("objectives") or []):
                 o = parse_objective(text)
+                target = None if o.op in GOALS else (o.lo, o.hi) if o.op in ("=", "range") else (o.lo, o.lo)
                 w.figure(sec, f"tune_{k}", tune_plot,
-                         (frame, knobs[0], o.metric, (o.lo, o.hi) if o.op in ("=", "range") else (o.lo, o.lo),
-                          (rec.get("setting") or {}).get(knobs[0])),
+                         (frame[frame["stage"] != "unchanged"] if "stage" in frame else frame, knobs[0], o.metric,
+                          target, (rec.get("setting") or {}).get(knobs[0])),
                          f"{o.metric.replace('_', ' ')} over {knobs[0]} (95% intervals); objective {text}.")
     if rec:
         setting = fmt.overrides(rec.get("setting") or {})
-        parts = "; ".join(f"{x['objective']}: {fmt.with_ci(x['estimate'], *x['ci'], kind=fmt.advantage)} "
+        parts = "; ".join(f"{x['objective']}: "
+                          f"{fmt.with_ci(x['estimate'], *x['ci'], kind=_objective_kind(x['objective'], METRICS))} "
                           f"{x['result']}" for x in rec.get("objectives") or [])
         sec.findings.append(Finding(f"Recommended {setting} on {int(rec.get('games') or 0):,} fresh games: {parts}.",
                                     "tune_0" if len(knobs) == 1 else None, not rec.get("meets_all")))
+    _tune_side_effects(d, w, sec, rec)
     return sec
+
+
+def _objective_kind(text: str, metrics: dict):
+    from simkit.analysis.tune import parse_objective
+    try:
+        return fmt.kind_of(metrics[parse_objective(text).metric])
+    except Exception:          # an objective this checkout cannot read: a plain number
+        return fmt.number
+
+
+def _tune_side_effects(d: TuneData, w, sec, rec: dict):
+    """The finalists' side effects: how their games end beside the unchanged scenario's (figure), every
+    paired change against it (table), and the recommendation's changes that matter (finding)."""
+    from simkit.analysis.side_effects import label
+    from simkit.report.data import side_effects_frame
+    from simkit.games import find_game
+    s = d.data
+    base, fins = s.get("unchanged"), s.get("finalists") or []
+    if not base or not fins:
+        return
+    unit = s.get("length_unit") or "plies"
+    labels = ["unchanged"] + [fmt.overrides(f.get("setting") or {}) for f in fins]
+    runs = [base.get("side_effects") or {}] + [f.get("side_effects") or {} for f in fins]
+    ends = {m[4:]: [r.get(m, [0.0])[0] for r in runs] for m in runs[0] if m.startswith("end_")}
+    ends = {r: v for r, v in ends.items() if any(x > 0 for x in v)}
+    game = (d.manifest.get("scenario") or {}).get("game")
+    caps = getattr(find_game(game), "cap_reasons", ()) if game else ()
+    length = [r.get("mean_plies") for r in runs]
+    if all(length):
+        w.figure(sec, "tune_length", per_setting, (labels, length, f"mean game length ({unit}), 95% CI"),
+                 f"Mean game length ({unit}) of the unchanged scenario (grey, dashed) and each finalist on the same "
+                 f"{int(base.get('games') or 0):,} fresh games, 95% intervals.", size=(7.5, 1.2 + 0.45 * len(labels)))
+    if ends:
+        w.figure(sec, "tune_ends", end_shares, (labels, ends, caps),
+                 f"How games end: the unchanged scenario ({fmt.overrides(base.get('setting') or {})}) and each "
+                 f"finalist on the same {int(base.get('games') or 0):,} fresh games.",
+                 size=(7.5, 1.6 + 0.35 * len(labels)))
+    rows = []
+    for f in fins:
+        t = side_effects_frame(f.get("side_effects_vs_unchanged"))
+        t.insert(0, "setting", fmt.overrides(f.get("setting") or {}))
+        rows.append(t)
+    frame = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
+    if len(frame):
+        frame["metric"] = frame["metric"].map(lambda m: label(m, unit))
+        w.table(sec, "tune_side_effects", frame, "Side effects of each finalist: finalist (b) minus the unchanged "
+                "scenario (a) on the same games, 95% intervals (length: paired t; rates: Tango), Holm over each "
+                "finalist's rows; the objectives' own metrics are left out")
+    verdict = (rec or {}).get("verdict") or ""
+    moved = verdict.split("; and ", 1)[1] if "; and " in verdict else ""
+    key = "tune_length" if all(length) else "tune_ends" if ends else None
+    if moved:
+        sec.findings.append(Finding(f"Side effects of the recommendation against the unchanged scenario: {moved}.",
+                                    key, True))
+    elif rec and rec.get("side_effects") is not None:
+        sec.findings.append(Finding("No side effect of the recommendation (length, draws, caps, end reasons) moves "
+                                    "by an amount that matters against the unchanged scenario.", key))
 
 
 def tornado(data, ax):
