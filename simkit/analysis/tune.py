@@ -32,12 +32,12 @@ estimate (distance to T or to the allowed range), divided by the objective's sca
 (the tolerance for rates and advantages, 1 plies/turns for lengths); with
 ``lexicographic`` the violations are compared in the order given instead. With a
 ``min``/``max`` objective the others are **constraints**: the loss is the pair (their
-violation, the metric) compared in that order, where a constraint counts as broken only by
-as much as its 95% interval lies outside what it allows (an ``=`` target: ± its scale, the
-tolerance) -- so a candidate is not dropped for the noise of a small sample -- and the search
-minimises the metric among the settings not shown to break a constraint, falling back to
-the least violation when every setting breaks one. The verification's larger sample then
-judges the recommendation's constraints as any objective (met / not shown / missed).
+violation, the metric) compared in that order, where a constraint counts as broken only
+where its games show it 'missed' (the judgement below), by as much as the estimate lies
+beyond what it allows (an ``=`` target: ± its scale) -- so a candidate is not dropped for the
+noise of a small sample -- and the search minimises the metric among the settings that miss
+no constraint, falling back to the least violation when every setting misses one. The
+verification's larger sample then judges the recommendation's constraints as any objective.
 
 Side effects (`simkit.analysis.side_effects`): the unchanged scenario is played on the
 verification games too, and every finalist's length, draw and cap rates and end reasons
@@ -108,14 +108,15 @@ class Objective:
             return max(0.0, self.lo - est)
         return max(0.0, self.lo - est, est - self.hi)
 
-    def shown_violation(self, lo95: float, hi95: float, slack: float) -> float:
-        """As a constraint of a min/max objective: how far the 95% interval lies outside what is allowed
-        (an ``=`` target within ± ``slack``); 0 unless the games show the constraint broken."""
-        if math.isnan(lo95) or math.isnan(hi95):
+    def shown_violation(self, est: float, lo95: float, hi95: float, tolerance: float) -> float:
+        """As a constraint of a min/max objective: 0 unless the games show it broken (`met` says
+        'missed'), then how far the estimate lies beyond what is allowed (an ``=`` target: ± its scale)."""
+        if math.isnan(est):
             return math.inf
-        lo_ok, hi_ok = {"=": (self.lo - slack, self.lo + slack), "<=": (-math.inf, self.lo),
-                        ">=": (self.lo, math.inf)}.get(self.op, (self.lo, self.hi))
-        return max(0.0, lo95 - hi_ok, lo_ok - hi95)
+        if self.met(est, lo95, hi95, tolerance) != "missed":
+            return 0.0
+        slack = self.scale(tolerance) if self.op == "=" else 0.0
+        return max(self.violation(est) - slack, 0.0)
 
     def met(self, est: float, lo95: float, hi95: float, tolerance: float) -> str:
         """'met', 'not shown' or 'missed' (the interval entirely on the wrong side); a min/max objective
@@ -208,7 +209,7 @@ def loss_of(summary: dict, objectives, tolerance: float, lexicographic: bool):
         return tuple(v) if lexicographic else sum(v)
     # constraints first, broken only where the games show it (a candidate is not dropped for its noise);
     # then the goal's metric (negated to maximise)
-    v = [o.weight * o.shown_violation(*metric_ci(summary, o.metric)[1:], o.scale(tolerance)) / o.scale(tolerance)
+    v = [o.weight * o.shown_violation(*metric_ci(summary, o.metric), tolerance) / o.scale(tolerance)
          for o in objectives if o is not goal]
     est = metric_ci(summary, goal.metric)[0]
     value = math.inf if math.isnan(est) else est if goal.op == "min" else -est
@@ -267,10 +268,10 @@ class TuneResult:
         keep = [v for v in self.verified if loss_number(v["loss"], self.objectives) == best]
         word = "lowest" if goal.op == "min" else "highest"
         if best > 0:
-            return f"{word} with the least violation of the other objectives (no finalist keeps them all)"
+            return f"{word} with the least violation of the other objectives (every finalist misses one)"
         if len(keep) > 1:
-            return f"{word} of the {len(keep)} finalists that keep the other objectives"
-        return "the only finalist that keeps the other objectives" if len(self.verified) > 1 else word
+            return f"{word} of the {len(keep)} finalists that miss no other objective"
+        return "the only finalist that misses no other objective" if len(self.verified) > 1 else word
 
     def summary(self) -> dict:
         b = self.best
