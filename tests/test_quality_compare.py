@@ -66,12 +66,15 @@ def test_equal_values_give_a_zero_difference_with_the_rule_of_three_floor(metric
 
 
 def test_a_count_gets_the_score_interval_on_the_integers():
-    """Lead changes are whole numbers: B - A per game is an integer (support: the range seen, at least
-    -1..1), where the score interval keeps its coverage when few games change (a t interval does not)."""
+    """Lead changes are whole numbers: B - A per game is an integer (support: the range seen and one
+    step beyond on each side), where the score interval keeps its coverage when few games change (a t interval
+    does not)."""
     x = np.array([3.0, 0, 5, 1, 2, 4, 0, 1] * 5)
     same = difference("lead_changes", x, x.copy())
     assert same["diff"] == 0.0 and same["p_value"] == 1.0 and same["ci"][0] < 0 < same["ci"][1]
-    assert same["method"] == "score interval on the integers -1..1"
+    assert same["method"] == "score interval on the integers -2..2"
+    assert difference("lead_changes", x, x + 2 * (np.arange(40) == 3))["method"] == \
+        "score interval on the integers -2..3"
     y = x.copy()
     y[0] += 1                                   # one game of 40 changes by one lead change
     d = difference("lead_changes", x, y)

@@ -144,8 +144,8 @@ def test_side_and_matrix_tables_are_per_game_means():
     res = simulate(sc, CFG, progress=False)
     r, fields = res.records(), list(sc.spec.record_fields)
     sides = side_table(res.tally)
-    assert set(sides.index) == {"score", "captures", "promotions"}
-    assert sides.loc["score", "side 1"] == pytest.approx(r[:, fields.index("score_1")].mean())
+    assert set(sides.index) == {"points", "captures", "promotions"}     # pips, not an expected score
+    assert sides.loc["points", "side 1"] == pytest.approx(r[:, fields.index("score_1")].mean())
     assert matrix_tables(res.tally) == {}
 
 

@@ -168,10 +168,30 @@ def test_values_skill_keeps_signs_per_level(tmp_path):
     assert r.exit_code == 0, r.output
     data = json.loads((out / "skill.json").read_text())
     keys = set(data["metrics"])
-    # a metric is kept only where every level estimates it (greedy never trades queens by ply 10)
     assert {"regression_coef:pawn", "ablation:pawn", "ablation:drone", "ablation:queen"} <= keys
     for m in data["metrics"].values():
-        assert len(m["estimates"]) == 2 and m["verdict"] in ("stable", "converging", "trending", "reversing")
+        assert len(m["estimates"]) == 2
+        # a value estimated at one level only is marked there and gets no trend verdict
+        assert m["verdict"] in ("stable", "converging", "trending", "reversing") if not m.get("missing") \
+            else m["verdict"] == "too few levels"
+
+
+def test_values_skill_reads_every_level_at_one_snapshot_ply_and_marks_what_it_cannot_estimate(tmp_path):
+    # random's default snapshot is ply 16, greedy's ply 10: both levels must use the same ply (10), or
+    # the trend over levels would mix skill with the moment of the game
+    out = tmp_path / "vs"
+    r = CliRunner().invoke(cli, ["values", "martian_chess", "--games", "2000", "--skill", "random,greedy",
+                                 "--out", str(out), "--threads", "1"])
+    assert r.exit_code == 0, r.output
+    data = json.loads((out / "skill.json").read_text())
+    assert data["snapshot_ply"] == 10 and "random 16, greedy 10" in data["snapshot_ply_source"]
+    for sub in ("0-random", "1-greedy"):
+        assert json.loads((out / sub / "values.json").read_text())["snapshot_ply"] == 10
+    assert "snapshot at ply 10 for every level" in r.output
+    # greedy's queens differ in too few games for a coefficient: marked at that level, no trend claimed
+    queen = data["metrics"]["regression_coef:queen"]
+    assert queen["missing"] == {"greedy": "not estimated"} and queen["verdict"] == "too few levels"
+    assert "not estimated" in r.output
 
 
 def test_sweep_and_compare_flag_degenerate_cells(tmp_path):

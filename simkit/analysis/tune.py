@@ -7,9 +7,14 @@ survivors are played again on twice as many games (the earlier games plus new
 ones), until ``finalists`` remain. Common random numbers make the comparison
 between candidates far less noisy than the metrics themselves. The finalists are
 then **verified** on ``verify_games`` fresh games (another seed, so the winner's
-luck in the search does not carry over) and the recommendation is the finalist
-with the lowest verified loss, with every objective's estimate, its 95% interval
-and whether it is met.
+luck in the search does not carry over) and the finalist with the lowest verified
+loss is recommended. Choosing the best of several noisy estimates favours the one
+whose games happened to be lucky (the winner's curse), so the recommendation is
+**confirmed** on ``verify_games`` further fresh games that played no part in choosing
+it, and its estimates, 95% intervals and met / not shown / missed come from those.
+The verification and confirmation seeds are derived from ``--seed`` by a hash
+(`stage_seed`): large numbers no other run's ``--seed`` uses, so two tunes (or a tune
+and a run) with nearby seeds never share games.
 
 Why not a library optimiser: the knobs of a rule set are small integer or choice
 grids (tens of points), where racing over the whole grid is exact and cheap; a
@@ -20,7 +25,8 @@ as a grid ``A..B:STEP``.
 Objectives (``--objective``), each optionally weighted with ``@W``:
 
     METRIC=T        the metric should equal T     met: 90% interval inside T ± tolerance (TOST;
-                                                  ± 1 plies/turns for lengths)
+                                                  ± 1 plies/turns for lengths), the 90% interval
+                                                  computed as such (score, Wilson or t), not scaled
     METRIC<=T       at most T                     met: 95% interval's upper end <= T
     METRIC>=T       at least T                    met: 95% interval's lower end >= T
     METRIC=A..B     inside [A, B]                 met: 95% interval inside [A, B]
@@ -57,8 +63,6 @@ from pathlib import Path
 
 from simkit.errors import UsageError
 
-Z95 = 1.959963984540054
-Z90 = 1.6448536269514722
 # objective metric name -> summary key
 METRICS = {
     "first_player_advantage": "first_player_advantage",
@@ -108,27 +112,30 @@ class Objective:
             return max(0.0, self.lo - est)
         return max(0.0, self.lo - est, est - self.hi)
 
-    def shown_violation(self, est: float, lo95: float, hi95: float, tolerance: float) -> float:
+    def shown_violation(self, summary: dict, tolerance: float) -> float:
         """As a constraint of a min/max objective: 0 unless the games show it broken (`met` says
         'missed'), then how far the estimate lies beyond what is allowed (an ``=`` target: ± its scale)."""
+        est = metric_ci(summary, self.metric)[0]
         if math.isnan(est):
             return math.inf
-        if self.met(est, lo95, hi95, tolerance) != "missed":
+        if self.met(summary, tolerance) != "missed":
             return 0.0
         slack = self.scale(tolerance) if self.op == "=" else 0.0
         return max(self.violation(est) - slack, 0.0)
 
-    def met(self, est: float, lo95: float, hi95: float, tolerance: float) -> str:
-        """'met', 'not shown' or 'missed' (the interval entirely on the wrong side); a min/max objective
-        has no target to meet ('' here; `TuneResult.summary` ranks it among the finalists)."""
+    def met(self, summary: dict, tolerance: float) -> str:
+        """'met', 'not shown' or 'missed' (the interval entirely on the wrong side) of a run's summary:
+        ``=`` by TOST on the metric's own 90% interval, the others by its 95% interval. A min/max
+        objective has no target to meet ('' here; `TuneResult.goal_result` ranks it among the finalists)."""
         if self.op in GOALS:
             return ""
+        est, lo95, hi95 = metric_ci(summary, self.metric)
         if any(math.isnan(v) for v in (est, lo95, hi95)):
             return "not shown"
         if self.op == "=":
             from simkit.analysis.stats import tost
-            h = (hi95 - lo95) / 2 * Z90 / Z95
-            r = tost((est - h - self.lo, est + h - self.lo), self.scale(tolerance))
+            _, lo90, hi90 = metric_ci(summary, self.metric, alpha=0.10)
+            r = tost((lo90 - self.lo, hi90 - self.lo), self.scale(tolerance))
             return {"within": "met", "beyond": "missed", "not_shown": "not shown"}[r]
         lo_ok, hi_ok = (self.lo, math.inf) if self.op == ">=" else (-math.inf, self.lo) if self.op == "<=" \
             else (self.lo, self.hi)
@@ -185,10 +192,38 @@ def parse_knob(item: str, spec) -> tuple[str, list]:
     return keys[0], [g[0] for g in grid]
 
 
-def metric_ci(summary: dict, metric: str) -> tuple[float, float, float]:
+def metric_ci(summary: dict, metric: str, alpha: float = 0.05) -> tuple[float, float, float]:
+    """(estimate, lo, hi) of an objective's metric from a run's summary. The 95% interval is the
+    summary's; any other level is computed from the counts the summary holds with the same method
+    (score interval for the advantage, Wilson for rates, t for length), never rescaled from the 95%
+    half-width, which is wrong for the asymmetric intervals near 0 or 1."""
     key = METRICS[metric]
-    lo, hi = summary.get(f"{key}_ci") or (math.nan, math.nan)
-    return float(summary.get(key, math.nan)), float(lo), float(hi)
+    est = float(summary.get(key, math.nan))
+    if alpha == 0.05:
+        lo, hi = summary.get(f"{key}_ci") or (math.nan, math.nan)
+        return est, float(lo), float(hi)
+    if f"{key}_ci{round(100 * (1 - alpha))}" in summary:
+        lo, hi = summary[f"{key}_ci{round(100 * (1 - alpha))}"]
+        return est, float(lo), float(hi)
+    from simkit.analysis.metrics import SCORES
+    from simkit.analysis.stats import _z, score_interval, wilson
+    n = int(summary.get("games") or 0)
+    if n == 0 or math.isnan(est):
+        return est, math.nan, math.nan
+    if key == "first_player_advantage":
+        first = round(summary["first_player_win_rate"] * n)
+        second = round(summary["second_player_win_rate"] * n)
+        _, lo, hi = score_interval(SCORES, [second, n - first - second, first], alpha)
+        return est, lo - 0.5, hi - 0.5
+    if key == "mean_plies":
+        lo95, hi95 = summary[f"{key}_ci"]
+        sd = float(summary.get("plies_std") or 0.0)
+        # the t interval's half-width at this level; the rule-of-three floor (every game the same
+        # length) does not depend on the level
+        half = _z(alpha) * sd / math.sqrt(n) if sd > 0 and n > 1 else (hi95 - lo95) / 2
+        return est, est - half, est + half
+    lo, hi = wilson(round(est * n), n, alpha)
+    return est, lo, hi
 
 
 def goal_of(objectives) -> Objective | None:
@@ -209,7 +244,7 @@ def loss_of(summary: dict, objectives, tolerance: float, lexicographic: bool):
         return tuple(v) if lexicographic else sum(v)
     # constraints first, broken only where the games show it (a candidate is not dropped for its noise);
     # then the goal's metric (negated to maximise)
-    v = [o.weight * o.shown_violation(*metric_ci(summary, o.metric), tolerance) / o.scale(tolerance)
+    v = [o.weight * o.shown_violation(summary, tolerance) / o.scale(tolerance)
          for o in objectives if o is not goal]
     est = metric_ci(summary, goal.metric)[0]
     value = math.inf if math.isnan(est) else est if goal.op == "min" else -est
@@ -230,26 +265,32 @@ class TuneResult:
     objectives: list
     evaluated: list = field(default_factory=list)     # every (round, point, games, summary, loss)
     verified: list = field(default_factory=list)      # finalists on fresh games
+    confirmed: dict | None = None                     # the chosen finalist on further fresh games
     tolerance: float = 0.01
     config: object = None
     out_dir: Path | None = None
     same_as: dict = field(default_factory=dict)      # setting -> the raced setting with identical rules
-    base: dict | None = None        # the unchanged scenario on the verification games (its summary)
+    # the unchanged scenario on the verification ("verify") and confirmation ("confirm") games: the side effects'
+    # reference, paired game by game with the finalists and with the recommendation
+    unchanged: dict = field(default_factory=dict)
     length_unit: str = "plies"      # the game's (spec.length_unit)
     caps: tuple = ()                # the game's cap reasons (what the cap rate counts)
 
     @property
     def best(self) -> dict | None:
-        return self.verified[0] if self.verified else None
+        """The recommendation, measured on games that did not choose it (the confirmation, or the one
+        finalist's verification when there was nothing to choose between)."""
+        return self.confirmed or (self.verified[0] if self.verified else None)
 
     def rows(self) -> list[dict]:
         """Every evaluated setting (and the unchanged scenario on the verification games): knob values,
         each objective's metric with its interval, the loss, then the side effects with theirs."""
         from simkit.analysis.side_effects import of_summary
         out = []
-        base = [self.base] if self.base else []
-        for e in self.evaluated + self.verified + base:
-            row = {"stage": e["stage"], "round": e["round"], "games": e["games"], **dict(zip(self.keys, e["point"]))}
+        extra = [e for e in (self.confirmed, *self.unchanged.values()) if e]
+        for e in self.evaluated + self.verified + extra:
+            row = {"stage": e["stage"], "round": e["round"], "games": e["games"], "seed": e["seed"],
+                   **dict(zip(self.keys, e["point"]))}
             for o in self.objectives:
                 est, lo, hi = metric_ci(e["summary"], o.metric)
                 row |= {o.metric: est, f"{o.metric}_ci_lo": lo, f"{o.metric}_ci_hi": hi}
@@ -277,24 +318,30 @@ class TuneResult:
         b = self.best
         rec = None
         if b is not None:
-            rec = {"setting": dict(zip(self.keys, b["point"])), "games": b["games"], "objectives": [
-                {"objective": o.text, "estimate": metric_ci(b["summary"], o.metric)[0],
-                 "ci": list(metric_ci(b["summary"], o.metric)[1:]),
-                 "result": o.met(*metric_ci(b["summary"], o.metric), self.tolerance) or self.goal_result()}
-                for o in self.objectives]}
+            rec = {"setting": dict(zip(self.keys, b["point"])), "games": b["games"], "seed": b["seed"],
+                   "stage": b["stage"], "objectives": [
+                       {"objective": o.text, "estimate": metric_ci(b["summary"], o.metric)[0],
+                        "ci": list(metric_ci(b["summary"], o.metric)[1:]),
+                        "result": o.met(b["summary"], self.tolerance) or self.goal_result()}
+                       for o in self.objectives]}
             rec["meets_all"] = all(x["result"] == "met" for o, x in zip(self.objectives, rec["objectives"])
                                    if o.op not in GOALS)
-            if "vs_next" in b:
-                rec["vs_next"] = b["vs_next"]
+            rec["measured_on"] = ("fresh games that did not choose it (confirmation)" if b["stage"] == "confirm"
+                                  else "the verification games of the only finalist (nothing was chosen on them)")
+            if "vs_next" in self.verified[0]:
+                rec["vs_next"] = self.verified[0]["vs_next"]
             rec["side_effects"] = b.get("side_effects") or {}
             rec["verdict"] = self.verdict()
+        base = self.unchanged.get("verify")
         return {"kind": "tune", "knobs": self.keys, "objectives": [o.text for o in self.objectives],
                 "tolerance": self.tolerance, "method": "successive halving on common random numbers, "
-                "then verification of the finalists on fresh games", "recommended": rec,
+                "verification of the finalists on fresh games (which choose the recommendation), then "
+                "confirmation of the recommendation on further fresh games (which measure it)", "recommended": rec,
                 "length_unit": self.length_unit,
-                "unchanged": None if not self.base else {
-                    "setting": dict(zip(self.keys, self.base["point"] or ())), "games": self.base["games"],
-                    "side_effects": _listed(self.base["summary"])},
+                # the unchanged scenario on the finalists' verification games (their side effects' reference)
+                "unchanged": None if not base else {
+                    "setting": dict(zip(self.keys, base["point"])), "games": base["games"], "seed": base["seed"],
+                    "side_effects": _listed(base["summary"])},
                 "finalists": [{"setting": dict(zip(self.keys, v["point"])), "games": v["games"],
                                "loss": v["loss"] if not isinstance(v["loss"], tuple) else list(v["loss"]),
                                "side_effects": _listed(v["summary"]),
@@ -311,7 +358,7 @@ class TuneResult:
         b = self.best
         if b is None:
             return "no setting was verified"
-        res = [(o, o.met(*metric_ci(b["summary"], o.metric), self.tolerance)) for o in self.objectives]
+        res = [(o, o.met(b["summary"], self.tolerance)) for o in self.objectives]
         missed = [f"{o.text} {r}" for o, r in res if o.op not in GOALS and r != "met"]
         head = "meets every objective" if not missed else "does not meet every objective: " + "; ".join(missed)
         goal = goal_of(self.objectives)
@@ -325,7 +372,8 @@ class TuneResult:
         from simkit.analysis.side_effects import sentence
         moved = sentence(b["side_effects"], self.length_unit, self.caps)
         return head + (f"; and {moved}" if moved else "; no side effect moves by an amount that matters (length, "
-                       "draws, caps and end reasons against the unchanged scenario, same games, Holm-adjusted)")
+                       "draws, caps and end reasons against the unchanged scenario on the same games, "
+                       "Holm-adjusted)")
 
 
 def _listed(summary: dict) -> dict:
@@ -334,9 +382,18 @@ def _listed(summary: dict) -> dict:
     return {m: list(v) for m, v in of_summary(summary).items()}
 
 
+def stage_seed(seed: int, stage: str) -> int:
+    """The seed of a tune's ``stage`` ("verify", "confirm"): a hash of (seed, stage) in [2**62, 2**63),
+    so no run started with a small --seed, and no tune with another seed, plays the same games."""
+    import hashlib
+    h = int.from_bytes(hashlib.sha256(f"simkit tune {seed} {stage}".encode()).digest()[:8], "big")
+    return (h >> 2) | (1 << 62)
+
+
 def search(points, evaluate, objectives, *, games: int, verify_games: int, seed: int, tolerance: float,
            finalists: int = 3, lexicographic: bool = False, log=None) -> TuneResult:
-    """Successive halving over ``points`` with ``evaluate(point, games, seed) -> summary``."""
+    """Successive halving over ``points`` with ``evaluate(point, games, seed) -> summary``, then the
+    finalists' verification and the recommendation's confirmation on fresh games (`stage_seed`)."""
     res = TuneResult([], list(objectives), tolerance=tolerance)
     alive = list(points)
     n, rnd = games, 0
@@ -355,11 +412,19 @@ def search(points, evaluate, objectives, *, games: int, verify_games: int, seed:
             break
         alive = [pt for _, pt in scored[:max(finalists, (len(alive) + 1) // 2)]]
         n, rnd = n * 2, rnd + 1
+    vseed = stage_seed(seed, "verify")
     for pt in alive:
-        s = evaluate(pt, verify_games, seed + 1)
+        s = evaluate(pt, verify_games, vseed)
         res.verified.append({"stage": "verify", "round": rnd + 1, "point": pt, "games": verify_games,
-                             "seed": seed + 1, "summary": s, "loss": loss_of(s, objectives, tolerance, lexicographic)})
+                             "seed": vseed, "summary": s, "loss": loss_of(s, objectives, tolerance, lexicographic)})
     res.verified.sort(key=lambda e: e["loss"])
+    if len(res.verified) > 1:     # the verification chose among finalists: measure the choice elsewhere
+        pt, cseed = res.verified[0]["point"], stage_seed(seed, "confirm")
+        s = evaluate(pt, verify_games, cseed)
+        res.confirmed = {"stage": "confirm", "round": rnd + 2, "point": pt, "games": verify_games, "seed": cseed,
+                         "summary": s, "loss": loss_of(s, objectives, tolerance, lexicographic)}
+        if log:
+            log(f"confirmation: {pt} on {verify_games:,} further fresh games")
     return res
 
 
@@ -424,10 +489,8 @@ def tune(target, knobs, objectives, config, *, base_sets=None, verify_games=None
     res.keys, res.config, res.out_dir = keys, config, Path(out_dir) if out_dir else None
     res.same_as = {pt: twin for pt, twin in same_as.items()}
     res.length_unit, res.caps = base.spec.length_unit, tuple(base.spec.cap_reasons)
-    side_effects(res, evaluate, ends, base.spec)
-    if res.base is not None:
-        from simkit.analysis.sweep import _resolved
-        res.base["point"] = tuple(_resolved(base.rules, k) for k in keys)     # the knobs' unchanged values
+    from simkit.analysis.sweep import _resolved
+    side_effects(res, evaluate, ends, base.spec, tuple(_resolved(base.rules, k) for k in keys))
     if out is not None:
         import pandas as pd
         atomic_write_json(out / "tune.json", res.summary() | {"elapsed_s": round(time.perf_counter() - t0, 2)})
@@ -443,37 +506,41 @@ def tune(target, knobs, objectives, config, *, base_sets=None, verify_games=None
 _SIDE_OF = {"draw_rate": "draw_rate", "mean_plies": "mean_plies", "decisiveness": "cap_rate"}
 
 
-def side_effects(res: TuneResult, evaluate, ends: dict, spec):
-    """Play the unchanged scenario on the finalists' verification games and compare each finalist with it
-    pair by pair (`side_effects.paired`); with a min/max objective, also the recommendation with the
-    runner-up on the goal's metric (paired on the same games)."""
+def side_effects(res: TuneResult, evaluate, ends: dict, spec, base_point: tuple):
+    """Play the unchanged scenario on the finalists' verification games and on the recommendation's
+    confirmation games, and compare each finalist (and the recommendation) with it pair by pair
+    (`side_effects.paired`); with a min/max objective, also the chosen finalist with the runner-up on
+    the goal's metric (paired on the verification games, which chose between them)."""
     from simkit.analysis.compare import PairedTally
     from simkit.analysis.metrics import PAIRED_METRICS
     from simkit.analysis.side_effects import paired
     if not res.verified:
         return
 
+    def key(e):
+        return (e["point"], e["games"], e["seed"])
+
     def tally(a, b):
         t = PairedTally()
         t.add("a", 0, ends[a])
         t.add("b", 0, ends[b])
         return t
-    v0 = res.verified[0]
-    key = (None, v0["games"], v0["seed"])
-    base = evaluate(*key)
-    res.base = {"stage": "unchanged", "round": v0["round"], "point": None, "games": v0["games"], "seed": v0["seed"],
-                "summary": base, "loss": loss_of(base, res.objectives, res.tolerance, False)}
     exclude = {_SIDE_OF[METRICS[o.metric]] for o in res.objectives if METRICS[o.metric] in _SIDE_OF}
-    for v in res.verified:
-        v["side_effects"] = paired(tally(key, (v["point"], v["games"], v["seed"])), spec, base, v["summary"],
-                                   exclude=exclude)
+    measured = [("verify", v) for v in res.verified] + ([("confirm", res.confirmed)] if res.confirmed else [])
+    for stage, e in measured:
+        ref = (None, e["games"], e["seed"])
+        base = evaluate(*ref)
+        res.unchanged.setdefault(stage, {"stage": f"{stage}_unchanged", "round": e["round"], "point": base_point,
+                                         "games": e["games"], "seed": e["seed"], "summary": base,
+                                         "loss": loss_of(base, res.objectives, res.tolerance, False)})
+        e["side_effects"] = paired(tally(ref, key(e)), spec, base, e["summary"], exclude=exclude)
     goal = goal_of(res.objectives)
     if goal is not None and len(res.verified) > 1 and METRICS[goal.metric] in PAIRED_METRICS:
-        nxt = res.verified[1]
-        d = tally((nxt["point"], nxt["games"], nxt["seed"]), (v0["point"], v0["games"], v0["seed"]))
-        d = d.difference(METRICS[goal.metric])
+        v0, nxt = res.verified[0], res.verified[1]
+        d = tally(key(nxt), key(v0)).difference(METRICS[goal.metric])
         v0["vs_next"] = {"setting": dict(zip(res.keys, nxt["point"])), "diff": d["diff"], "ci": list(d["ci"]),
-                         "p_value": d["p_value"], "what": f"recommended - runner-up, {goal.metric}, same games"}
+                         "p_value": d["p_value"], "what": f"chosen - runner-up in {goal.metric} on the verification "
+                                                          f"games (which chose between them)"}
 
 
 def dumps(res: TuneResult) -> str:

@@ -449,9 +449,12 @@ def values(target, sets, games, seed, policy, policy0, policy1, first, threads, 
                                 snapshot_ply=snapshot_ply)
         if as_json:
             return _echo_json(sres.summary())
+        unit = {"plies": "ply", "turns": "turn"}.get(base.spec.length_unit, base.spec.length_unit)
         print_skill(sres, f"{base.spec.title} {base.name}: unit values over skill ({config.games:,} games per "
                           f"level, seed {config.seed}; ablation = expected score of one unit more, "
-                          f"regression_coef = raw logit coefficient)")
+                          f"regression_coef = raw logit coefficient at {unit} {sres.info['snapshot_ply']})")
+        click.echo(f"snapshot at {unit} {sres.info['snapshot_ply']} for every level "
+                   f"({sres.info['snapshot_ply_source']})")
         if out_dir:
             click.echo(f"skill directory: {out_dir} (skill.json; one values directory per level)")
         return None
@@ -480,7 +483,8 @@ def values(target, sets, games, seed, policy, policy0, policy1, first, threads, 
             continue
         at = fmt.MISSING if a is None or math.isnan(a["value"]) else \
             fmt.with_ci(a["value"], *a["ci"], kind=fmt.advantage, sentence=False)
-        ct = fmt.MISSING if r is None else fmt.with_ci(r["coef"], *r["coef_ci"], kind=fmt.coefficient, sentence=False)
+        ct = fmt.MISSING if r is None else "not converged" if not r.get("converged", True) else \
+            fmt.with_ci(r["coef"], *r["coef_ci"], kind=fmt.coefficient, sentence=False)
         fcl = "" if r is None or u == ref else " " + fmt.interval(*r["ci"], fmt.ratio)
         rt = fmt.MISSING if r is None or math.isnan(r["value"]) else fmt.ratio(r["value"]) + fcl
         t.add_row(u, at, ct, rt)

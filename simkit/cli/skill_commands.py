@@ -118,17 +118,22 @@ def print_skill(result, title: str, differences: bool = False, unit: str = "plie
     side = [m for m in result.metrics if m == "cap_rate" or m.startswith("end_")]
     names = list(result.metrics)
     for i, (m, v) in enumerate(result.metrics.items()):
-        if F.kind_of(m) is F.rate:
+        rate = F.kind_of(m) is F.rate
+        why = v.get("missing") or {}
+        if rate:
             kind = F.rate_diff if differences else F.rate
-            cells = [f"{kind(e)} {F.interval(lo, hi, kind).removesuffix(' pp')}" for e, lo, hi in v["estimates"]]
+            cells = [why.get(lvl, "-") if e != e else f"{kind(e)} {F.interval(lo, hi, kind).removesuffix(' pp')}"
+                     for lvl, (e, lo, hi) in zip(result.levels, v["estimates"])]
         else:
             f = "{:+.1f}" if m in ("mean_length", "mean_plies") else "{:+.4f}"
-            cells = [f"{f.format(e)} [{f.format(lo)}, {f.format(hi)}]" for e, lo, hi in v["estimates"]]
+            cells = [why.get(lvl, "-") if e != e else f"{f.format(e)} [{f.format(lo)}, {f.format(hi)}]"
+                     for lvl, (e, lo, hi) in zip(result.levels, v["estimates"])]
         tr = v["trend"]
         name = label(m, unit) if m in side else m.replace("_", " ")
+        slope = "-" if tr["slope"] != tr["slope"] else \
+            f"{F.rate_diff(tr['slope'])} {F.interval(*tr['ci'], F.rate_diff).removesuffix(' pp')}" if rate else \
+            f"{tr['slope']:+.4g} [{tr['ci'][0]:+.4g}, {tr['ci'][1]:+.4g}]"
         # a line between the balance metrics and the side effects (how games end)
-        slope = (f"{F.rate_diff(tr['slope'])} {F.interval(*tr['ci'], F.rate_diff).removesuffix(' pp')}"
-                 if F.kind_of(m) is F.rate else f"{tr['slope']:+.4g} [{tr['ci'][0]:+.4g}, {tr['ci'][1]:+.4g}]")
         t.add_row(name, *cells, slope, v["verdict"],
                   end_section=bool(side) and i + 1 < len(names) and names[i + 1] == side[0])
     c = console()
@@ -203,37 +208,49 @@ def tune(target, sets, knobs, objectives, lexicographic, tolerance, games, verif
     from simkit.cli.show import console
     from simkit.report import fmt
     c = console()
-    v0 = res.verified[0]
-    t = Table(title=f"{sc.spec.title} tune: verified finalists ({v0['games']:,} fresh games each, "
-                    f"{' vs '.join(config.policies)}, seed {v0['seed']})", header_style="bold")
-    for k in res.keys:
-        t.add_column(k)
-    for o in res.objectives:
-        t.add_column(o.text, justify="right")
     goal = goal_of(res.objectives)
-    t.add_column("loss" if goal is None else "constraints' loss", justify="right")
-    for v in res.verified:
-        cells = []
-        for o in res.objectives:
-            e, lo, hi = metric_ci(v["summary"], o.metric)
-            judged = o.met(e, lo, hi, tolerance) or ("← recommended" if v is v0 else "")
-            cells.append(f"{fmt.with_ci(e, lo, hi, fmt.kind_of(METRICS[o.metric]), sentence=False)} {judged}")
-        t.add_row(*[escape(fmt.option_value(x)) for x in v["point"]], *cells,
-                  f"{loss_number(v['loss'], res.objectives):.3g}")
-    c.print(t)
-    print_side_effects(c, res.keys, [], [res.base["summary"]] + [v["summary"] for v in res.verified], sc.spec,
-                       f"Side effects on the same {v0['games']:,} games (first the unchanged scenario: "
-                       f"{escape(fmt.overrides(dict(zip(res.keys, res.base['point']))))}; share of games with its "
-                       f"95% interval)",
-                       labels=["unchanged"] + [escape(fmt.overrides(dict(zip(res.keys, v["point"]))))
-                                               for v in res.verified])
     rec = s["recommended"]
+
+    def table(title, entries, mark=None):
+        t = Table(title=title, header_style="bold")
+        for k in res.keys:
+            t.add_column(k)
+        for o in res.objectives:
+            t.add_column(o.text, justify="right")
+        t.add_column("loss" if goal is None else "constraints' loss", justify="right")
+        for v in entries:
+            cells = []
+            for o in res.objectives:
+                e, lo, hi = metric_ci(v["summary"], o.metric)
+                judged = o.met(v["summary"], tolerance) or ("← chosen" if v is mark else "")
+                cells.append(f"{fmt.with_ci(e, lo, hi, fmt.kind_of(METRICS[o.metric]), sentence=False)} {judged}")
+            t.add_row(*[escape(fmt.option_value(x)) for x in v["point"]], *cells,
+                      f"{loss_number(v['loss'], res.objectives):.3g}")
+        c.print(t)
+
+    def side_effects(entries, stage):
+        base = res.unchanged[stage]
+        print_side_effects(c, res.keys, [], [base["summary"]] + [v["summary"] for v in entries], sc.spec,
+                           f"Side effects on the same {base['games']:,} games (first the unchanged scenario: "
+                           f"{escape(fmt.overrides(dict(zip(res.keys, base['point']))))}; share of games with its "
+                           f"95% interval)",
+                           labels=["unchanged"] + [escape(fmt.overrides(dict(zip(res.keys, v["point"]))))
+                                                   for v in entries])
+
+    who = " vs ".join(config.policies)
+    table(f"{sc.spec.title} tune: verified finalists ({res.verified[0]['games']:,} fresh games each, {who}; "
+          f"they choose the recommendation)", res.verified, res.verified[0])
+    side_effects(res.verified, "verify")
+    if res.confirmed:
+        table(f"confirmation: the recommendation on {res.confirmed['games']:,} further fresh games (the "
+              f"estimates below did not choose it)", [res.confirmed])
+        side_effects([res.confirmed], "confirm")
     c.print(f"recommended: {escape(fmt.overrides(rec['setting']))} — {escape(rec['verdict'])}")
     if rec.get("vs_next"):
         n = rec["vs_next"]
         m = METRICS[goal.metric]
-        c.print(f"{goal.metric}: recommended - runner-up ({escape(fmt.overrides(n['setting']))}) = "
-                f"{fmt.metric_diff(m, n['diff'])} {fmt.metric_diff_ci(m, *n['ci'])} on the same games "
+        c.print(f"{goal.metric}: chosen - runner-up ({escape(fmt.overrides(n['setting']))}) = "
+                f"{fmt.metric_diff(m, n['diff'])} {fmt.metric_diff_ci(m, *n['ci'])} on the verification games "
                 f"({fmt.p_phrase(n['p_value'])})")
     if out_dir:
         c.print(f"tune directory: {out_dir} (tune.json, tune.csv: every evaluated setting, the unchanged scenario "

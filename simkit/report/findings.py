@@ -33,9 +33,33 @@ def ci_pct(lo: float, hi: float, digits: int = 1) -> str:
     return f"95% CI {fmt.interval(lo, hi, fmt.rate)}"
 
 
-def _wilson(k, n):
+def _wilson(k, n, alpha=0.05):
     from simkit.analysis.stats import wilson
-    return wilson(k, n)
+    return wilson(k, n, alpha)
+
+
+def _not_significant(lead: str, lo90: float, hi90: float, null: float, show, mag) -> str:
+    """What a finding may say when no difference from ``null`` is detected (``lead``): "balanced"
+    only when the equivalence test (TOST: the 90% interval inside null ± FPA_THRESHOLD) shows it,
+    else no more than ``lead`` and how far from even the interval still reaches. ``show`` formats
+    a value, ``mag`` a distance."""
+    from simkit.analysis.stats import tost
+    band = fmt.interval(null - FPA_THRESHOLD, null + FPA_THRESHOLD, show)
+    ci90 = fmt.interval(lo90, hi90, show)
+    if tost((lo90 - null, hi90 - null), FPA_THRESHOLD) == "within":
+        return (f"{lead}; balanced within ±{mag(FPA_THRESHOLD)} (equivalence test: the 90% interval {ci90} "
+                f"lies inside {band})")
+    reach = max(null - lo90, hi90 - null)
+    return (f"{lead}, but balance is not shown either: the 90% interval {ci90} reaches {mag(reach)} from "
+            f"even (equivalence within ±{mag(FPA_THRESHOLD)} needs it inside {band})")
+
+
+def _points(x: float) -> str:
+    return f"{x * 100:.1f} points"
+
+
+def _score(x: float) -> str:
+    return f"{x:.4f}"
 
 
 def _name(x: str) -> str:
@@ -56,7 +80,7 @@ def run_findings(run) -> list[Finding]:
         verdict = (f"a significant advantage for the {who} player" if matters
                    else f"a significant but negligible edge for the {who} player (under {pct(FPA_THRESHOLD)} "
                         f"from even)" if sig
-                   else "no significant first-move advantage")
+                   else "no significant first-move advantage")      # the FPA finding below tests equivalence
         out.append(Finding(f"The first player wins {pct(d.share)} of decided games "
                            f"({ci_pct(d.lo, d.hi)}, {fmt.count(d.decided)} decided games): {verdict}.", "outcomes",
                            matters))
@@ -65,11 +89,15 @@ def run_findings(run) -> list[Finding]:
     if fpa is not None and not math.isnan(fpa):
         sig = lo > 0 or hi < 0
         matters = sig and abs(fpa) >= FPA_THRESHOLD
+        if not sig:
+            verdict = _not_significant("not distinguishable from zero", *_fpa_ci90(s, n), 0.0, fmt.advantage,
+                                       _score)
+        elif matters:
+            verdict = f"significant and at least the practical threshold {FPA_THRESHOLD:g}"
+        else:
+            verdict = f"significant but negligible (below the practical threshold {FPA_THRESHOLD:g})"
         out.append(Finding(f"First-player advantage (expected score − ½) is "
-                           f"{fmt.with_ci(fpa, lo, hi, fmt.advantage)}: "
-                           + (f"significant and at least the practical threshold {FPA_THRESHOLD:g}." if matters
-                              else f"significant but negligible (below the practical threshold {FPA_THRESHOLD:g})."
-                              if sig else "not distinguishable from zero."), "fpa", matters))
+                           f"{fmt.with_ci(fpa, lo, hi, fmt.advantage)}: {verdict}.", "fpa", matters))
     s0, s1 = s.get("side0_win_rate"), s.get("side1_win_rate")
     if s0 is not None and s1 is not None and (s0 + s1) > 0:
         k0, k1 = round(s0 * n), round(s1 * n)
@@ -77,11 +105,13 @@ def run_findings(run) -> list[Finding]:
         slo, shi = _wilson(k0, k0 + k1)
         sig = slo > 0.5 or shi < 0.5
         matters = sig and abs(share - 0.5) >= FPA_THRESHOLD
+        if sig:
+            verdict = "the sides are not balanced" if matters else "a significant but negligible imbalance"
+        else:
+            verdict = _not_significant("no significant imbalance", *_wilson(k0, k0 + k1, 0.10), 0.5, pct,
+                                       _points)
         out.append(Finding(f"Side 0 wins {pct(s0)} and side 1 {pct(s1)} of all games; side 0 takes "
-                           f"{pct(share)} of the decided games ({ci_pct(slo, shi)})"
-                           + (": the sides are not balanced." if matters
-                              else ": a significant but negligible imbalance." if sig
-                              else ": the sides are balanced."),
+                           f"{pct(share)} of the decided games ({ci_pct(slo, shi)}): {verdict}.",
                            "outcomes", matters))
     out.extend(_draw_and_end_findings(run, n))
     q = s.get("plies_quantiles") or {}
@@ -103,6 +133,16 @@ def run_findings(run) -> list[Finding]:
     out.extend(unit_findings(run))
     out.extend(counter_findings(run))
     return out
+
+
+def _fpa_ci90(s: dict, n: int) -> tuple[float, float]:
+    """The first-player advantage's 90% score interval from the summary's rates (TOST's interval)."""
+    from simkit.analysis.metrics import SCORES
+    from simkit.analysis.stats import score_interval
+    first = round(float(s.get("first_player_win_rate") or 0) * n)
+    second = round(float(s.get("second_player_win_rate") or 0) * n)
+    _, lo, hi = score_interval(SCORES, [second, n - first - second, first], alpha=0.10)
+    return lo - 0.5, hi - 0.5
 
 
 def _draw_and_end_findings(run, n: int) -> list[Finding]:

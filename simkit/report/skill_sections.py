@@ -232,7 +232,10 @@ def skill_section(d: SkillData, w, anchor: str):
     sec = Section(anchor, f"Over skill: {_game_label(d)}",
                   subtitle=" < ".join(levels) + " · " + fmt.context(None, cfg.get("first"), cfg.get("seed"),
                                                                    cfg.get("games"), "games per level"))
-    sec.facts = _facts(d, [("levels", ", ".join(levels)), ("games per level", f"{int(cfg.get('games') or 0):,}")])
+    facts = [("levels", ", ".join(levels)), ("games per level", f"{int(cfg.get('games') or 0):,}")]
+    if s.get("snapshot_ply") is not None:      # values --skill: one snapshot for every level
+        facts.append(("snapshot, every level", f"{s['snapshot_ply']} ({s.get('snapshot_ply_source', '')})"))
+    sec.facts = _facts(d, facts)
     rows = []
     metrics = s.get("metrics") or {}
     side = {m: e for m, e in metrics.items() if m == "cap_rate" or m.startswith("end_")}
@@ -250,7 +253,9 @@ def skill_section(d: SkillData, w, anchor: str):
             rows.append({"metric": m, "level": lvl, "estimate": e[0], "ci_lo": e[1], "ci_hi": e[2],
                          "verdict": entry["verdict"]})
         at = ", ".join(f"{lvl} {fmt.metric_value(m, e[0])}" for lvl, e in zip(levels, entry["estimates"]))
-        sec.findings.append(Finding(f"{m.replace('_', ' ')} is {entry['verdict']} over skill ({at}).",
+        how = ("is estimated at fewer than two levels" if entry["verdict"] == "too few levels"
+               else f"is {entry['verdict']} over skill")
+        sec.findings.append(Finding(f"{m.replace('_', ' ')} {how} ({at}).",
                                     "skill_ends" if m in side else f"skill_{k}", entry["verdict"] == "reversing"))
     if rows:
         w.table(sec, "skill", pd.DataFrame(rows), "Metrics by skill level")
@@ -333,7 +338,8 @@ def tune_section(d: TuneData, w, anchor: str):
     csv = d.path / "tune.csv"
     if csv.exists():
         frame = pd.read_csv(csv)
-        w.table(sec, "tune", frame, "Every evaluated setting (search rounds and verification)",
+        w.table(sec, "tune", frame, "Every evaluated setting (search rounds, the finalists' verification and "
+                "the recommendation's confirmation)",
                 options=tuple(k for k in knobs if k in frame.columns))
         if len(knobs) == 1 and pd.api.types.is_numeric_dtype(frame[knobs[0]]):
             for k, text in enumerate(s.get("objectives") or []):
@@ -348,7 +354,9 @@ def tune_section(d: TuneData, w, anchor: str):
         parts = "; ".join(f"{x['objective']}: "
                           f"{fmt.with_ci(x['estimate'], *x['ci'], kind=_objective_kind(x['objective'], METRICS))} "
                           f"{x['result']}" for x in rec.get("objectives") or [])
-        sec.findings.append(Finding(f"Recommended {setting} on {int(rec.get('games') or 0):,} fresh games: {parts}.",
+        where = ("fresh games that did not choose it" if rec.get("stage") == "confirm" else "fresh games")
+        sec.findings.append(Finding(f"Recommended {setting}, measured on {int(rec.get('games') or 0):,} {where}: "
+                                    f"{parts}.",
                                     "tune_0" if len(knobs) == 1 else None, not rec.get("meets_all")))
     _tune_side_effects(d, w, sec, rec)
     return sec
