@@ -30,8 +30,8 @@ Objectives (``--objective``), each optionally weighted with ``@W``:
     METRIC<=T       at most T                     met: 95% interval's upper end <= T
     METRIC>=T       at least T                    met: 95% interval's lower end >= T
     METRIC=A..B     inside [A, B]                 met: 95% interval inside [A, B]
-    METRIC=min      as low as the others allow    the lowest of the finalists that keep the
-    METRIC=max      as high as the others allow   others (at most one min or max objective)
+    METRIC=min      as low as the others allow    the lowest of the finalists that miss no other
+    METRIC=max      as high as the others allow   objective (at most one min or max objective)
 
 Loss of a candidate: the weighted sum of each objective's violation of its point
 estimate (distance to T or to the allowed range), divided by the objective's scale
@@ -46,9 +46,10 @@ no constraint, falling back to the least violation when every setting misses one
 verification's larger sample then judges the recommendation's constraints as any objective.
 
 Side effects (`simkit.analysis.side_effects`): the unchanged scenario is played on the
-verification games too, and every finalist's length, draw and cap rates and end reasons
-are compared with it pair by pair; the recommendation says the ones that moved by an
-amount that matters ("and games get 101% longer: 25.9 -> 52.0 plies ...").
+verification and on the confirmation games too, and every finalist's (and the
+recommendation's) length, draw and cap rates and end reasons are compared with it pair by
+pair on the same games; the recommendation's verdict names the ones that moved by an amount
+that matters ("and games get 89% longer: 25.9 -> 49.0 plies ...").
 """
 from __future__ import annotations
 
@@ -150,7 +151,7 @@ def parse_objective(text: str) -> Objective:
     m = _OBJ.match(text)
     if not m:
         raise UsageError(f"--objective {text!r}: write METRIC=T, METRIC<=T, METRIC>=T or METRIC=A..B "
-                         f"(optionally @WEIGHT), e.g. first_player_advantage=0")
+                         f"(optionally @WEIGHT), or METRIC=min / METRIC=max, e.g. first_player_advantage=0")
     metric, op, rhs, w = m.group(1), m.group(2), m.group(3), m.group(4)
     if metric not in METRICS:
         raise UsageError(f"--objective: unknown metric '{metric}'; metrics: {', '.join(METRICS)}")
@@ -168,7 +169,8 @@ def parse_objective(text: str) -> Objective:
             return Objective(metric, "range", a, b, weight)
         t = float(rhs)
     except ValueError:
-        raise UsageError(f"--objective {text!r}: the target must be a number or A..B with A <= B") from None
+        raise UsageError(f"--objective {text!r}: the target must be a number, A..B with A <= B, or (after =) "
+                         f"min or max") from None
     if weight <= 0:
         raise UsageError(f"--objective {text!r}: the weight must be > 0")
     return Objective(metric, op, t, t, weight)
@@ -283,8 +285,8 @@ class TuneResult:
         return self.confirmed or (self.verified[0] if self.verified else None)
 
     def rows(self) -> list[dict]:
-        """Every evaluated setting (and the unchanged scenario on the verification games): knob values,
-        each objective's metric with its interval, the loss, then the side effects with theirs."""
+        """Every evaluated setting (and the unchanged scenario on the verification and confirmation games):
+        knob values, each objective's metric with its interval, the loss, then the side effects with theirs."""
         from simkit.analysis.side_effects import of_summary
         out = []
         extra = [e for e in (self.confirmed, *self.unchanged.values()) if e]
@@ -351,7 +353,6 @@ class TuneResult:
                 "identical_settings": [{"setting": dict(zip(self.keys, pt)), "plays_as": dict(zip(self.keys, twin))}
                                        for pt, twin in self.same_as.items()]}
 
-
     def verdict(self) -> str:
         """The recommendation in one line: whether it meets every objective, then every side effect
         that moved by an amount that matters against the unchanged scenario (or that none did)."""
@@ -371,9 +372,8 @@ class TuneResult:
             return head
         from simkit.analysis.side_effects import sentence
         moved = sentence(b["side_effects"], self.length_unit, self.caps)
-        return head + (f"; and {moved}" if moved else "; no side effect moves by an amount that matters (length, "
-                       "draws, caps and end reasons against the unchanged scenario on the same games, "
-                       "Holm-adjusted)")
+        return head + (f"; and {moved}" if moved else "; no side effect moves by an amount that matters against "
+                       "the unchanged scenario on the same games (Holm-adjusted)")
 
 
 def _listed(summary: dict) -> dict:

@@ -31,6 +31,12 @@ EXAMPLES = {
                                        "--games", "4000", "--quality", "--quality-games", "1000"]],
     "sweep-quality-warfare": [["sweep", "warfare", "--vary", "activations=2..6", "--policy", "greedy",
                                "--games", "400", "--quality", "--quality-games", "200"]],
+    # "fewer draws, still fair": minimise the draw rate with the first-player advantage as a constraint, and
+    # see what it costs (the side effects against the unchanged scenario; docs/tune.md quotes its output)
+    "tune-mc-fewer-draws": [["tune", "martian_chess", "--knob", "clock=deadlock,leader", "--knob",
+                             "clock_plies=4..14", "--knob", "komi=0,0.5", "--objective", "draw_rate=min",
+                             "--objective", "first_player_advantage=0", "--tolerance", "0.02", "--policy", "greedy",
+                             "--games", "4000"]],
 }
 
 

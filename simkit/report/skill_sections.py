@@ -391,23 +391,31 @@ def _tune_side_effects(d: TuneData, w, sec, rec: dict):
     if all(length):
         w.figure(sec, "tune_length", per_setting, (labels, length, f"mean game length ({unit}), 95% CI"),
                  f"Mean game length ({unit}) of the unchanged scenario (grey, dashed) and each finalist on the same "
-                 f"{int(base.get('games') or 0):,} fresh games, 95% intervals.", size=(7.5, 1.2 + 0.45 * len(labels)))
+                 f"{int(base.get('games') or 0):,} verification games, 95% intervals (the recommendation's side "
+                 f"effects on its confirmation games are in the findings and the side-effects table).",
+                 size=(7.5, 1.2 + 0.45 * len(labels)))
     if ends:
         w.figure(sec, "tune_ends", end_shares, (labels, ends, caps),
                  f"How games end: the unchanged scenario ({fmt.overrides(base.get('setting') or {})}) and each "
-                 f"finalist on the same {int(base.get('games') or 0):,} fresh games.",
+                 f"finalist on the same {int(base.get('games') or 0):,} verification games.",
                  size=(7.5, 1.6 + 0.35 * len(labels)))
     rows = []
-    for f in fins:
+    measured = [(f, "verification") for f in fins]
+    if rec and rec.get("stage") == "confirm":
+        measured.append(({"setting": rec.get("setting"), "side_effects_vs_unchanged": rec.get("side_effects")},
+                         "confirmation"))
+    for f, games in measured:
         t = side_effects_frame(f.get("side_effects_vs_unchanged"))
+        t.insert(0, "games", games)
         t.insert(0, "setting", fmt.overrides(f.get("setting") or {}))
         rows.append(t)
     frame = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
     if len(frame):
         frame["metric"] = frame["metric"].map(lambda m: label(m, unit))
-        w.table(sec, "tune_side_effects", frame, "Side effects of each finalist: finalist (b) minus the unchanged "
-                "scenario (a) on the same games, 95% intervals (length: paired t; rates: Tango), Holm over each "
-                "finalist's rows; the objectives' own metrics are left out")
+        w.table(sec, "tune_side_effects", frame, "Side effects of each finalist on the verification games and of "
+                "the recommendation on the confirmation games: the setting (b) minus the unchanged scenario (a) on "
+                "the same games, 95% intervals (length: paired t; rates: Tango), Holm over each setting's rows; the "
+                "objectives' own metrics are left out")
     verdict = (rec or {}).get("verdict") or ""
     moved = verdict.split("; and ", 1)[1] if "; and " in verdict else ""
     key = "tune_length" if all(length) else "tune_ends" if ends else None
