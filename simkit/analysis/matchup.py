@@ -4,8 +4,8 @@ For policies p and q, game i is played twice with the same seed and index: p as
 side 0 against q, and q as side 0 against p. p's score in pair i is the mean of its
 two scores (win 1, draw 1/2, loss 0), one of 0, 1/4, 1/2, 3/4, 1; the matrix entry
 M[p, q] is the mean over i with the score interval on that support (`stats.discrete_mean`:
-a t interval undercovers when most pairs split 1-1), and M[q, p] = 1 - M[p, q]. The diagonal is empty (a policy
-against itself scores 1/2 by symmetry of the seat swap).
+a t interval undercovers when most pairs split 1-1), and M[q, p] = 1 - M[p, q]. The
+diagonal is empty (a policy against itself scores 1/2 by symmetry of the seat swap).
 """
 from __future__ import annotations
 
@@ -74,8 +74,9 @@ def pair_score(scenario, config, p: str, q: str, *, threads=None) -> dict:
     side 0 (same seed and index), and p's score in pair i is the mean of its two scores.
 
     Returns {"score", "ci", "p_value", "as_side0", "as_side1", "games", "draw_rate", "records"}:
-    the mean with its score interval (`pair_interval`), the p-value of "equally strong" (score 1/2), p's score in
-    each seat, the pairs played, the share of drawn games, and the two runs' records.
+    the mean with its score interval (`pair_interval`), the p-value of "equally strong" (score
+    1/2), p's score in each seat, the pairs played, the share of drawn games, and the two runs'
+    records.
     """
     from dataclasses import replace
     from simkit.engine.runner import simulate

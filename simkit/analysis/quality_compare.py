@@ -14,10 +14,11 @@ Per metric, B - A (docs/quality.md, "Comparing variants"):
   range and one step beyond it on each side, because a rare value just past those seen is
   likely unseen (the observed range alone covered 0.905 in `simkit.analysis.coverage`'s
   one-way case); the whole possible range (up to the longest game) would let an unseen
-  extreme value carry the bound and widen the interval far beyond what the games show. A continuous metric gets the paired
-  t interval and t-test p-value of `stats.paired_mean`; when every d_i is equal (e.g. A and B
-  play identical games) the rule-of-three floor d ± 3·span/n (span: the metric's range, or the
-  largest |x| seen for the unbounded counts), never [d, d].
+  extreme value carry the bound and widen the interval far beyond what the games show.
+  A continuous metric gets the paired t interval and t-test p-value of `stats.paired_mean`;
+  when every d_i is equal (e.g. A and B play identical games) the rule-of-three floor
+  d ± 3·span/n (span: the metric's range, or the largest |x| seen for the unbounded
+  counts), never [d, d].
 - **ratio across games** (a metric some game leaves undefined: the decided-games metrics
   when a game is drawn, branching trend in a game shorter than 3 plies/turns): each
   variant's value is Σ x_i·1[defined] / Σ 1[defined], a ratio of two sums over games

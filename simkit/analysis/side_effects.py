@@ -9,11 +9,11 @@ recommends or compares settings shows them beside its target (docs/metrics.md, "
 - of two runs on the same seeds (compare's B - A, a tune finalist against the unchanged
   scenario): ``paired`` gives B - A of the length and the draw rate (the `PairedTally`'s own
   intervals) and of the cap rate and each end reason's share, from the pairs' end reasons
-  (`PairedTally.ends`: game i's end reason in A and in B) with Tango's score interval on
+  (`PairedTally.ends_matrix`: pairs by the end reason of A and of B) with Tango's score interval on
   the paired 0/1 differences; p-values are Holm-adjusted over the family it returns, and a
   change "matters" when significant and at least its practical threshold (as in compare);
-- ``sentence`` says the ones that matter in words: "games get 101% longer: 25.9 -> 52.0 plies
-  (+26.1 [+25.6, +26.6] on the same games)".
+- ``sentence`` says the ones that matter in words: "games get N% longer: A -> B plies
+  (+D [lo, hi] on the same games)".
 """
 from __future__ import annotations
 
@@ -112,7 +112,7 @@ def label(metric: str, unit: str = "plies") -> str:
 
 def sentence(effects: dict, unit: str = "plies", caps=()) -> str:
     """The side effects that matter, largest (relative to its threshold) first, in words:
-    "games get 101% longer: 25.9 -> 52.0 plies (+26.1 [+25.6, +26.6] on the same games); draws
+    "games get N% longer: A -> B plies (+D [lo, hi] on the same games); draws
     fall: ..."; '' when none does. ``caps``: the game's cap reasons (what the cap rate counts)."""
     from simkit.report import fmt
     matters = sorted((m for m, e in effects.items() if e.get("verdict") == "matters"),

@@ -49,7 +49,7 @@ Side effects (`simkit.analysis.side_effects`): the unchanged scenario is played 
 verification and on the confirmation games too, and every finalist's (and the
 recommendation's) length, draw and cap rates and end reasons are compared with it pair by
 pair on the same games; the recommendation's verdict names the ones that moved by an amount
-that matters ("and games get 89% longer: 25.9 -> 49.0 plies ...").
+that matters ("and games get N% longer: A -> B plies (+D [lo, hi] on the same games)").
 """
 from __future__ import annotations
 

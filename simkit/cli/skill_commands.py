@@ -238,8 +238,9 @@ def tune(target, sets, knobs, objectives, lexicographic, tolerance, games, verif
                                                    for v in entries])
 
     who = " vs ".join(config.policies)
+    role = "they choose the recommendation" if len(res.verified) > 1 else "nothing to choose: they measure it"
     table(f"{sc.spec.title} tune: verified finalists ({res.verified[0]['games']:,} fresh games each, {who}; "
-          f"they choose the recommendation)", res.verified, res.verified[0])
+          f"{role})", res.verified, res.verified[0] if len(res.verified) > 1 else None)
     side_effects(res.verified, "verify")
     if res.confirmed:
         table(f"confirmation: the recommendation on {res.confirmed['games']:,} further fresh games (the "
