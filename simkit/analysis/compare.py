@@ -238,7 +238,7 @@ def verdict(diffs: dict, identical: bool, n: int, same_rules: bool = False, leng
         wins = " and ".join(f"{labels[w]} {F.rate_diff(diffs[w]['diff'])}" for w in explained)
         verb = "comes" if len(explained) == 1 else "come"
         split = (f"; {wins} {verb} from {'fewer' if dr['diff'] < 0 else 'more'} draws: half of the draw change goes "
-                 f"to each side ({F.rate_diff(-dr['diff'] / 2)} {half}), not a change in who wins"
+                 f"to each side ({F.rate_diff(-dr['diff'] / 2)} {half}), not a change in who wins that matters"
                  + (f" ({'; '.join(who)})" if who else ""))
     negligible = [m for m, d in diffs.items() if d["verdict"] == "significant but negligible"
                   and m != "side0_expected_score"]          # the primary's own verdict is quoted with it

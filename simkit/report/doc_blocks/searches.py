@@ -128,8 +128,8 @@ def fewer_draws(cmd: str = FEWER_DRAWS) -> str:
         at[dict(zip(_last_tune.keys, e["point"]))["komi"]].append(e)
 
     def span(entries, key, f):
-        v = [e["summary"][key] for e in entries]
-        return f"{f(min(v))} to {f(max(v))}"
+        lo, hi = (f(g(e["summary"][key] for e in entries)) for g in (min, max))
+        return lo if lo == hi else f"{lo} to {hi}"
     komi = [e for k, es in at.items() if k for e in es]
     leader = [e for e in at.get(0, []) if dict(zip(_last_tune.keys, e["point"]))["clock"] == "leader"]
     odd = [e for e in leader if dict(zip(_last_tune.keys, e["point"]))["clock_plies"] % 2]
