@@ -331,7 +331,7 @@ def sweep_section(sw, w: Writer, anchor: str) -> Section:
                      size=(7.5, 4.8))
     ends = sw.end_shares()
     if ends:
-        cells = [_sweep_cell(sw, i) for i in sw.table.index]
+        cells = [findings._sweep_at(sw, i) for i in sw.table.index]
         caps = getattr(find_game(sw.game), "cap_reasons", ())
         w.figure(sec, "sweep_ends", plots.end_shares, (cells, ends, caps),
                  f"{base}: how games end in each cell, the share of its games by end reason ({ctx}; the intervals "
@@ -339,10 +339,6 @@ def sweep_section(sw, w: Writer, anchor: str) -> Section:
     w.table(sec, "sweep", sw.table, f"Sweep results: {base} ({ctx})", options=tuple(sw.params))
     sec.findings = findings.sweep_findings(sw)
     return sec
-
-
-def _sweep_cell(sw, i) -> str:
-    return ", ".join(fmt.setting(p, sw.table.loc[i, p]) for p in sw.params)
 
 
 def values_section(v, w: Writer, anchor: str) -> Section:
