@@ -216,3 +216,42 @@ def test_pair_score_interval_stays_inside_the_score_range():
     c = pair_score(load_scenario("warfare"), RunConfig(games=10, policies=("greedy", "greedy")), "greedy", "random",
                    threads=1)
     assert c["score"] == 1.0 and c["ci"][1] == 1.0 and 0.0 <= c["ci"][0] < 1.0
+
+
+def test_ladder_says_when_a_rung_loses_to_the_one_below(tmp_path):
+    out = tmp_path / "lad"
+    r = CliRunner().invoke(cli, ["ladder", "martian_chess", "--rungs", "greedy,random", "--games", "60",
+                                 "--out", str(out), "--threads", "1", "--no-draw-diagnosis"])
+    assert r.exit_code == 0, r.output
+    step = json.loads((out / "ladder.json").read_text())["steps"][0]
+    assert step["ci"][1] < 0.5 and step["gain"] == "loses to the rung below"
+    assert "loses to the rung below" in r.output and "try a stronger policy" not in r.output
+
+
+def test_skill_levels_that_are_not_a_skill_order_are_named(tmp_path):
+    """greedy before random: the check plays them against each other and says plainly that the second level is
+    the weaker one; the draw-dominated greedy level gets the draw diagnosis."""
+    out = tmp_path / "sk"
+    r = CliRunner().invoke(cli, ["run", "martian_chess", "--games", "160", "--skill", "greedy,random",
+                                 "--out", str(out), "--threads", "1"])
+    assert r.exit_code == 0, r.output
+    data = json.loads((out / "skill.json").read_text())
+    (o,) = data["order"]
+    assert o["level"] == "random" and o["below"] == "greedy" and o["status"] == "weaker" and o["ci"][1] < 0.5
+    assert "random is weaker than greedy here" in r.output and "not a skill order" in r.output
+    dd = data["draw_diagnosis"]
+    greedy = next(lv for lv in dd["levels"] if lv["level"] == "greedy")
+    assert greedy["draw_rate"] == data["runs"][0]["draw_rate"] > 0.5     # the same games as the greedy level
+    assert dd["verdict"] in ("game", "players") and "draw diagnosis" in r.output
+
+
+def test_a_level_whose_games_are_all_drawn_gives_no_information_not_stable(tmp_path):
+    """One ply and the cap: every game is a 0-0 draw at both levels, so neither level says anything about who is
+    favoured: no balance verdict, never 'stable'."""
+    r = CliRunner().invoke(cli, ["run", "martian_chess", "--set", "max_plies=1", "--games", "40", "--skill",
+                                 "random,greedy", "--no-save", "--threads", "1", "--json"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.output[r.output.index("{"):])
+    for m in ("first_player_advantage", "side0_advantage"):
+        assert data["metrics"][m]["verdict"] == "no information"
+        assert set(data["metrics"][m]["missing"]) == {"random", "greedy"}

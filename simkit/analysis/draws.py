@@ -71,15 +71,16 @@ def _material_curve(scenario, config, policy, games: int) -> dict:
     params = scenario.params_for(cfg.policies)
     firsts = np.zeros(games, dtype=np.int8)
     first_players_nb(FIRST_MODES.index(cfg.first), np.int64(cfg.seed), np.int64(0), np.int64(games), firsts)
-    fifths = np.zeros((games, 5))
+    total = np.zeros(5)
+    count = np.zeros(5)
     for g in range(games):
         values = np.asarray(spec.trajectory(params, cfg.seed, g, int(firsts[g]), pv)[0], dtype=float)[:-1]
-        if len(values) == 0:
-            continue
         for k, part in enumerate(np.array_split(np.abs(values), 5)):
-            fifths[g, k] = part.mean() if len(part) else np.nan
+            if len(part):            # a game shorter than five moves leaves some fifths empty
+                total[k] += part.mean()
+                count[k] += 1
     return {"policy": policy, "games": games, "unit": "evaluation lead (the game's trajectory units)",
-            "mean_abs_lead_by_fifth": [float(x) for x in np.nanmean(fifths, axis=0)]}
+            "mean_abs_lead_by_fifth": [float(t / c) if c else None for t, c in zip(total, count)]}
 
 
 def diagnose(scenario, config, levels, *, threads=None, contempt: float = CONTEMPT, traced: int = 20) -> dict:
@@ -141,7 +142,7 @@ def diagnose(scenario, config, levels, *, threads=None, contempt: float = CONTEM
                            f"(score {cx['score']:.3f} [{cx['ci'][0]:.3f}, {cx['ci'][1]:.3f}])")
         mc = out["material_curve"]
         if mc:
-            leads = ", ".join(f"{x:.2f}" for x in mc["mean_abs_lead_by_fifth"])
+            leads = ", ".join("-" if x is None else f"{x:.2f}" for x in mc["mean_abs_lead_by_fifth"])
             reasons.append(f"the mean size of the lead by fifth of the game is {leads}")
         out["verdict"] = "game"
         out["finding"] = (f"The draws belong to the game, not the players: {'; '.join(reasons) or 'no probe applies'}."

@@ -83,6 +83,56 @@ class SkillResult:
                 "runs": self.runs}
 
 
+ORDER_GAMES = (20, 200)   # the paired check of a skill order plays a quarter of --games, within these bounds
+
+
+def skill_order(scenario, levels, config, *, threads=None) -> list[dict]:
+    """Does each level beat the one before? Each level against the one below, both seats, paired, on a quarter
+    of the run's games (ORDER_GAMES bounds): the levels of a ``--skill`` table are meant to be a skill order,
+    and a trend over them means nothing if they are not."""
+    from simkit.analysis.matchup import pair_score
+    n = min(max(config.games // 4, ORDER_GAMES[0]), ORDER_GAMES[1])
+    cfg = replace(config, games=n)
+    out = []
+    for below, lvl in zip(levels, levels[1:]):
+        c = pair_score(scenario, cfg, lvl, below, threads=threads)
+        c.pop("records")
+        lo, hi = c["ci"]
+        status = "stronger" if lo > 0.5 else "weaker" if hi < 0.5 else "not shown stronger"
+        out.append({"level": lvl, "below": below, "score": c["score"], "ci": c["ci"], "games": n,
+                    "status": status})
+    return out
+
+
+def order_messages(order) -> list[str]:
+    """One plain sentence per step of ``skill_order`` that is not a gain, then the conclusion."""
+    msgs = []
+    for o in order:
+        lo, hi = o["ci"]
+        if o["status"] == "weaker":
+            msgs.append(f"{o['level']} is weaker than {o['below']} here: {o['score']:.2f} [{lo:.2f}, {hi:.2f}] "
+                        f"over {o['games']:,} game pairs")
+        elif o["status"] != "stronger":
+            msgs.append(f"{o['level']} is not shown stronger than {o['below']}: {o['score']:.2f} "
+                        f"[{lo:.2f}, {hi:.2f}] over {o['games']:,} game pairs")
+    if msgs:
+        msgs.append("these levels are not a skill order: a trend over them does not measure skill")
+    return msgs
+
+
+def uninformative(spec, runs) -> dict:
+    """level -> why, for the levels whose games are all drawn or capped (no information about balance)."""
+    out = {}
+    for lvl, s in runs:
+        n = s.get("games") or 0
+        caps = sum(s.get("end_reasons", {}).get(r, 0) for r in spec.cap_reasons) if isinstance(
+            s.get("end_reasons"), dict) else 0
+        drawn = round((s.get("draw_rate") or 0.0) * n)
+        if n and (drawn >= n or caps >= n):
+            out[lvl] = "no information (every game drawn or capped)"
+    return out
+
+
 def metric_estimates(s: dict) -> dict:
     out = {}
     for m, (key, _) in SKILL_METRICS.items():
@@ -92,8 +142,12 @@ def metric_estimates(s: dict) -> dict:
     return out
 
 
-def skill_run(scenario, levels, config, *, threads=None, out_dir=None, log=None) -> SkillResult:
-    """Play ``scenario`` at each level of ``levels`` (policy names, both sides) on the same seeds."""
+def skill_run(scenario, levels, config, *, threads=None, out_dir=None, log=None, order=True,
+              draws=True) -> SkillResult:
+    """Play ``scenario`` at each level of ``levels`` (policy names, both sides) on the same seeds.
+
+    ``order``: check (paired, `skill_order`) that each level beats the one before; ``draws``: when draws or
+    capped games dominate a level, run the draw diagnosis (simkit/analysis/draws.py) there."""
     from pathlib import Path
     from simkit.analysis.degenerate import play_flags, reversal
     from simkit.analysis.matchup import check_policies
@@ -110,12 +164,19 @@ def skill_run(scenario, levels, config, *, threads=None, out_dir=None, log=None)
         per.append(metric_estimates(s))
         if log:
             log(f"{lvl}: first-player advantage {s['first_player_advantage']:+.4f}")
+    # a level whose games are all drawn or capped says nothing about who is favoured: its balance
+    # estimates are left out of the trend, marked, and a trend over fewer than two levels is no information
+    blank = {lvl: why for lvl, why in uninformative(scenario.spec, zip(levels, runs)).items()}
     metrics = {}
     for m, (_, neutral) in SKILL_METRICS.items():
-        est = [p[m] for p in per]
+        est = [(math.nan,) * 3 if lvl in blank and neutral is not None else p[m] for lvl, p in zip(levels, per)]
         metrics[m] = {"estimates": est, "trend": trend(est), "verdict": verdict(est, neutral)}
+        if neutral is not None and blank:
+            metrics[m]["missing"] = dict(blank)
+            if sum(e == e for e, _, _ in est) < 2:
+                metrics[m]["verdict"] = "no information"
         if neutral is not None:
-            flag = reversal(m, {lvl: e for lvl, e in zip(levels, est)})
+            flag = reversal(m, {lvl: e for lvl, e in zip(levels, est) if e[0] == e[0]})
             if flag:
                 metrics[m]["flag"] = flag["message"]
     # side effects beside the balance: games stopped at a cap and each way a game ends at some level
@@ -124,7 +185,7 @@ def skill_run(scenario, levels, config, *, threads=None, out_dir=None, log=None)
     for m in ["cap_rate"] + [end_key(r) for r in seen_reasons(runs)]:
         est = [fx[m] for fx in effects]
         metrics[m] = {"estimates": est, "trend": trend(est), "verdict": verdict(est, None)}
-    result = SkillResult(levels, runs, metrics)
+    result = SkillResult(levels, runs, metrics, _checks(scenario, levels, config, runs, threads, order, draws))
     if out_dir is not None:
         import time
         from simkit.backends.store import atomic_write_json
@@ -135,6 +196,23 @@ def skill_run(scenario, levels, config, *, threads=None, out_dir=None, log=None)
             "config": config.to_dict(), "versions": environment(),
             "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
     return result
+
+
+def _checks(scenario, levels, config, runs, threads, order: bool, draws: bool) -> dict:
+    """The skill-order check and (where draws or caps dominate a level) the draw diagnosis."""
+    info = {}
+    if order and len(levels) >= 2:
+        info["order"] = skill_order(scenario, levels, config, threads=threads)
+        info["order_messages"] = order_messages(info["order"])
+    if draws:
+        from simkit.analysis.draws import DRAWISH, diagnose
+        shares = [max(s.get("draw_rate") or 0.0, s.get("cap_rate") or 0.0) for s in runs]
+        top = max((i for i, sh in enumerate(shares) if sh > DRAWISH), default=None)
+        if top is not None:
+            lv = levels[max(top - 1, 0):top + 1]
+            info["draw_diagnosis"] = diagnose(scenario, replace(config, games=min(config.games, 200)), lv,
+                                              threads=threads)
+    return info
 
 
 def _over_levels(levels, per_level: list[dict], neutral_of) -> dict:
@@ -164,7 +242,8 @@ def _write(out_dir, result, kind, extra):
         "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")} | extra)
 
 
-def skill_compare(a, b, levels, config, *, threads=None, out_dir=None, labels=("A", "B")) -> SkillResult:
+def skill_compare(a, b, levels, config, *, threads=None, out_dir=None, labels=("A", "B"),
+                  order=True) -> SkillResult:
     """`compare --skill`: B - A at every level (both sides at that level), same seeds; a difference's
     neutral value is 0, so "reversing" means B is better at one level and worse at another."""
     from pathlib import Path
@@ -184,7 +263,8 @@ def skill_compare(a, b, levels, config, *, threads=None, out_dir=None, labels=("
                      "differences": res.differences, "side_effects": res.side_effects})
         # B - A of the balance metrics, then of how games end (the ones that happen at every level)
         per.append({m: (d["diff"], d["ci"][0], d["ci"][1]) for m, d in (res.differences | res.side_effects).items()})
-    result = SkillResult(levels, runs, _over_levels(levels, per, lambda m: 0.0))
+    result = SkillResult(levels, runs, _over_levels(levels, per, lambda m: 0.0),
+                         _checks(a, levels, config, [], threads, order, False))
     if out_dir is not None:
         _write(out_dir, result, "compare B - A", {"a": a.to_dict(), "b": b.to_dict(), "labels": list(labels),
                                                   "scenario": a.to_dict(), "config": config.to_dict()})
@@ -204,7 +284,8 @@ def shared_snapshot_ply(base, levels, config, threads=None) -> tuple[int, str]:
     return ply, f"the smallest of the levels' defaults ({each}: {source} at {lvl})"
 
 
-def skill_values(base, levels, config, *, threads=None, out_dir=None, snapshot_ply=None) -> SkillResult:
+def skill_values(base, levels, config, *, threads=None, out_dir=None, snapshot_ply=None,
+                 order=True) -> SkillResult:
     """`values --skill`: every unit value (ablation, and regression coefficients) at every level; a
     value's neutral is 0, so "reversing" means a unit helps at one skill and hurts at another. Every
     level's regression reads the material at the same snapshot ply (``snapshot_ply``, else
@@ -244,7 +325,8 @@ def skill_values(base, levels, config, *, threads=None, out_dir=None, snapshot_p
     for m, why in missing.items():
         if m in metrics:
             metrics[m]["missing"] = why
-    result = SkillResult(levels, runs, metrics, {"snapshot_ply": snapshot_ply, "snapshot_ply_source": source})
+    result = SkillResult(levels, runs, metrics, {"snapshot_ply": snapshot_ply, "snapshot_ply_source": source,
+                                                 **_checks(base, levels, config, [], threads, order, False)})
     if out_dir is not None:
         _write(out_dir, result, "unit values", {"scenario": base.to_dict(), "config": config.to_dict()})
     return result

@@ -49,9 +49,13 @@ def _saves(files: str, kind: str, printed: str):
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--first", type=click.Choice(FIRST_MODES), default="alternate", show_default=True)
 @click.option("--threads", type=int, default=None, help="Numba threads (default: all cores).")
+@click.option("--draw-diagnosis/--no-draw-diagnosis", default=True, show_default=True,
+              help="Where draws or capped games dominate a rung, measure whether they belong to the game or the "
+                   "players (docs/skill.md, \"Draw diagnosis\").")
 @_saves("ladder.json/ladder.csv", "ladder", "ladder.json")
 @progress_option
-def ladder(target, sets, rungs, start, ceiling, games, seed, first, threads, out, no_save, as_json, progress):
+def ladder(target, sets, rungs, start, ceiling, games, seed, first, threads, draw_diagnosis, out, no_save, as_json,
+           progress):
     """Skill ladder of TARGET: each rung against the rung below, both seat orders, same seeds.
 
     A rung gains when its score's 95% interval is above 1/2; the skill depth is
@@ -75,7 +79,7 @@ def ladder(target, sets, rungs, start, ceiling, games, seed, first, threads, out
     out_dir = _out_dir("ladder", f"{sc.game}-{sc.name}", out, no_save)
     runs = 2 * (len(names) - 1)             # each rung against the one below, both seat orders
     with command_progress(progress, "ladder", total=runs * games, runs=runs):
-        res = run_ladder(sc, names, config, threads=threads, out_dir=out_dir)
+        res = run_ladder(sc, names, config, threads=threads, out_dir=out_dir, draws=draw_diagnosis)
     if as_json:
         return _echo_json(res.summary())
     from rich.table import Table
@@ -85,9 +89,8 @@ def ladder(target, sets, rungs, start, ceiling, games, seed, first, threads, out
     for col in ("rung", "vs", "score [95% CI]", "draws", "gain"):
         t.add_column(col, justify="right" if col in ("score [95% CI]", "draws") else "left")
     for s in res.steps:
-        gain = "significant" if s["ci"][0] > 0.5 else "not significant"
         t.add_row(s["rung"], s["below"], f"{s['score']:.3f} [{s['ci'][0]:.3f}, {s['ci'][1]:.3f}]",
-                  f"{s['draw_rate']:.1%}", gain)
+                  f"{s['draw_rate']:.1%}", s["gain"])
     c = console()
     c.print(t)
     summ = res.summary()
@@ -97,6 +100,8 @@ def ladder(target, sets, rungs, start, ceiling, games, seed, first, threads, out
     for s in res.steps:
         for f in s["flags"]:
             c.print(f"[yellow]degenerate play:[/yellow] {f}")
+    if res.draw_diagnosis:
+        c.print(f"[yellow]draw diagnosis:[/yellow] {res.draw_diagnosis['finding']}")
     if out_dir:
         c.print(f"ladder directory: {out_dir} (ladder.json, ladder.csv)")
 
@@ -144,6 +149,11 @@ def print_skill(result, title: str, differences: bool = False, unit: str = "plie
     for lvl, s in zip(result.levels, result.runs):
         for f in s.get("degenerate", []):
             c.print(f"[yellow]degenerate play ({lvl}):[/yellow] {f}")
+    for msg in result.info.get("order_messages", []):
+        c.print(f"[yellow]skill order:[/yellow] {msg}")
+    dd = result.info.get("draw_diagnosis")
+    if dd:
+        c.print(f"[yellow]draw diagnosis:[/yellow] {dd['finding']}")
 
 
 @cli.command()

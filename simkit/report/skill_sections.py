@@ -219,8 +219,13 @@ def ladder_section(d: LadderData, w, anchor: str):
         f"{stop} is the first rung that does not beat the one below significantly." if stop
         else "every rung beats the one below significantly; raise --ceiling to find the top."), "ladder")]
     for x in steps:
+        if x["ci"][1] < 0.5:
+            sec.findings.append(Finding(f"{x['rung']} loses to the rung below ({x['below']}): {x['score']:.3f} "
+                                        f"[{x['ci'][0]:.3f}, {x['ci'][1]:.3f}].", "ladder", True))
         for f in x.get("flags") or []:
             sec.findings.append(Finding(f, "ladder", True))
+    if s.get("draw_diagnosis"):
+        sec.findings.append(Finding(f"Draw diagnosis: {s['draw_diagnosis']['finding']}", "ladder", True))
     return sec
 
 
@@ -262,6 +267,10 @@ def skill_section(d: SkillData, w, anchor: str):
     for run in s.get("runs") or []:
         for f in run.get("degenerate") or []:
             sec.findings.append(Finding(f, None, True))
+    for msg in s.get("order_messages") or []:
+        sec.findings.append(Finding(f"Skill order: {msg}.", None, True))
+    if s.get("draw_diagnosis"):
+        sec.findings.append(Finding(f"Draw diagnosis: {s['draw_diagnosis']['finding']}", None, True))
     return sec
 
 
