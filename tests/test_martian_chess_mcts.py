@@ -258,3 +258,16 @@ def test_contempt_turns_a_safe_draw_down():
         pc = params(mcts_contempt=contempt)
         takes[contempt] = sum(_search(pc, board.copy(), meta.copy(), 600, seed)[0] == capture for seed in range(20))
     assert takes[0.0] <= 5 and takes[0.45] >= 15, takes
+
+
+def test_double_the_budget_plays_better():
+    """mcts:64 against mcts:32, 150 game pairs (both seat orders, same seed and index): the pair-score
+    interval lies above 1/2."""
+    from simkit.engine.chunk import play_chunk
+    p = load_scenario("martian_chess").params()
+    _, r1, _ = play_chunk("martian_chess", p, 7, 0, 150, "alternate", pv("mcts:64", "mcts:32"), 10)
+    _, r2, _ = play_chunk("martian_chess", p, 7, 0, 150, "alternate", pv("mcts:32", "mcts:64"), 10)
+    s1 = np.where(r1[:, 1] == 0, 1.0, np.where(r1[:, 1] == 1, 0.0, 0.5))
+    s2 = np.where(r2[:, 1] == 1, 1.0, np.where(r2[:, 1] == 0, 0.0, 0.5))
+    d = (s1 + s2) / 2
+    assert d.mean() - 1.96 * d.std(ddof=1) / np.sqrt(len(d)) > 0.5, d.mean()
