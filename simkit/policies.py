@@ -7,6 +7,9 @@ matchup, play, report):
     mcts:N               Monte-Carlo tree search with N iterations per decision
     eps:P:INNER          with probability P a uniformly random legal action, else INNER
                          (INNER is any policy above, e.g. eps:0.1:mcts:400)
+    ban:CLASS:INNER      INNER never plays a decision of the action class CLASS the game declares
+                         (``spec.action_classes``; ``ban:shoot+swap:greedy`` bans two): restricted play
+                         (Jaffe). A decision with nothing but banned options plays one of them.
     POLICY/KNOB=VALUE    any of the above with its own value of a search knob (an ``mcts_*`` rule
                          option), for this side only: ``mcts:400/mcts_c=0.5`` against ``mcts:400``
 
@@ -15,6 +18,7 @@ The kernels receive one int64 array ``policies`` of length ``POLICY_VECTOR``:
     policies[POL_ID + p]      base policy id of side p (index in ``spec.policies``)
     policies[POL_BUDGET + p]  MCTS iterations per decision of side p (0 unless mcts)
     policies[POL_EPS + p]     epsilon of side p in parts per million (0 = never random)
+    policies[POL_BAN + p]     bit mask of the action classes side p never plays (bit k: spec.action_classes[k])
 
 Side p's base id is at ``policies[p]``, so kernels written before the budget and
 epsilon slots existed read the same ids. The MCTS knobs that are not in the
@@ -33,8 +37,8 @@ from simkit.errors import UsageError
 # not in engine/, so the CLI can list them without importing numba
 FIRST_MODES = ("alternate", "side0", "side1", "random")
 
-POL_ID, POL_BUDGET, POL_EPS = 0, 2, 4
-POLICY_VECTOR = 6
+POL_ID, POL_BUDGET, POL_EPS, POL_BAN = 0, 2, 4, 6
+POLICY_VECTOR = 8
 EPS_SCALE = 1_000_000
 MAX_BUDGET = 1_000_000
 MCTS = "mcts"
@@ -47,6 +51,7 @@ class PolicyChoice:
     budget: int = 0    # MCTS iterations per decision
     eps: float = 0.0   # probability of a uniformly random legal action
     knobs: tuple = ()  # ((option name, value), ...): this side's own search knobs
+    ban: tuple = ()    # the action classes this side never plays (ban:CLASS:INNER)
 
 
 def _parse_knobs(spec, name: str, items) -> tuple:
@@ -84,7 +89,25 @@ def parse_policy(spec, text: str) -> PolicyChoice:
         head, *items = name.split("/")
         c = parse_policy(spec, head)
         knobs = _parse_knobs(spec, name, items)
-        return PolicyChoice(c.name + _knob_text(knobs), c.base, c.budget, c.eps, knobs)
+        return PolicyChoice(c.name + _knob_text(knobs), c.base, c.budget, c.eps, knobs, c.ban)
+    if name.startswith("ban:"):
+        parts = name.split(":", 2)
+        if len(parts) < 3 or not parts[1] or not parts[2]:
+            raise UsageError(f"policy '{name}': write ban:CLASS:POLICY, e.g. ban:shoot:greedy")
+        classes = tuple(dict.fromkeys(parts[1].split("+")))
+        declared = tuple(getattr(spec, "action_classes", ()) or ())
+        if not declared:
+            raise UsageError(f"policy '{name}': {spec.name} declares no action classes to ban")
+        for k in classes:
+            if k not in declared:
+                from simkit.scenario.schema import _suggest
+                raise UsageError(f"policy '{name}': '{k}' is not an action class of {spec.name}"
+                                 f"{_suggest(k, declared)}; classes: {', '.join(declared)}")
+        c = parse_policy(spec, parts[2])
+        if c.ban:
+            raise UsageError(f"policy '{name}': ban cannot wrap another ban; write ban:A+B:POLICY")
+        classes = tuple(k for k in declared if k in classes)      # the declared order: one canonical name
+        return PolicyChoice(f"ban:{'+'.join(classes)}:{c.name}", c.base, c.budget, c.eps, c.knobs, classes)
     eps = 0.0
     inner = name
     if name.startswith("eps:"):
@@ -128,6 +151,7 @@ def policy_vector(spec, names) -> np.ndarray:
         v[POL_ID + p] = spec.policy_id(c.base)
         v[POL_BUDGET + p] = c.budget
         v[POL_EPS + p] = int(round(c.eps * EPS_SCALE))
+        v[POL_BAN + p] = sum(1 << spec.action_classes.index(k) for k in c.ban)
     return v
 
 
@@ -144,7 +168,7 @@ def policy_names(spec) -> list[str]:
     out = [p for p in spec.policies if p != MCTS]
     if MCTS in spec.policies:
         out.append("mcts:N")
-    return out + ["eps:P:POLICY"]
+    return out + ["eps:P:POLICY"] + (["ban:CLASS:POLICY"] if getattr(spec, "action_classes", ()) else [])
 
 
 # --- MCTS knobs as rule options -------------------------------------------------------------

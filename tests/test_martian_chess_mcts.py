@@ -271,3 +271,26 @@ def test_double_the_budget_plays_better():
     s2 = np.where(r2[:, 1] == 1, 1.0, np.where(r2[:, 1] == 0, 0.0, 0.5))
     d = (s1 + s2) / 2
     assert d.mean() - 1.96 * d.std(ddof=1) / np.sqrt(len(d)) > 0.5, d.mean()
+
+
+@pytest.mark.parametrize("inner", ["random", "greedy", "eps:0.3:greedy", "mcts:40"])
+def test_ban_capture_never_captures(inner):
+    """ban:capture:POLICY (restricted play): that side's records show no capture, the other side's do, and
+    the unrestricted policy does capture in the same games."""
+    p = load_scenario("martian_chess").params()
+    banned = [play_one(p, 4, g, g % 2, pv(f"ban:capture:{inner}", "greedy"))[0] for g in range(24)]
+    free = [play_one(p, 4, g, g % 2, pv(inner, "greedy"))[0] for g in range(24)]
+    cap0 = SPEC.record_fields.index("captures_0")
+    assert sum(r[cap0] for r in banned) == 0 and sum(r[cap0] for r in free) > 0
+    assert sum(r[cap0 + 1] for r in banned) > 0
+
+
+def test_ban_names_are_checked_and_canonical():
+    from simkit.policies import POL_BAN, parse_policy
+    c = parse_policy(SPEC, "ban:quiet+capture:eps:0.1:greedy")
+    assert c.name == "ban:capture+quiet:eps:0.1:greedy" and c.ban == ("capture", "quiet") and c.eps == 0.1
+    assert policy_vector(SPEC, [c.name, "greedy"])[POL_BAN] == 0b1001
+    for bad, words in (("ban:shoot:greedy", "not an action class"), ("ban::greedy", "ban:CLASS:POLICY"),
+                       ("ban:capture:ban:quiet:greedy", "cannot wrap")):
+        with pytest.raises(UsageError, match=words):
+            parse_policy(SPEC, bad)

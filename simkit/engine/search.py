@@ -426,9 +426,18 @@ def _proven_reward0_nb(ti, node):
     return 1.0 if win_owner == (ti[node, TI_OWNER] == 0) else 0.0
 
 
+@njit(cache=True)
+def no_class_nb(P, S, code):
+    return 0
+
+
 def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisions_nb, apply_nb, chance_nb,
-                resolve_nb, evaluate_nb, rollout_nb, closed_loop_nb):
-    """The search over one game's hooks: ``search_nb(P, root, S, S2, knobs, budget, rng, tree) -> code``.
+                resolve_nb, evaluate_nb, rollout_nb, closed_loop_nb, class_nb=no_class_nb):
+    """The search over one game's hooks: ``search_nb(P, root, S, S2, knobs, budget, rng, tree, ban) -> code``.
+
+    ``class_nb(P, S, code) -> k`` names a decision's action class (``spec.action_classes[k]``) for a
+    ``ban:CLASS:POLICY`` searcher: ``ban`` is its mask, and its own decisions (at the root and below) never
+    include a banned class while another decision is legal. A game without classes leaves the default.
 
     A game calls this once, at import, and its kernels call the result. The hooks are the closure's
     variables, so numba calls them directly (passed as arguments, numba would lower each as a pointer
@@ -475,7 +484,22 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
         return tot
 
     @njit
-    def search_nb(P, root, S, S2, knobs, budget, rng, tree):
+    def legal_nb(P, S, codes, scores, player, ban):
+        """The decisions at ``S`` with their scores; the searcher's own without its banned classes (bit mask
+        ``ban``), unless nothing else is legal (a side must move)."""
+        n = decisions_nb(P, S, codes, scores)
+        if ban == 0 or to_move_nb(P, S) != player:
+            return n
+        k = 0
+        for i in range(n):
+            if (ban >> class_nb(P, S, codes[i])) & 1 == 0:
+                codes[k] = codes[i]
+                scores[k] = scores[i]
+                k += 1
+        return k if k > 0 else n
+
+    @njit
+    def search_nb(P, root, S, S2, knobs, budget, rng, tree, ban=0):
         """The decision ``budget`` iterations prefer in position ``root`` (left untouched): its action code.
 
         ``S`` and ``S2`` are scratch states of the same shape as ``root``; ``tree`` is ``new_tree_nb``'s
@@ -494,7 +518,7 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
         draw0 = 0.5 - knobs[MC_CONTEMPT] if player == 0 else 0.5 + knobs[MC_CONTEMPT]
         tree_reset_nb(ti, tf, 1 - player)
         copy_nb(P, root, S)
-        if decisions_nb(P, S, codes, scores) == 1:
+        if legal_nb(P, S, codes, scores, player, ban) == 1:
             return codes[0]                 # nothing to decide
         for it in range(max(budget, 1)):
             if ti[ROOT, TI_PROVEN] != 0:
@@ -526,7 +550,7 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
                     if m > 0:
                         _expand_chance_nb(ti, tf, node, outs, probs, m)
                     else:
-                        n = decisions_nb(P, S, codes, scores)
+                        n = legal_nb(P, S, codes, scores, player, ban)
                         _softmax_nb(scores, n, temp, priors)
                         if _expand_decisions_nb(ti, tf, node, to_move_nb(P, S), codes, scores, priors, n, decisive, it):
                             if decisive:
@@ -550,7 +574,7 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
                 else:
                     if not closed:
                         # open loop: only the decisions legal in this determinisation compete
-                        n = decisions_nb(P, S, codes, scores)
+                        n = legal_nb(P, S, codes, scores, player, ban)
                         _softmax_nb(scores, n, temp, priors)
                         guess = ti[node, TI_FIRST]
                         mover = ti[node, TI_MOVER]

@@ -152,6 +152,9 @@ class GameSpec:
     # and the game's own knobs after the shared ones (option names); None: policies take no /KNOB=VALUE
     knobs_slot: int | None = None
     search_knobs: tuple[str, ...] = ()
+    # the action classes a ``ban:CLASS:POLICY`` player never uses (bit k of its ban mask = class k); the kernel
+    # filters them out of that side's options for every policy, and its search hooks name each decision's class
+    action_classes: tuple[str, ...] = ()
     extra: dict = field(default_factory=dict)
     # what each record column counts, in record order (names == record_fields): per-unit,
     # per-side and unit-vs-unit statistics as data (unit_table, the report, unit values read

@@ -38,4 +38,5 @@ SPEC = GameSpec(
     warm=_warm,
     trajectory=Hook("simkit.games.martian_chess.play", "trajectory"),
     knobs_slot=4,
+    action_classes=("capture", "promotion", "crossing", "quiet"),   # search.ACTION_CLASSES (no numba here)
 )

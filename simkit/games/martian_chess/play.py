@@ -5,7 +5,7 @@ from numba import njit
 from simkit.engine.search import new_tree_nb, tree_capacity
 from simkit.engine.rng import rng_below_nb, rng_seed_nb
 from simkit.engine.threads import run_blocks
-from simkit.games.martian_chess.search import choose_nb, new_state
+from simkit.games.martian_chess.search import choose_nb, drop_banned_moves_nb, new_state
 from simkit.games.martian_chess.moves import (
     apply_move_nb, copy_position_nb, count_moves_nb, gen_moves_nb, nth_move_nb, play_move_nb, set_bitboards_nb,
     start_turn_nb,
@@ -19,7 +19,7 @@ from simkit.games.martian_chess.state import (   # noqa: F401 (the record layout
     F_CAPTURES, F_END, F_FINAL, F_FIRST, F_KILLS, F_LOSSES, F_PLIES, F_PROMOS, F_SCORE, F_SNAP, F_WINNER,
     NFIELDS, RECORD_COLUMNS, RECORD_FIELDS, TERMINAL_LEAD,
 )
-from simkit.policies import EPS_SCALE, POL_BUDGET, POL_EPS, POL_ID, POLICY_VECTOR, max_budget
+from simkit.policies import EPS_SCALE, POL_BAN, POL_BUDGET, POL_EPS, POL_ID, POLICY_VECTOR, max_budget
 
 # children one search iteration may add (a Martian Chess position has about 20-40 moves); a full tree
 # stops growing, which only caps very large budgets (engine/search.py: tree_capacity)
@@ -96,7 +96,8 @@ def play_game_nb(init_board, rays, rules, weights, mc, seed, game, first, polici
         p = meta[M_TO_MOVE]
         eps = policies[POL_EPS + p]
         pid = policies[POL_ID + p]
-        counted = pid == RANDOM or eps > 0
+        ban = policies[POL_BAN + p]
+        counted = (pid == RANDOM or eps > 0) and ban == 0
         if counted:
             n = count_moves_nb(board, meta, rays, rules, moves)   # moves holds its per-piece counts
         else:
@@ -107,16 +108,18 @@ def play_game_nb(init_board, rays, rules, weights, mc, seed, game, first, polici
             break
         if tracing:
             tlegal[meta[M_PLY]] = n
+        k = n if ban == 0 else drop_banned_moves_nb(board, meta, moves, n, ban)   # ban:CLASS: the rest only
         if (eps > 0 and rng_below_nb(rng, EPS_SCALE) < eps) or pid == RANDOM:
-            mv = nth_move_nb(board, meta, rays, rules, moves, rng_below_nb(rng, n))
+            r = rng_below_nb(rng, k)
+            mv = moves[r] if ban != 0 else nth_move_nb(board, meta, rays, rules, moves, r)
         else:
             if counted:
                 gen_moves_nb(board, meta, rays, rules, moves)
             if pid == MCTS:
                 mv = choose_nb((rays, rules, weights, mc[p]), (board, meta, moves), S, S2,
-                               policies[POL_BUDGET + p], rng, tree)
+                               policies[POL_BUDGET + p], rng, tree, ban)
             else:
-                mv = choose_greedy_nb(board, meta, rays, rules, weights, moves, n, rng, sb, sm)
+                mv = choose_greedy_nb(board, meta, rays, rules, weights, moves, k, rng, sb, sm)
         s = mv // 32
         t = mv % 32
         v = board[s]

@@ -131,14 +131,49 @@ def closed_loop_nb(P):
     return True
 
 
+# action classes a ban:CLASS:POLICY player can refuse (GameSpec.action_classes, in this order)
+ACTION_CLASSES = ("capture", "promotion", "crossing", "quiet")
+
+
+@njit(cache=True, _nrt=False)
+def move_class_nb(board, meta, mv):
+    """A move's class: a capture (an enemy piece in the other zone), a field promotion (onto an own piece,
+    MC-2), a crossing of the canal without capture, or a quiet move inside the own zone."""
+    t = mv % 32
+    own = t // 16 == meta[M_TO_MOVE]
+    if board[t] != 0:
+        return 1 if own else 0
+    return 3 if own else 2
+
+
+@njit(cache=True, _nrt=False)
+def class_nb(P, S, code):
+    return move_class_nb(S[0], S[1], code)
+
+
+@njit(cache=True, _nrt=False)
+def drop_banned_moves_nb(board, meta, moves, n, ban):
+    """Move the moves whose class is not banned to the front of ``moves[:n]`` (keeping their order) and
+    return how many; all ``n`` when every move is banned (a side must move)."""
+    k = 0
+    for i in range(n):
+        mv = moves[i]
+        if (ban >> move_class_nb(board, meta, mv)) & 1 == 0:
+            moves[i] = moves[k]
+            moves[k] = mv
+            k += 1
+    return k if k > 0 else n
+
+
 search_nb = make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisions_nb, apply_nb, chance_nb,
-                        resolve_nb, evaluate_nb, rollout_nb, closed_loop_nb)
+                        resolve_nb, evaluate_nb, rollout_nb, closed_loop_nb, class_nb)
 
 
 @njit(cache=True)
-def choose_nb(P, root, S, S2, budget, rng, tree):
-    """The decision ``budget`` iterations of the engine's search prefer at ``root``."""
-    return search_nb(P, root, S, S2, P[3], budget, rng, tree)
+def choose_nb(P, root, S, S2, budget, rng, tree, ban=0):
+    """The decision ``budget`` iterations of the engine's search prefer at ``root`` (``ban``: the mover's
+    banned action classes, a bit mask over ACTION_CLASSES)."""
+    return search_nb(P, root, S, S2, P[3], budget, rng, tree, ban)
 
 
 
