@@ -72,16 +72,24 @@ def decisions_nb(P, S, codes, scores):
 
 
 @njit(cache=True, _nrt=False)
+def start_next_turn_nb(rays, rules, board, meta, moves):
+    """Start the mover's turn (MC-4 leader call); a mover with no move draws at once (MC-5).
+    Returns the mover's move count (0: the game is over)."""
+    start_turn_nb(meta, rules)
+    n = count_moves_nb(board, meta, rays, rules, moves)
+    if n == 0:
+        meta[M_END] = END_STALEMATE
+        meta[M_WINNER] = -1
+    return n
+
+
+@njit(cache=True, _nrt=False)
 def apply_nb(P, S, code, rng):
-    """Play the move and start the next mover's turn; a mover with no move draws at once (MC-5)."""
-    rays, rules = P[0], P[1]
+    """Play the move and start the next mover's turn."""
     board, meta = S[0], S[1]
-    play_move_nb(board, meta, rules, code)
+    play_move_nb(board, meta, P[1], code)
     if meta[M_END] < 0:
-        start_turn_nb(meta, rules)
-        if count_moves_nb(board, meta, rays, rules, S[2]) == 0:
-            meta[M_END] = END_STALEMATE
-            meta[M_WINNER] = -1
+        start_next_turn_nb(P[0], P[1], board, meta, S[2])
 
 
 @njit(cache=True, _nrt=False)
