@@ -149,6 +149,9 @@ class GameSpec:
     # folder of the game's scenarios when it lives outside simkit/scenarios/ (a test game)
     scenario_dir: str | None = None
     extra: dict = field(default_factory=dict)
+    # (spec, params) -> the game's simkit.env.rules.GameSteps: the step API (simkit.env), its adapters,
+    # python agents and playtests; None: the game cannot be played from outside yet
+    steps: Callable[..., Any] | None = None
     # what each record column counts, in record order (names == record_fields): per-unit,
     # per-side and unit-vs-unit statistics as data (unit_table, the report, unit values read
     # these). Empty: every column is plain (no per-unit or per-side statistics).

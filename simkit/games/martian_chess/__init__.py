@@ -37,4 +37,5 @@ SPEC = GameSpec(
     aggregate_index=lambda params: [name_of(c) for c in range(32)],
     warm=_warm,
     trajectory=Hook("simkit.games.martian_chess.play", "trajectory"),
+    steps=Hook("simkit.games.martian_chess.env", "MartianChessSteps"),
 )
