@@ -7,6 +7,9 @@ matchup, play, report):
     mcts:N               Monte-Carlo tree search with N iterations per decision
     eps:P:INNER          with probability P a uniformly random legal action, else INNER
                          (INNER is any policy above, e.g. eps:0.1:mcts:400)
+    python:MOD:FACTORY   a Python agent (simkit.env.agents), played through the step API:
+                         far slower; in the commands that run games (run, matchup, ladder,
+                         compare, ...), not in the ones that read a kernel's trace (play)
 
 The kernels receive one int64 array ``policies`` of length ``POLICY_VECTOR``:
 
@@ -46,9 +49,18 @@ class PolicyChoice:
     eps: float = 0.0   # probability of a uniformly random legal action
 
 
+PYTHON = "python"
+
+
 def parse_policy(spec, text: str) -> PolicyChoice:
     """Parse one policy name for game ``spec``; UsageError (one line) if it is not one."""
     name = str(text).strip()
+    if name.startswith(PYTHON + ":"):
+        from simkit.env.agents import load_factory
+        if getattr(spec, "steps", None) is None:
+            raise UsageError(f"policy '{name}': {spec.name} has no step API yet, so no Python agent can play it")
+        load_factory(name)
+        return PolicyChoice(name, PYTHON)
     eps = 0.0
     inner = name
     if name.startswith("eps:"):
@@ -62,8 +74,8 @@ def parse_policy(spec, text: str) -> PolicyChoice:
         if not 0.0 <= eps <= 1.0:
             raise UsageError(f"policy '{name}': P in eps:P:POLICY must be from 0 to 1, got {eps:g}")
         inner = parts[2]
-        if inner.startswith("eps:"):
-            raise UsageError(f"policy '{name}': eps cannot wrap another eps")
+        if inner.startswith("eps:") or inner.startswith(PYTHON + ":"):
+            raise UsageError(f"policy '{name}': eps wraps simkit's own policies only, not {inner.split(':')[0]}")
     budget = 0
     base = inner
     if inner == MCTS or inner.startswith(MCTS + ":"):
@@ -82,17 +94,31 @@ def parse_policy(spec, text: str) -> PolicyChoice:
     return PolicyChoice(canon, base, budget, eps)
 
 
-def policy_vector(spec, names) -> np.ndarray:
-    """The kernels' int64 policy vector for the two sides' policy names."""
+def policy_ids(spec, names) -> tuple:
+    """The policy vector as a tuple, a Python agent's id slot holding its ``python:...`` name
+    (simkit.engine.chunk plays such a chunk through the step API)."""
     if len(names) != 2:
         raise UsageError(f"two policies are needed (side 0, side 1), got {len(names)}")
-    v = np.zeros(POLICY_VECTOR, dtype=np.int64)
+    v: list = [0] * POLICY_VECTOR
     for p, n in enumerate(names):
         c = parse_policy(spec, n)
+        if c.base == PYTHON:
+            v[POL_ID + p] = c.name
+            continue
         v[POL_ID + p] = spec.policy_id(c.base)
         v[POL_BUDGET + p] = c.budget
         v[POL_EPS + p] = int(round(c.eps * EPS_SCALE))
-    return v
+    return tuple(v)
+
+
+def policy_vector(spec, names) -> np.ndarray:
+    """The kernels' int64 policy vector for the two sides' policy names (simkit's own policies)."""
+    v = policy_ids(spec, names)
+    agents = [x for x in v if isinstance(x, str)]
+    if agents:
+        raise UsageError(f"policy '{agents[0]}': this command reads the batch kernel's own games; a Python "
+                         f"agent plays in run, matchup, ladder, compare and the other commands that run games")
+    return np.asarray(v, dtype=np.int64)
 
 
 def max_budget(policies) -> int:
@@ -108,7 +134,10 @@ def policy_names(spec) -> list[str]:
     out = [p for p in spec.policies if p != MCTS]
     if MCTS in spec.policies:
         out.append("mcts:N")
-    return out + ["eps:P:POLICY"]
+    out.append("eps:P:POLICY")
+    if getattr(spec, "steps", None) is not None:
+        out.append("python:MOD:FACTORY")
+    return out
 
 
 # --- MCTS knobs as rule options -------------------------------------------------------------

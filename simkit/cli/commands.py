@@ -236,7 +236,9 @@ def play(target, sets, seed, game_index, policy, policy0, policy1, first):
     scenario = load_scenario(target, list(sets))
     spec = scenario.spec
     config = RunConfig(games=1, seed=seed, policies=policies_of(policy, policy0, policy1))
-    ids = validate_config(spec, config)
+    validate_config(spec, config)
+    from simkit.policies import policy_vector
+    ids = tuple(int(x) for x in policy_vector(spec, config.policies))   # a trace is the kernel's own game
     if game_index < 0:
         raise UsageError(f"--game must be >= 0, got {game_index}")
     side = game_index % 2 if first is None else (0 if first == "side0" else 1)

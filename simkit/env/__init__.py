@@ -47,8 +47,7 @@ def steps_of(scenario):
     key = (scenario.game, json.dumps(scenario.rules, sort_keys=True, default=str))
     if key not in _steps_cache:
         from simkit.env.rules import steps_for
-        spec = scenario.spec
-        _steps_cache[key] = steps_for(spec, scenario.params())
+        _steps_cache[key] = steps_for(scenario.spec, scenario.params())
     return _steps_cache[key]
 
 
@@ -57,7 +56,7 @@ def new_game_from(scenario, seed: int = 0, game: int = 0, first: int = 0, snapsh
     if snapshot_ply is None:
         from simkit.engine.runner import DEFAULT_SNAPSHOT_PLY
         snapshot_ply = DEFAULT_SNAPSHOT_PLY
-    return State(steps_of(scenario), scenario, seed, game, first, snapshot_ply)
+    return State(steps_of(scenario), seed, game, first, snapshot_ply)
 
 
 def new_game(game: str, rules=None, *, seed: int = 0, game_index: int = 0, first: int = 0, overrides=None,

@@ -35,8 +35,13 @@ class GameSteps:
     perfect_information: bool = True
 
     def __init__(self, spec: GameSpec, params):
-        self.spec = spec
+        self.spec = spec          # for a game whose record depends on its rules: spec.for_scenario(rules)
         self.params = params
+
+    @property
+    def record_len(self) -> int:
+        """Columns of the record row."""
+        return len(self.spec.record_fields)
 
     # --- the position ------------------------------------------------------------------
     def new_position(self):

@@ -34,10 +34,9 @@ def _copy_tree(x):
 class State:
     """A game in progress; see the module docstring. Build it with ``simkit.env.new_game``."""
 
-    def __init__(self, steps, scenario, seed: int = 0, game: int = 0, first: int = 0, snapshot_ply: int = -1,
+    def __init__(self, steps, seed: int = 0, game: int = 0, first: int = 0, snapshot_ply: int = -1,
                  _empty: bool = False):
         self.steps = steps
-        self.scenario = scenario
         self.seed, self.game, self.first, self.snapshot_ply = int(seed), int(game), int(first), int(snapshot_ply)
         if _empty:
             return
@@ -47,11 +46,12 @@ class State:
         self.S = steps.new_position()
         self.rng = np.zeros(1, np.uint64)
         rng_seed_nb(self.rng, np.int64(seed), np.int64(game))
-        self.rec = np.zeros(len(scenario.spec.record_fields), np.int32)
+        self.rec = np.zeros(steps.record_len, np.int32)
         self.agg = np.zeros(steps.agg_size, np.int64)
         self.history: list[tuple[int, int]] = []     # (player or CHANCE, code) in order
         steps.start(self.S, self.first, self.rng, self.rec)
         self._finished = False
+        self._refresh()
         self._settle()
 
     # --- sizes ---------------------------------------------------------------------------
@@ -61,42 +61,51 @@ class State:
 
     @property
     def spec(self):
-        return self.scenario.spec
+        return self.steps.spec
 
     # --- whose turn ----------------------------------------------------------------------
+    # The position changes only in apply/roll, so its status, pending chance event and legal decisions
+    # are read once per position (an agent's search asks for them many times).
+    def _refresh(self):
+        self._status = int(self.steps.status(self.S))
+        self._chance = [] if self._status != ONGOING else self.steps.chance(self.S)
+        self._legal = None
+
     def is_over(self) -> bool:
-        return self.steps.status(self.S) != ONGOING
+        return self._status != ONGOING
 
     def is_chance(self) -> bool:
-        return not self.is_over() and bool(self.steps.chance(self.S))
+        return bool(self._chance)
 
     @property
     def current_player(self) -> int:
         """The side to decide (0 or 1), CHANCE while dice are pending, TERMINAL once the game is over."""
-        if self.is_over():
+        if self._status != ONGOING:
             return TERMINAL
-        if self.steps.chance(self.S):
+        if self._chance:
             return CHANCE
         return int(self.steps.to_move(self.S))
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """The pending chance event's (outcome, probability) pairs, exact; [] at a decision."""
-        return [] if self.is_over() else [(int(o), float(p)) for o, p in self.steps.chance(self.S)]
+        return [(int(o), float(p)) for o, p in self._chance]
 
     def legal_actions(self) -> list[int]:
         """Legal decision codes (ascending); at a chance node, the outcome codes; [] once over."""
-        if self.is_over():
-            return []
-        ch = self.steps.chance(self.S)
-        if ch:
-            return sorted(int(o) for o, _ in ch)
-        return [int(a) for a in self.steps.legal(self.S)]
+        if self._legal is None:
+            if self._status != ONGOING:
+                self._legal = []
+            elif self._chance:
+                self._legal = sorted(int(o) for o, _ in self._chance)
+            else:
+                self._legal = [int(a) for a in self.steps.legal(self.S)]
+        return list(self._legal)
 
     def legal_mask(self) -> np.ndarray:
         """int8 of ``num_actions``: 1 where a decision is legal (all 0 at a chance node or once over)."""
         mask = np.zeros(self.num_actions, np.int8)
-        if not self.is_over() and not self.steps.chance(self.S):
-            mask[self.steps.legal(self.S)] = 1
+        if self.current_player >= 0:
+            mask[self.legal_actions()] = 1
         return mask
 
     def action_label(self, code: int) -> str:
@@ -112,7 +121,8 @@ class State:
         player = self.current_player
         if player == TERMINAL:
             raise ValueError("the game is over")
-        if code not in self.legal_actions():
+        self.legal_actions()
+        if code not in self._legal:
             what = "outcome" if player == CHANCE else "action"
             raise ValueError(f"{what} {code} is not legal here; legal: {self.legal_actions()}")
         if player == CHANCE:
@@ -120,6 +130,7 @@ class State:
         else:
             self.steps.apply(self.S, code, self.rng, self.rec, self.agg, self.snapshot_ply)
         self.history.append((player, code))
+        self._refresh()
         self._settle()
 
     def roll(self) -> int:
@@ -129,6 +140,7 @@ class State:
         outcome = int(self.steps.roll(self.S, self.rng))
         self.steps.resolve(self.S, outcome, self.rng)
         self.history.append((CHANCE, outcome))
+        self._refresh()
         self._settle()
         return outcome
 
@@ -150,7 +162,7 @@ class State:
     # --- reading -------------------------------------------------------------------------
     def returns(self) -> list[float]:
         """Each side's result: +1 win, -1 loss, 0 a draw or an unfinished game."""
-        st = self.steps.status(self.S)
+        st = self._status
         if st == 0:
             return [1.0, -1.0]
         if st == 1:
@@ -159,8 +171,7 @@ class State:
 
     def winner(self):
         """0 or 1, -1 for a draw, None while the game goes on."""
-        st = int(self.steps.status(self.S))
-        return None if st == ONGOING else st
+        return None if self._status == ONGOING else self._status
 
     def record(self) -> np.ndarray:
         """The game's record row (spec.record_fields), as the batch kernel writes it (complete once over)."""
@@ -180,16 +191,22 @@ class State:
         """An independent copy. ``player``: a copy in which what that player cannot see (the
         opponent's hand, the deck order) is redealt at random, as the search does: what an honest
         agent may search on. The copy's stream is the original's unless redealt."""
-        c = State(self.steps, self.scenario, self.seed, self.game, self.first, self.snapshot_ply, _empty=True)
+        c = State(self.steps, self.seed, self.game, self.first, self.snapshot_ply, _empty=True)
         c.S = _copy_tree(self.S)
         c.rng, c.rec, c.agg = self.rng.copy(), self.rec.copy(), self.agg.copy()
         c.history = list(self.history)
         c._finished = self._finished
+        c._status, c._chance, c._legal = self._status, self._chance, self._legal
         if player is not None and not self.steps.perfect_information:
             # a stream of its own, fixed by the game and the moment: an agent's run is reproducible
             rng_seed_nb(c.rng, np.int64(self.seed ^ 0x5EED), np.int64(self.game * 2**20 + len(self.history)))
             self.steps.determinise(c.S, int(player), c.rng)
+            c._refresh()
         return c
+
+    def __deepcopy__(self, memo):
+        # copy.deepcopy (OpenSpiel clones a Python state so) copies the game, never its rules and scratch
+        return self.clone()
 
     def __str__(self):
         return self.render()
