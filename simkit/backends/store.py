@@ -64,12 +64,14 @@ def _jsonable(x):
     return str(x)
 
 
-def _records_table(records: np.ndarray, spec, start: int, seed: int):
+def _records_table(records: np.ndarray, spec, start: int, seed: int, extra: dict | None = None):
     import pyarrow as pa
     cols = {"game": pa.array(np.arange(start, start + len(records), dtype=np.int64)),
             "seed": pa.array(np.full(len(records), seed, dtype=np.int64))}
     for i, f in enumerate(spec.record_fields):
         cols[f] = pa.array(np.ascontiguousarray(records[:, i]))
+    for k, v in (extra or {}).items():   # tags of every row (a playtest: the person's side)
+        cols[k] = pa.array(np.full(len(records), v, dtype=np.int64))
     return pa.table(cols)
 
 
@@ -94,11 +96,12 @@ def start_run(out: Path, scenario, config, threads: int):
     atomic_write_json(out / "manifest.json", manifest)
 
 
-def write_chunk(out: Path, spec, seed: int, start: int, records: np.ndarray, aggregate: np.ndarray):
+def write_chunk(out: Path, spec, seed: int, start: int, records: np.ndarray, aggregate: np.ndarray,
+                extra: dict | None = None):
     import pyarrow.parquet as pq
     path = out / "chunks" / f"chunk-{start:012d}.parquet"
     tmp = path.with_name(f".{path.name}.tmp")
-    pq.write_table(_records_table(records, spec, start, seed), tmp)
+    pq.write_table(_records_table(records, spec, start, seed, extra), tmp)
     agg_tmp = out / "chunks" / f".agg-{start:012d}.npy.tmp.npy"
     np.save(agg_tmp, np.asarray(aggregate, dtype=np.int64))
     for p in (agg_tmp, tmp):   # on disk before the renames, so a power cut cannot leave a renamed empty file

@@ -32,6 +32,8 @@ from typing import Any, Callable
 from simkit.scenario.schema import Option
 
 BASE_FIELDS = ("first", "winner", "plies", "end_reason")
+# end_reason of a game that ended outside the rules: a person resigned a playtest (simkit.env.playtest)
+RESIGNED = -1
 SIDES = (0, 1)
 
 
