@@ -147,3 +147,27 @@ def test_a_replay_that_the_seed_does_not_give_is_refused(tmp_path, runner):
 def test_bad_playtest_input_is_one_line(runner, args, says):
     r = invoke(runner, args)
     assert r.exit_code == 2 and says in r.output and "Traceback" not in r.output
+
+
+DOCS_PLAYTESTS = sorted((Path(__file__).parents[1] / "docs" / "playtests").glob("*/moves.json"))
+
+
+@pytest.mark.parametrize("moves", DOCS_PLAYTESTS, ids=lambda p: p.parent.name)
+def test_the_recorded_playtests_in_docs_replay_to_their_transcripts(moves):
+    """docs/playtests/<game>/ (python -m simkit.env.examples --only playtest): the replay draws every
+    die and AI decision again and gives the recorded transcript and games.parquet row."""
+    from simkit.env.playtest import replay
+    out = moves.parent
+    text, rec = replay(out)
+    assert text + "\n" == (out / "trace.txt").read_text()
+    row = pq.read_table(out / "games.parquet").to_pylist()[0]
+    manifest = json.loads((out / "manifest.json").read_text())
+    from simkit.games import get_game
+    fields = get_game(manifest["scenario"]["game"]).record_fields
+    assert [row[f] for f in fields] == rec.tolist() and row["human"] == 0
+    assert (out / "session.txt").read_text().splitlines()[0].startswith("$ simkit playtest ")
+
+
+def test_docs_hold_a_recorded_playtest_of_every_game_with_a_step_api():
+    from simkit.games import GAMES, get_game
+    assert {m.parent.name for m in DOCS_PLAYTESTS} == {g for g in GAMES if get_game(g).steps is not None}

@@ -117,9 +117,11 @@ def legal_table(state: State, width: int = 100) -> str:
     return "\n".join("".join(c.ljust(w) for c in cells[i:i + per]).rstrip() for i in range(0, len(cells), per))
 
 
-def playtest(scenario, human: int, against: str, seed: int = 0, first: int = 0, out=None, ask=input, say=print):
+def playtest(scenario, human: int, against: str, seed: int = 0, first: int = 0, out=None, ask=input, say=print,
+             watch=None):
     """Play one game: the person is side ``human``, the AI plays ``against``. Returns (state, transcript,
-    resigned side or None). ``ask``/``say``: the terminal (input/print)."""
+    resigned side or None). ``ask``/``say``: the terminal (input/print); ``watch(state)``, if given, sees
+    the position before each prompt (a scripted person reads it)."""
     from simkit.env import new_game_from
     from simkit.policies import parse_policy
     if human not in (0, 1):
@@ -153,6 +155,8 @@ def playtest(scenario, human: int, against: str, seed: int = 0, first: int = 0, 
         labels = [state.action_label(a) for a in state.legal_actions()]
         say(f"\nyour move, side {human}: {COMMANDS}\n{legal_table(state)}")
         while True:
+            if watch is not None:
+                watch(state)
             try:
                 text = ask("> ")
             except EOFError:
