@@ -10,6 +10,8 @@ matchup, play, report):
     python:MOD:FACTORY   a Python agent (simkit.env.agents), played through the step API:
                          far slower; in the commands that run games (run, matchup, ladder,
                          compare, ...), not in the ones that read a kernel's trace (play)
+    POLICY/KNOB=VALUE    any of the above with its own value of a search knob (an ``mcts_*`` rule
+                         option), for this side only: ``mcts:400/mcts_c=0.5`` against ``mcts:400``
 
 The kernels receive one int64 array ``policies`` of length ``POLICY_VECTOR``:
 
@@ -47,6 +49,35 @@ class PolicyChoice:
     base: str          # the game's policy name the kernel switches on ("mcts", "greedy", ...)
     budget: int = 0    # MCTS iterations per decision
     eps: float = 0.0   # probability of a uniformly random legal action
+    knobs: tuple = ()  # ((option name, value), ...): this side's own search knobs
+
+
+def _parse_knobs(spec, name: str, items) -> tuple:
+    from simkit.errors import ScenarioError
+    from simkit.scenario.load import parse_set
+    from simkit.scenario.schema import _suggest
+    allowed = knob_columns(spec)
+    out = []
+    for item in items:
+        try:
+            key, value = parse_set(item)
+        except ScenarioError:
+            raise UsageError(f"policy '{name}': write POLICY/KNOB=VALUE, e.g. mcts:400/mcts_c=0.5") from None
+        if key not in allowed:
+            raise UsageError(f"policy '{name}': '{key}' is not a search knob of {spec.name}"
+                             f"{_suggest(key, allowed)}; knobs: {', '.join(allowed) or 'none'}")
+        try:
+            value = spec.option(key).coerce(value)
+        except ScenarioError as e:
+            raise UsageError(f"policy '{name}': {key}: {e.detail}") from None
+        out.append((key, value))
+    return tuple(out)
+
+
+def _knob_text(knobs) -> str:
+    def fmt(v):
+        return str(v).lower() if isinstance(v, bool) else (f"{v:g}" if isinstance(v, float) else str(v))
+    return "".join(f"/{k}={fmt(v)}" for k, v in knobs)
 
 
 PYTHON = "python"
@@ -61,6 +92,11 @@ def parse_policy(spec, text: str) -> PolicyChoice:
             raise UsageError(f"policy '{name}': {spec.name} has no step API yet, so no Python agent can play it")
         load_factory(name)
         return PolicyChoice(name, PYTHON)
+    if "/" in name:
+        head, *items = name.split("/")
+        c = parse_policy(spec, head)
+        knobs = _parse_knobs(spec, name, items)
+        return PolicyChoice(c.name + _knob_text(knobs), c.base, c.budget, c.eps, knobs)
     eps = 0.0
     inner = name
     if name.startswith("eps:"):
@@ -182,9 +218,23 @@ def mcts_options(*, c: float = 1.0, rollout: str = "random", cutoff: int = 0, sc
     )
 
 
-def mcts_params(rules: dict) -> np.ndarray:
-    """The float64 vector the search engine reads (indices MC_*)."""
-    v = np.zeros(MC_N, dtype=np.float64)
+KNOB_COLUMNS = ("mcts_c", "mcts_rollout", "mcts_cutoff", "mcts_scale", "mcts_prior_temp", "mcts_fpu",
+                "mcts_decisive")   # the knob table's first MC_N columns, in MC_* order
+
+
+def knob_columns(spec) -> tuple[str, ...]:
+    """The columns of ``spec``'s knob table: the shared MCTS knobs, then the game's own (``search_knobs``);
+    empty for a game without the table."""
+    if getattr(spec, "knobs_slot", None) is None:
+        return ()
+    return KNOB_COLUMNS + tuple(spec.search_knobs)
+
+
+def mcts_params(rules: dict, extra=()) -> np.ndarray:
+    """The knob table the search engine reads: one float64 row per side (indices MC_*, then the game's own
+    knobs ``extra``, by option name), both rows from ``rules``; a policy string's ``/KNOB=VALUE``
+    changes one side's row (side_params). A kernel passes the mover's row to the search."""
+    v = np.zeros(MC_N + len(extra), dtype=np.float64)
     v[MC_C] = rules["mcts_c"]
     v[MC_ROLLOUT] = ROLLOUTS.index(rules["mcts_rollout"])
     v[MC_CUTOFF] = rules["mcts_cutoff"]
@@ -192,4 +242,22 @@ def mcts_params(rules: dict) -> np.ndarray:
     v[MC_PRIOR_T] = rules["mcts_prior_temp"]
     v[MC_FPU] = rules["mcts_fpu"]
     v[MC_DECISIVE] = 1.0 if rules["mcts_decisive"] else 0.0
-    return v
+    for k, name in enumerate(extra):
+        v[MC_N + k] = float(rules[name])
+    return np.stack([v, v])
+
+
+def side_params(spec, rules: dict, params, names):
+    """``params`` with each side's knob row rebuilt from ``rules`` and that side's policy knobs (``names``:
+    the two policy names); ``params`` itself when no side names a knob."""
+    choices = [parse_policy(spec, n) for n in names]
+    if not any(c.knobs for c in choices):
+        return params
+    slot = spec.knobs_slot
+    table = np.array(params[slot], dtype=np.float64, copy=True)
+    for side, c in enumerate(choices):
+        if c.knobs:
+            table[side] = mcts_params({**rules, **dict(c.knobs)}, spec.search_knobs)[side]
+    items = list(params)
+    items[slot] = table
+    return type(params)(*items) if hasattr(params, "_fields") else tuple(items)

@@ -257,7 +257,7 @@ def play(target, sets, replay, seed, game_index, policy, policy0, policy1, first
     import inspect
     from simkit.games.trace import variant_label
     kw = {"variant": variant_label(scenario)} if "variant" in inspect.signature(spec.play).parameters else {}
-    click.echo(spec.play(scenario.params(), seed, game_index, side, ids, **kw))
+    click.echo(spec.play(scenario.params_for(config.policies), seed, game_index, side, ids, **kw))
 
 
 @cli.command()

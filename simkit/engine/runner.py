@@ -191,7 +191,7 @@ class RunSession:
         spec = scenario.spec
         policy_ids = validate_config(spec, config)
         self.threads = run_threads(threads)
-        params = scenario.params()
+        params = scenario.params_for(config.policies)
         chunks = config.chunks()
         self.tally = Tally(spec)
         self.parts: dict = {}

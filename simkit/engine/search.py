@@ -158,22 +158,22 @@ def _mean_nb(tf, ch):
     return tf[ch, TF_VALUE] / tf[ch, TF_VISITS]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def child_q_nb(ti, tf, ch):
-    """The owner's mean reward of visited node ``ch``; a chance node's is its outcomes' probability-weighted mean."""
+    """The owner's mean reward of visited node ``ch``. A chance node's is its outcomes' probability-weighted
+    mean, the outcomes not visited yet counted at the chance node's own mean."""
     if ti[ch, TI_KIND] != K_CHANCE:
         return _mean_nb(tf, ch)
-    num = 0.0
-    den = 0.0
+    own = _mean_nb(tf, ch)
+    q = 0.0
+    seen = 0.0
     o = ti[ch, TI_FIRST]
     while o >= 0:
         if tf[o, TF_VISITS] > 0.0:
-            num += tf[o, TF_PRIOR] * _mean_nb(tf, o)
-            den += tf[o, TF_PRIOR]
+            q += tf[o, TF_PRIOR] * _mean_nb(tf, o)
+            seen += tf[o, TF_PRIOR]
         o = ti[o, TI_NEXT]
-    if den <= 0.0:
-        return _mean_nb(tf, ch)
-    return num / den
+    return q + (1.0 - seen) * own if seen < 1.0 else q
 
 
 @njit(cache=True)
@@ -268,15 +268,52 @@ def _append_child_nb(ti, tf, node, code, mover, prior, decisive_win, stamp):
     return c
 
 
+@njit(cache=True, inline="always")
+def _puct_pick_nb(u, best, pick, ties, ch, rng):
+    if u > best + 1e-12:
+        return u, ch, 1
+    if u >= best - 1e-12:
+        ties += 1
+        if rng_below_nb(rng, ties) == 0:
+            return best, ch, ties
+    return best, pick, ties
+
+
 @njit(cache=True)
-def _select_decision_nb(ti, tf, node, c_puct, fpu, stamp, closed, rng):
-    """PUCT among the children legal in this visit (all of them in a closed-loop game)."""
-    # pass 1: availability, the mover's mean over visited children (first-play urgency), a proven win
+def _select_closed_nb(ti, tf, node, c_puct, fpu, rng):
+    """PUCT in a closed-loop game: every child was created with the node, so each was available in all
+    of the node's visits (``avail`` = the node's visits) and an untried child's Q is the node's own mean
+    for its mover (its first visit scored the position itself) minus ``fpu``. One pass."""
+    visits = tf[node, TF_VISITS]
+    mean = tf[node, TF_VALUE] / visits
+    q_new = (mean if ti[node, TI_OWNER] == ti[node, TI_MOVER] else 1.0 - mean) - fpu
+    explore = c_puct * np.sqrt(visits)
+    best = -1.0e300
+    pick = -1
+    ties = 0
+    lost = -1
+    ch = ti[node, TI_FIRST]
+    while ch >= 0:
+        if ti[ch, TI_PROVEN] == -1:
+            lost = ch
+        else:
+            n = tf[ch, TF_VISITS]
+            q = child_q_nb(ti, tf, ch) if n > 0.0 else q_new
+            best, pick, ties = _puct_pick_nb(q + explore * tf[ch, TF_PRIOR] / (1.0 + n), best, pick, ties, ch, rng)
+        ch = ti[ch, TI_NEXT]
+    return lost if pick < 0 else pick    # every decision a proven loss: take one
+
+
+@njit(cache=True)
+def _select_open_nb(ti, tf, node, c_puct, fpu, stamp, rng):
+    """PUCT among the children legal in this visit (stamped with it), each explored by how often it was
+    available (Cowling et al. 2012); an untried child's Q is the mover's mean over the tried ones minus
+    ``fpu``. A proven win is taken at once (its proof holds only for the determinisations it was legal in)."""
     vis = 0.0
     val = 0.0
     ch = ti[node, TI_FIRST]
     while ch >= 0:
-        if closed or ti[ch, TI_STAMP] == stamp:
+        if ti[ch, TI_STAMP] == stamp:
             tf[ch, TF_AVAIL] += 1.0
             if ti[ch, TI_PROVEN] == 1:
                 return ch
@@ -291,23 +328,16 @@ def _select_decision_nb(ti, tf, node, c_puct, fpu, stamp, closed, rng):
     lost = -1
     ch = ti[node, TI_FIRST]
     while ch >= 0:
-        if closed or ti[ch, TI_STAMP] == stamp:
+        if ti[ch, TI_STAMP] == stamp:
             if ti[ch, TI_PROVEN] == -1:
                 lost = ch
             else:
                 n = tf[ch, TF_VISITS]
                 q = child_q_nb(ti, tf, ch) if n > 0.0 else q_new
                 u = q + c_puct * tf[ch, TF_PRIOR] * np.sqrt(tf[ch, TF_AVAIL]) / (1.0 + n)
-                if u > best + 1e-12:
-                    best, pick, ties = u, ch, 1
-                elif u >= best - 1e-12:
-                    ties += 1
-                    if rng_below_nb(rng, ties) == 0:
-                        pick = ch
+                best, pick, ties = _puct_pick_nb(u, best, pick, ties, ch, rng)
         ch = ti[ch, TI_NEXT]
-    if pick < 0:
-        return lost     # every legal decision is a proven loss
-    return pick
+    return lost if pick < 0 else pick
 
 
 @njit(cache=True)
@@ -413,8 +443,13 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
         return evaluate_nb(P, S)
 
     @njit
-    def leaf_value_nb(P, S, S2, knobs, horizon, outs, probs, rng):
-        """Side 0's reward of an expanded, unfinished leaf position ``S``."""
+    def leaf_value_nb(P, S, S2, knobs, horizon, outs, probs, ti, tf, node, rng):
+        """Side 0's reward of the expanded, unfinished leaf ``node`` in position ``S``.
+
+        A chance node (``ti[node, TI_KIND] == K_CHANCE``, its outcomes expanded in ``outs`` order)
+        without rollouts is scored exactly: each outcome's position is evaluated and recorded as that
+        outcome child's first visit, and the reward is their probability-weighted mean.
+        """
         m = chance_nb(P, S, outs, probs)
         if knobs[MC_CUTOFF] > 0 and turn_nb(P, S) < horizon:
             if m > 0:
@@ -423,13 +458,18 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
             return settled_value_nb(P, S)
         if m == 0:
             return evaluate_nb(P, S)
-        # the expected value over the pending event's outcomes, with their exact probabilities
         tot = 0.0
+        o = ti[node, TI_FIRST] if ti[node, TI_KIND] == K_CHANCE else -1
         for k in range(m):
             copy_nb(P, S, S2)
             resolve_nb(P, S2, outs[k], rng)
             rollout_nb(P, S2, np.int64(knobs[MC_ROLLOUT]), np.int64(-1), rng)   # settles a further event only
-            tot += probs[k] * settled_value_nb(P, S2)
+            v = settled_value_nb(P, S2)
+            tot += probs[k] * v
+            if o >= 0:
+                tf[o, TF_VISITS] = 1.0
+                tf[o, TF_VALUE] = _owner_reward_nb(ti, o, v)
+                o = ti[o, TI_NEXT]
         return tot
 
     @njit
@@ -490,7 +530,7 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
                     if ti[node, TI_PROVEN] != 0:
                         r = _proven_reward0_nb(ti, node)
                     else:
-                        r = leaf_value_nb(P, S, S2, knobs, horizon, outs, probs, rng)
+                        r = leaf_value_nb(P, S, S2, knobs, horizon, outs, probs, ti, tf, node, rng)
                     break
                 if kind == K_CHANCE:
                     if not closed:      # this visit's probabilities (public odds do not change with a redeal,
@@ -518,9 +558,12 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
                             if ch >= 0:
                                 ti[ch, TI_STAMP] = it
                                 guess = ti[ch, TI_NEXT]
-                    ch = _select_decision_nb(ti, tf, node, c_puct, fpu, it, closed, rng)
+                    if closed:
+                        ch = _select_closed_nb(ti, tf, node, c_puct, fpu, rng)
+                    else:
+                        ch = _select_open_nb(ti, tf, node, c_puct, fpu, it, rng)
                     if ch < 0:          # nothing legal is known here (a full tree): score the position
-                        r = leaf_value_nb(P, S, S2, knobs, horizon, outs, probs, rng)
+                        r = leaf_value_nb(P, S, S2, knobs, horizon, outs, probs, ti, tf, node, rng)
                         break
                     apply_nb(P, S, ti[ch, TI_CODE], rng)
                 node = ch

@@ -41,22 +41,25 @@ def _scenario(game: str, rules=None, overrides=None):
 _steps_cache: dict = {}
 
 
-def steps_of(scenario):
-    """The game's GameSteps for a loaded scenario (built once per scenario and rules)."""
+def steps_of(scenario, policies=None):
+    """The game's GameSteps for a loaded scenario (built once per rules); ``policies`` (two names): with
+    their own search knobs in their sides' rows (``mcts:400/mcts_c=0.5``, Scenario.params_for)."""
     import json
-    key = (scenario.game, json.dumps(scenario.rules, sort_keys=True, default=str))
+    key = (scenario.game, json.dumps(scenario.rules, sort_keys=True, default=str), tuple(policies or ()))
     if key not in _steps_cache:
         from simkit.env.rules import steps_for
-        _steps_cache[key] = steps_for(scenario.spec, scenario.params())
+        params = scenario.params_for(policies) if policies else scenario.params()
+        _steps_cache[key] = steps_for(scenario.spec, params)
     return _steps_cache[key]
 
 
-def new_game_from(scenario, seed: int = 0, game: int = 0, first: int = 0, snapshot_ply: int | None = None) -> State:
-    """A new game of a loaded scenario (see ``new_game``)."""
+def new_game_from(scenario, seed: int = 0, game: int = 0, first: int = 0, snapshot_ply: int | None = None,
+                  policies=None) -> State:
+    """A new game of a loaded scenario (see ``new_game``); ``policies``: as ``steps_of``."""
     if snapshot_ply is None:
         from simkit.engine.runner import DEFAULT_SNAPSHOT_PLY
         snapshot_ply = DEFAULT_SNAPSHOT_PLY
-    return State(steps_of(scenario), seed, game, first, snapshot_ply)
+    return State(steps_of(scenario, policies), seed, game, first, snapshot_ply)
 
 
 def new_game(game: str, rules=None, *, seed: int = 0, game_index: int = 0, first: int = 0, overrides=None,

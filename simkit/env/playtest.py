@@ -128,7 +128,8 @@ def playtest(scenario, human: int, against: str, seed: int = 0, first: int = 0, 
         raise UsageError(f"--human must be 0 or 1, got {human}")
     spec = scenario.spec
     parse_policy(spec, against)
-    state = new_game_from(scenario, seed=seed, game=0, first=first)
+    # the AI's own search knobs (mcts:400/mcts_c=0.5) in both rows: its decisions and its hints
+    state = new_game_from(scenario, seed=seed, game=0, first=first, policies=(against, against))
     ai = AI(spec, state.steps, against, seed)
     names = [HUMAN, against] if human == 0 else [against, HUMAN]
     tr = Transcript(scenario, seed, first, names)
@@ -241,7 +242,7 @@ def replay(out) -> tuple[str, np.ndarray]:
         raise UsageError(f"{out}: not a saved playtest (manifest.json and moves.json): {e}") from None
     scenario = Scenario(**manifest["scenario"])
     human, against, resigned = moves["human"], moves["against"], moves["resigned"]
-    state = new_game_from(scenario, seed=moves["seed"], game=0, first=moves["first"])
+    state = new_game_from(scenario, seed=moves["seed"], game=0, first=moves["first"], policies=(against, against))
     names = [HUMAN, against] if human == 0 else [against, HUMAN]
     ai = AI(scenario.spec, state.steps, against, moves["seed"])
     tr = Transcript(scenario, moves["seed"], moves["first"], names)

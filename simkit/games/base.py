@@ -150,6 +150,10 @@ class GameSpec:
     dice: str | None = None
     # folder of the game's scenarios when it lives outside simkit/scenarios/ (a test game)
     scenario_dir: str | None = None
+    # where the search's knob table (simkit.policies.mcts_params: a row per side) sits in the params tuple,
+    # and the game's own knobs after the shared ones (option names); None: policies take no /KNOB=VALUE
+    knobs_slot: int | None = None
+    search_knobs: tuple[str, ...] = ()
     extra: dict = field(default_factory=dict)
     # (spec, params) -> the game's simkit.env.rules.GameSteps: the step API (simkit.env), its adapters,
     # python agents and playtests; None: the game cannot be played from outside yet

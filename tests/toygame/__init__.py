@@ -41,4 +41,5 @@ SPEC = GameSpec(
     length_unit="turns",
     scenario_dir=str(Path(__file__).parent / "scenarios"),
     steps=Hook("toygame.env", "DiceRaceSteps"),
+    knobs_slot=1,
 )

@@ -61,7 +61,7 @@ def policy_pawn_nb(P, S, policies, rng, S1, S2, tree):
         return random_pawn_nb(pos, side, pawns, track, rng)
     if pid == GREEDY:
         return greedy_pawn_nb(pos, side, pawns, track, meta[M_ROLL])
-    return choose_nb(P, S, S1, S2, policies[POL_BUDGET + side], rng, tree)
+    return choose_nb((P[0], P[1][side]), S, S1, S2, policies[POL_BUDGET + side], rng, tree)   # its knob row
 
 
 @njit(cache=True)

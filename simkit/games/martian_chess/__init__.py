@@ -44,4 +44,5 @@ SPEC = GameSpec(
     warm=_warm,
     trajectory=Hook("simkit.games.martian_chess.play", "trajectory"),
     steps=Hook("simkit.games.martian_chess.env", "MartianChessSteps"),
+    knobs_slot=4,
 )

@@ -14,15 +14,15 @@ import numpy as np
 from simkit.engine.search import new_tree_nb, tree_capacity
 from simkit.env.rules import GameSteps
 from simkit.games.martian_chess import search
-from simkit.games.martian_chess.moves import gen_moves_nb
+from simkit.games.martian_chess.moves import gen_moves_nb, start_turn_nb
 from simkit.games.martian_chess.play import SEARCH_WIDTH
 from simkit.games.martian_chess.render import board_text, move_text
 from simkit.games.martian_chess.state import (
-    M_CALLED, M_CLOCK, M_KOMI, M_LAST_FROM, M_LAST_TO, M_PLY, M_QUIET, M_SCORE, M_TO_MOVE, MAX_MOVES, NMETA,
+    M_CALLED, M_CLOCK, M_END, M_KOMI, M_LAST_FROM, M_LAST_TO, M_PLY, M_QUIET, M_SCORE, M_TO_MOVE, MAX_MOVES, NMETA,
     R_KOMI, R_MAX_PLIES, name_of,
 )
 from simkit.games.martian_chess.step import (
-    finish_record_nb, init_game_nb, policy_move_nb, record_ply_nb, start_next_turn_nb,
+    finish_record_nb, init_game_nb, policy_move_nb, record_ply_nb,
 )
 from simkit.policies import max_budget
 
@@ -56,12 +56,12 @@ class MartianChessSteps(GameSteps):
 
     def start(self, S, first, rng, rec):
         board, meta, moves = S
-        rays, rules = self.P[0], self.P[1]
+        rules = self.P[1]
         init_game_nb(self.init_board, rules, np.int64(first), board, meta, rec)
-        start_next_turn_nb(rays, rules, board, meta, moves)
+        start_turn_nb(meta, rules)      # the search state's convention: the mover's turn started
 
     def status(self, S):
-        return int(search.status_nb(self.P, S))
+        return int(search.status_nb(self.P, S))     # (a mover with no move: the draw, MC-5, recorded here)
 
     def to_move(self, S):
         return int(S[1][M_TO_MOVE])
@@ -71,11 +71,11 @@ class MartianChessSteps(GameSteps):
         return np.sort(self._buf[:n].astype(np.int64))
 
     def apply(self, S, code, rng, rec, agg, snapshot_ply):
-        board, meta, moves = S
-        rays, rules = self.P[0], self.P[1]
+        board, meta = S[0], S[1]
+        rules = self.P[1]
         record_ply_nb(rules, board, meta, np.int32(code), rec, agg, np.int64(snapshot_ply))
-        if self.status(S) == search.ONGOING:
-            start_next_turn_nb(rays, rules, board, meta, moves)
+        if meta[M_END] < 0:
+            start_turn_nb(meta, rules)
 
     def choose(self, S, policies, rng):
         cap = tree_capacity(max_budget(policies), SEARCH_WIDTH)

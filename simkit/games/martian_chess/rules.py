@@ -22,7 +22,7 @@ OPTIONS = (
            min=-100, max=100, policy_knob=True),
     Option("greedy_hanging", "float", 1.0, "greedy weight: penalty per pip of the best piece left capturable",
            min=-100, max=100, policy_knob=True),
-) + mcts_options(c=1.0, rollout="random", cutoff=20, scale=1.0, prior_temp=1.0) + handicap_options(UNITS)
+) + mcts_options(c=1.0, rollout="random", cutoff=60, scale=1.0, prior_temp=1.0) + handicap_options(UNITS)
 
 
 def validate(rules: dict) -> None:
@@ -48,6 +48,6 @@ def prepare(rules: dict):
     r[R_KOMI] = int(round(2 * rules["komi"]))   # MC-C1, half pips
     weights = np.array([rules["greedy_score"], rules["greedy_material"], rules["greedy_hanging"]],
                        dtype=np.float64)
-    mc = mcts_params(rules)
+    mc = mcts_params(rules)   # the search's knob table, a row per side (policies.side_params)
     # params[1]: the bitboard move tables (state.build_tables), where the kernels once took the rays
     return initial_board(rules["remove_0"], rules["remove_1"]), build_tables(), r, weights, mc

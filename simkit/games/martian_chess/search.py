@@ -3,7 +3,7 @@
 Search state ``S = (board, meta, moves)``: the kernel's own arrays and a move buffer
 (scratch, not copied), with the mover's turn
 already started (MC-4 ``leader`` call made) as ``play_game_nb`` has it when it asks for
-a move; a blocked mover (MC-5) is recorded as the draw at once. ``P = (rays, rules,
+a move; a blocked mover (MC-5) is the draw at once (``status_nb``). ``P = (rays, rules,
 weights, knobs)``. A decision's code is the move ``from * 32 + to`` (the step API's id).
 Martian Chess has no chance and nothing hidden: the search is closed loop.
 
@@ -40,10 +40,16 @@ def determinise_nb(P, S, player, rng):
 
 @njit(cache=True, _nrt=False)
 def status_nb(P, S):
-    meta = S[1]
-    if meta[M_END] < 0:
-        return ONGOING
-    return meta[M_WINNER]
+    """The result, or ONGOING; a mover with no move draws at once (MC-5), checked here, where the engine
+    asks once per new position, rather than after every move it replays."""
+    board, meta = S[0], S[1]
+    if meta[M_END] >= 0:
+        return meta[M_WINNER]
+    if count_moves_nb(board, meta, P[0], P[1], S[2]) == 0:
+        meta[M_END] = END_STALEMATE
+        meta[M_WINNER] = -1
+        return -1
+    return ONGOING
 
 
 @njit(cache=True, _nrt=False)
@@ -72,24 +78,13 @@ def decisions_nb(P, S, codes, scores):
 
 
 @njit(cache=True, _nrt=False)
-def start_next_turn_nb(rays, rules, board, meta, moves):
-    """Start the mover's turn (MC-4 leader call); a mover with no move draws at once (MC-5).
-    Returns the mover's move count (0: the game is over)."""
-    start_turn_nb(meta, rules)
-    n = count_moves_nb(board, meta, rays, rules, moves)
-    if n == 0:
-        meta[M_END] = END_STALEMATE
-        meta[M_WINNER] = -1
-    return n
-
-
-@njit(cache=True, _nrt=False)
 def apply_nb(P, S, code, rng):
-    """Play the move and start the next mover's turn."""
-    board, meta = S[0], S[1]
-    play_move_nb(board, meta, P[1], code)
+    """Play the move and start the next mover's turn (MC-4 ``leader`` call; MC-5 is status_nb's)."""
+    rules = P[1]
+    meta = S[1]
+    play_move_nb(S[0], meta, rules, code)
     if meta[M_END] < 0:
-        start_next_turn_nb(P[0], P[1], board, meta, S[2])
+        start_turn_nb(meta, rules)
 
 
 @njit(cache=True, _nrt=False)

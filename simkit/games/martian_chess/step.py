@@ -14,7 +14,7 @@ from simkit.games.martian_chess.moves import (
     apply_move_nb, count_moves_nb, gen_moves_nb, nth_move_nb, set_bitboards_nb,
 )
 from simkit.games.martian_chess.policies import MCTS, RANDOM, choose_greedy_nb
-from simkit.games.martian_chess.search import choose_nb, start_next_turn_nb  # noqa: F401 (the step API's)
+from simkit.games.martian_chess.search import choose_nb
 from simkit.games.martian_chess.state import (
     END_STALEMATE, F_CAPTURES, F_END, F_FINAL, F_FIRST, F_KILLS, F_LOSSES, F_PLIES, F_PROMOS, F_SCORE, F_SNAP,
     F_WINNER, M_END, M_KOMI, M_LAST_FROM, M_LAST_TO, M_PIPS, M_PLY, M_SCORE, M_TO_MOVE, M_WINNER, R_KOMI,
@@ -56,6 +56,7 @@ def init_game_nb(init_board, rules, first, board, meta, rec):
 @njit(cache=True, _nrt=False)
 def policy_move_nb(P, S, policies, rng, tree, S1, S2, sb, sm):
     """The move of the side to move under its entry of the policy vector (simkit.policies): (move, legal moves).
+    ``P[3]`` is the knob table: the search gets the mover's row.
 
     The mover's turn is started. A mover with no move draws at once (MC-5): (-1, 0). A random
     move (also epsilon's) is drawn on the move count and only that move is generated: the same
@@ -82,7 +83,7 @@ def policy_move_nb(P, S, policies, rng, tree, S1, S2, sb, sm):
     if counted:
         gen_moves_nb(board, meta, rays, rules, moves)
     if pid == MCTS:
-        return choose_nb(P, S, S1, S2, policies[POL_BUDGET + p], rng, tree), n
+        return choose_nb((rays, rules, weights, P[3][p]), S, S1, S2, policies[POL_BUDGET + p], rng, tree), n
     return choose_greedy_nb(board, meta, rays, rules, weights, moves, n, rng, sb, sm), n
 
 

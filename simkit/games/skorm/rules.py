@@ -328,7 +328,8 @@ def prepare(rules: dict):
                 if t < 0:
                     break
                 fray[c, d, t >> 6] |= np.uint64(1) << np.uint64(t & 63)
-    return (ip, F, nb, ray, dest, appr, distg, adjb, shotb, form, zone, army, cq, cr, dist, mcts_params(rules), fray)
+    # the old search reads one row of the knob table (until it moves to the engine)
+    return (ip, F, nb, ray, dest, appr, distg, adjb, shotb, form, zone, army, cq, cr, dist, mcts_params(rules)[0], fray)
 
 
 def default_rules(**overrides) -> dict:

@@ -462,7 +462,7 @@ def prepare(rules) -> Params:
         for t in range(T):
             prio[t] = cval[t] / max(ctab[t, T_COST], 0.25)
     return Params(ctab, cval, copies, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, eidx,
-                  names, spnames, mcts_params(rules))
+                  names, spnames, mcts_params(rules)[0])   # one row until the search moves to the engine
 
 
 def fields_for(params: Params) -> tuple[str, ...]:

@@ -306,7 +306,7 @@ def prepare(rules: dict):
         fp[S.FP_VALUE + k] = rules["values"][u]
     for k, (name, _, _) in enumerate(GREEDY_KNOBS):
         fp[S.FP_GREEDY + k] = rules[name]
-    fp[S.FP_MCTS:S.FP_MCTS + 4] = mcts_params(rules)
+    fp[S.FP_MCTS:S.FP_MCTS + 4] = mcts_params(rules)[0, :4]   # the old search's four knobs, until it moves
     sqx = np.arange(nsq, dtype=np.int64) % w
     sqy = np.arange(nsq, dtype=np.int64) // w
     return (ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, win_table(), sqx, sqy)
