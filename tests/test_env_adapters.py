@@ -1,38 +1,25 @@
 """The PettingZoo and OpenSpiel adapters pass those libraries' own conformance checks on every game
 with a step API (the toy game too), and OpenSpiel's algorithms play simkit games through them."""
-from pathlib import Path
-
 import numpy as np
 import pytest
-
-from simkit.games import GAMES, get_game
 
 pytest.importorskip("pettingzoo")
 pytest.importorskip("pyspiel")
 
-TEST_GAMES = {"dice_race": "toygame"}
 
 
-@pytest.fixture(params=list(GAMES) + list(TEST_GAMES))
-def game(request, monkeypatch):
-    if request.param in TEST_GAMES:
-        monkeypatch.syspath_prepend(str(Path(__file__).parent))
-        monkeypatch.setitem(GAMES, request.param, TEST_GAMES[request.param])
-    if get_game(request.param).steps is None:
-        pytest.skip(f"{request.param} has no step API yet (no env.py in its folder)")
-    return request.param
-
-
-def test_pettingzoo_api_test_and_seed_test(game):
+def test_pettingzoo_api_test_and_seed_test(step_game):
+    game = step_game
     from pettingzoo.test import api_test, seed_test
     from simkit.env.pettingzoo import env
     api_test(env(game), num_cycles=1000)
     seed_test(lambda: env(game), num_cycles=500)
 
 
-def test_pettingzoo_rewards_are_the_step_apis_result(game):
+def test_pettingzoo_rewards_are_the_step_apis_result(step_game):
     """A game driven through the AEC env ends with the rewards the step API's returns() give, and
     the env's dice are the kernel's (same seed, same game)."""
+    game = step_game
     from simkit import env as step_env
     from simkit.env.pettingzoo import env
     e = env(game)
@@ -57,14 +44,16 @@ def test_pettingzoo_rewards_are_the_step_apis_result(game):
     assert [total[f"player_{p}"] for p in (0, 1)] == s.returns()
 
 
-def test_openspiel_random_simulation_checks(game):
+def test_openspiel_random_simulation_checks(step_game):
+    game = step_game
     import pyspiel
     from simkit.env import openspiel
     openspiel.register_all()
     pyspiel.random_sim_test(openspiel.load_game(game), num_sims=5, serialize=False, verbose=False)
 
 
-def test_openspiel_chance_nodes_carry_the_exact_odds(game):
+def test_openspiel_chance_nodes_carry_the_exact_odds(step_game):
+    game = step_game
     import pyspiel
     from simkit.env import openspiel
     openspiel.register_all()
@@ -83,8 +72,9 @@ def test_openspiel_chance_nodes_carry_the_exact_odds(game):
         assert seen == 0
 
 
-def test_openspiel_bots_play_through_the_adapter(game):
+def test_openspiel_bots_play_through_the_adapter(step_game):
     """evaluate_bots plays OpenSpiel's MCTSBot (random rollouts) against its uniform random bot."""
+    game = step_game
     from open_spiel.python.algorithms import evaluate_bots, mcts
     import pyspiel
     from simkit.env import openspiel

@@ -5,32 +5,19 @@ game: the same record row and aggregate, bit for bit. Shapes and the action spac
 declared, clone() is independent, and an observation shows nothing a player cannot see (it
 does not change when what the player cannot see is redealt).
 """
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 from simkit import env
 from simkit.engine.chunk import play_chunk
-from simkit.games import GAMES, get_game
+from simkit.games import get_game
 from simkit.policies import policy_vector
 from simkit.scenario import load_scenario
 
-TEST_GAMES = {"dice_race": "toygame"}
-# a mix: both scripted policies, the degrader and the search, so a step-API path that draws
-# from the game's stream differently from the kernel is caught
-POLICY_PAIRS = [("random", "greedy"), ("eps:0.3:greedy", "mcts:8")]
+# a mix: both scripted policies, the degrader and the search (one with its own knob row), so a
+# step-API path that draws from the game's stream differently from the kernel is caught
+POLICY_PAIRS = [("random", "greedy"), ("eps:0.3:greedy", "mcts:8"), ("greedy", "mcts:6/mcts_c=0.3")]
 SEED = 20261202
-
-
-@pytest.fixture(params=list(GAMES) + list(TEST_GAMES))
-def game(request, monkeypatch):
-    if request.param in TEST_GAMES:
-        monkeypatch.syspath_prepend(str(Path(__file__).parent))
-        monkeypatch.setitem(GAMES, request.param, TEST_GAMES[request.param])
-    if get_game(request.param).steps is None:
-        pytest.skip(f"{request.param} has no step API yet (no env.py in its folder)")
-    return request.param
 
 
 def play_out(state, pv, limit=100_000):
@@ -46,15 +33,17 @@ def play_out(state, pv, limit=100_000):
 
 
 @pytest.mark.parametrize("pols", POLICY_PAIRS, ids=lambda p: "-".join(p))
-def test_step_api_game_is_the_batch_kernels_game(game, pols):
+def test_step_api_game_is_the_batch_kernels_game(step_game, pols):
+    game = step_game
     spec = get_game(game)
-    params = load_scenario(game).params()
+    sc = load_scenario(game)
+    params = sc.params_for(pols)
     pv = policy_vector(spec, pols)
     games = 8
     _, records, agg = play_chunk(game, params, SEED, 3, games, "alternate", tuple(int(x) for x in pv), 6)
     total = np.zeros_like(agg)
     for k in range(games):
-        s = env.new_game(game, seed=SEED, game_index=3 + k, first=int(records[k, 0]), snapshot_ply=6)
+        s = env.new_game_from(sc, seed=SEED, game=3 + k, first=int(records[k, 0]), snapshot_ply=6, policies=pols)
         play_out(s, pv)
         assert s.is_over()
         np.testing.assert_array_equal(s.record(), records[k], err_msg=f"{game} game {3 + k}")
@@ -63,7 +52,8 @@ def test_step_api_game_is_the_batch_kernels_game(game, pols):
     np.testing.assert_array_equal(total, agg)
 
 
-def test_shapes_and_action_space_are_as_declared(game):
+def test_shapes_and_action_space_are_as_declared(step_game):
+    game = step_game
     steps = env.new_game(game).steps
     rng = np.random.default_rng(5)
     for g in range(4):
@@ -104,7 +94,8 @@ def _snapshot(s):
     return (s.render(), s.legal_actions(), s.record().tolist(), s.observation(0)[0].tolist(), s.current_player)
 
 
-def test_clone_is_independent(game):
+def test_clone_is_independent(step_game):
+    game = step_game
     pv = policy_vector(get_game(game), ("random", "random"))
     s = env.new_game(game, seed=3)
     for _ in range(5):
@@ -118,9 +109,10 @@ def test_clone_is_independent(game):
     assert _snapshot(s) == _snapshot(c) and s.history == c.history
 
 
-def test_observation_shows_nothing_a_player_cannot_see(game):
+def test_observation_shows_nothing_a_player_cannot_see(step_game):
     """Redealing what a player cannot see (the opponent's hand, the deck order: the search's
     determinise hook) leaves that player's observation unchanged."""
+    game = step_game
     pv = policy_vector(get_game(game), ("random", "random"))
     for g in range(3):
         s = env.new_game(game, seed=9, game_index=g)
