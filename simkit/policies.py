@@ -180,13 +180,13 @@ def policy_names(spec) -> list[str]:
 # A game adds ``mcts_options(...)`` to its schema and puts ``mcts_params(rules)`` into its
 # prepared params; the search engine (simkit/engine/search.py) reads the vector by these indices
 # and a game's own knobs follow from MC_N. docs/search.md says what each knob does.
-MC_C, MC_ROLLOUT, MC_CUTOFF, MC_SCALE, MC_PRIOR_T, MC_FPU, MC_DECISIVE = range(7)
-MC_N = 7
+MC_C, MC_ROLLOUT, MC_CUTOFF, MC_SCALE, MC_PRIOR_T, MC_FPU, MC_DECISIVE, MC_CONTEMPT = range(8)
+MC_N = 8
 ROLLOUTS = ("random", "greedy")
 
 
 def mcts_options(*, c: float = 1.0, rollout: str = "random", cutoff: int = 0, scale: float = 1.0,
-                 prior_temp: float = 1.0, fpu: float = 0.0, decisive: bool = True):
+                 prior_temp: float = 1.0, fpu: float = 0.0, decisive: bool = True, contempt: float = 0.0):
     """The rule options of the MCTS policy, with this game's defaults.
 
     A game chooses defaults that make its ladder gain at every budget (``simkit tune`` with a
@@ -215,11 +215,14 @@ def mcts_options(*, c: float = 1.0, rollout: str = "random", cutoff: int = 0, sc
         Option("mcts_decisive", "bool", bool(decisive),
                "MCTS: a decision that wins at once is played without search (and proves its node won)",
                policy_knob=True),
+        Option("mcts_contempt", "float", float(contempt),
+               "MCTS: the searching side counts a finished draw as 1/2 minus this (a draw-averse player; "
+               "0 = neutral)", min=-0.5, max=0.5, policy_knob=True),
     )
 
 
 KNOB_COLUMNS = ("mcts_c", "mcts_rollout", "mcts_cutoff", "mcts_scale", "mcts_prior_temp", "mcts_fpu",
-                "mcts_decisive")   # the knob table's first MC_N columns, in MC_* order
+                "mcts_decisive", "mcts_contempt")   # the knob table's first MC_N columns, in MC_* order
 
 
 def knob_columns(spec) -> tuple[str, ...]:
@@ -242,6 +245,7 @@ def mcts_params(rules: dict, extra=()) -> np.ndarray:
     v[MC_PRIOR_T] = rules["mcts_prior_temp"]
     v[MC_FPU] = rules["mcts_fpu"]
     v[MC_DECISIVE] = 1.0 if rules["mcts_decisive"] else 0.0
+    v[MC_CONTEMPT] = rules["mcts_contempt"]
     for k, name in enumerate(extra):
         v[MC_N + k] = float(rules[name])
     return np.stack([v, v])

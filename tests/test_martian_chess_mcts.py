@@ -228,3 +228,33 @@ def test_a_side_can_have_its_own_search_knobs():
 def test_bad_policy_knobs(bad, words):
     with pytest.raises(UsageError, match=words):
         policy_vector(SPEC, [bad, "greedy"])
+
+
+def test_contempt_turns_a_safe_draw_down():
+    """The clock has run to one ply before its end with the scores level: every quiet move ends the game
+    drawn; the one capture (a4 takes b5, a pip) goes on but opens the a-file, and the enemy queen on a8
+    then takes the drone on a2. The neutral search takes the draw; a draw-averse one (contempt 0.45: a draw
+    is worth 0.05 to it) plays on."""
+    board = np.zeros(32, np.int8)
+    for name, pips in {"a4": 1, "a2": 2, "c1": 3, "b5": 1, "d7": 2, "a8": 3}.items():
+        board[C(name)] = pips
+    meta = st.new_meta(0, board)
+    meta[st.M_CALLED] = 1
+    meta[st.M_CLOCK] = 6
+    capture = C("a4") * 32 + C("b5")
+    p = params()
+    _, moves, _ = _search(p, board.copy(), meta.copy(), 1, 0)
+    for m in moves:    # the position is what the docstring says
+        b, x = board.copy(), meta.copy()
+        mv.apply_move_nb(b, x, p[2], m)
+        assert (x[st.M_END] < 0) == (m == capture) and (m == capture or x[st.M_WINNER] == -1), st.name_of(m // 32)
+        if m == capture:
+            mv.start_turn_nb(x, p[2])
+            replies = mv_list(b, x, p)
+            assert C("a8") * 32 + C("a2") in replies
+    assert capture in moves and len(moves) > 3
+    takes = {}
+    for contempt in (0.0, 0.45):      # over 20 searches (seeds): the capture is close to the draw for neutral
+        pc = params(mcts_contempt=contempt)
+        takes[contempt] = sum(_search(pc, board.copy(), meta.copy(), 600, seed)[0] == capture for seed in range(20))
+    assert takes[0.0] <= 5 and takes[0.45] >= 15, takes

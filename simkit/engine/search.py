@@ -60,8 +60,10 @@ sampled outcome (rollout). The reward is added along the path.
 its decisions is (and, in a closed-loop game, proven lost when all are); a chance node
 when all its outcomes are proven alike. Proven nodes are scored exactly, a proven loss
 is never chosen while anything else is, and a proven win at the root is played at once.
-A decision the game scores ``>= DECISIVE`` wins at once (taking the enemy Warlord,
-walking into the keep): it is proven at creation when ``mcts_decisive`` is on.
+A finished draw is worth 1/2 to both sides, or 1/2 - ``mcts_contempt`` to the searching side
+(a draw-averse player: the draw diagnosis's probe). A decision the game scores ``>= DECISIVE``
+wins at once (taking the enemy Warlord, walking into the keep): it is proven at creation when
+``mcts_decisive`` is on.
 
 **Choice.** The root decision with most visits (a proven win first, a proven loss
 last; ties by value, then uniformly at random from the game's stream).
@@ -74,7 +76,7 @@ import numpy as np
 from numba import njit
 
 from simkit.engine.rng import rng_below_nb, rng_float_nb
-from simkit.policies import MC_C, MC_CUTOFF, MC_DECISIVE, MC_FPU, MC_PRIOR_T, MC_ROLLOUT
+from simkit.policies import MC_C, MC_CONTEMPT, MC_CUTOFF, MC_DECISIVE, MC_FPU, MC_PRIOR_T, MC_ROLLOUT
 
 ONGOING = -2                   # status_nb while the game goes on
 DECISIVE = 1.0e9               # a decision score meaning "wins at once" (exact, not a heuristic)
@@ -110,13 +112,13 @@ def new_tree_nb(cap, maxa, maxo):
 
 
 @njit(cache=True, inline="always")
-def reward_from_winner_nb(winner):
-    """Side 0's reward of a finished game: 1 win, 0.5 draw, 0 loss."""
+def reward_from_winner_nb(winner, draw0=0.5):
+    """Side 0's reward of a finished game: 1 win, 0 loss, ``draw0`` a draw (0.5, or moved by contempt)."""
     if winner == 0:
         return 1.0
     if winner == 1:
         return 0.0
-    return 0.5
+    return draw0
 
 
 @njit(cache=True, inline="always")
@@ -436,14 +438,14 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
     """
 
     @njit(inline="always")
-    def settled_value_nb(P, S):
+    def settled_value_nb(P, S, draw0):
         st = status_nb(P, S)
         if st != ONGOING:
-            return reward_from_winner_nb(st)
+            return reward_from_winner_nb(st, draw0)
         return evaluate_nb(P, S)
 
     @njit
-    def leaf_value_nb(P, S, S2, knobs, horizon, outs, probs, ti, tf, node, rng):
+    def leaf_value_nb(P, S, S2, knobs, horizon, draw0, outs, probs, ti, tf, node, rng):
         """Side 0's reward of the expanded, unfinished leaf ``node`` in position ``S``.
 
         A chance node (``ti[node, TI_KIND] == K_CHANCE``, its outcomes expanded in ``outs`` order)
@@ -455,7 +457,7 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
             if m > 0:
                 resolve_nb(P, S, outs[_sample_nb(probs, m, rng)], rng)
             rollout_nb(P, S, np.int64(knobs[MC_ROLLOUT]), horizon, rng)
-            return settled_value_nb(P, S)
+            return settled_value_nb(P, S, draw0)
         if m == 0:
             return evaluate_nb(P, S)
         tot = 0.0
@@ -464,7 +466,7 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
             copy_nb(P, S, S2)
             resolve_nb(P, S2, outs[k], rng)
             rollout_nb(P, S2, np.int64(knobs[MC_ROLLOUT]), np.int64(-1), rng)   # settles a further event only
-            v = settled_value_nb(P, S2)
+            v = settled_value_nb(P, S2, draw0)
             tot += probs[k] * v
             if o >= 0:
                 tf[o, TF_VISITS] = 1.0
@@ -488,6 +490,8 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
         closed = closed_loop_nb(P)
         player = to_move_nb(P, root)
         horizon = turn_nb(P, root) + np.int64(knobs[MC_CUTOFF])
+        # contempt: the searching side counts a finished draw as 1/2 - mcts_contempt (a draw-averse player)
+        draw0 = 0.5 - knobs[MC_CONTEMPT] if player == 0 else 0.5 + knobs[MC_CONTEMPT]
         tree_reset_nb(ti, tf, 1 - player)
         copy_nb(P, root, S)
         if decisions_nb(P, S, codes, scores) == 1:
@@ -507,13 +511,13 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
                     break
                 kind = ti[node, TI_KIND]
                 if kind == K_TERMINAL:
-                    r = reward_from_winner_nb(status_nb(P, S))
+                    r = reward_from_winner_nb(status_nb(P, S), draw0)
                     break
                 if kind == K_NEW:
                     st = status_nb(P, S)
                     if st != ONGOING:
                         ti[node, TI_KIND] = K_TERMINAL
-                        r = reward_from_winner_nb(st)
+                        r = reward_from_winner_nb(st, draw0)
                         if st >= 0:
                             ti[node, TI_PROVEN] = 1 if st == ti[node, TI_OWNER] else -1
                             _prove_up_nb(ti, tf, ti[node, TI_PARENT], closed)
@@ -530,7 +534,7 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
                     if ti[node, TI_PROVEN] != 0:
                         r = _proven_reward0_nb(ti, node)
                     else:
-                        r = leaf_value_nb(P, S, S2, knobs, horizon, outs, probs, ti, tf, node, rng)
+                        r = leaf_value_nb(P, S, S2, knobs, horizon, draw0, outs, probs, ti, tf, node, rng)
                     break
                 if kind == K_CHANCE:
                     if not closed:      # this visit's probabilities (public odds do not change with a redeal,
@@ -563,7 +567,7 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
                     else:
                         ch = _select_open_nb(ti, tf, node, c_puct, fpu, it, rng)
                     if ch < 0:          # nothing legal is known here (a full tree): score the position
-                        r = leaf_value_nb(P, S, S2, knobs, horizon, outs, probs, ti, tf, node, rng)
+                        r = leaf_value_nb(P, S, S2, knobs, horizon, draw0, outs, probs, ti, tf, node, rng)
                         break
                     apply_nb(P, S, ti[ch, TI_CODE], rng)
                 node = ch
