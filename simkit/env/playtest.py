@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from simkit.env.state import CHANCE, State
-from simkit.errors import UsageError
+from simkit.errors import SimkitError, UsageError
 
 HUMAN = "human"
 COMMANDS = "type a code or its number; hint, undo, resign, help"
@@ -240,7 +240,14 @@ def replay(out) -> tuple[str, np.ndarray]:
         moves = json.loads((out / "moves.json").read_text())
     except (OSError, ValueError) as e:
         raise UsageError(f"{out}: not a saved playtest (manifest.json and moves.json): {e}") from None
-    scenario = Scenario(**manifest["scenario"])
+    sc = dict(manifest["scenario"])
+    try:   # the rules as saved, validated now: an option added since then takes its default
+        from simkit.games import get_game
+        from simkit.scenario.schema import validate_rules
+        sc["rules"] = validate_rules(get_game(sc["game"]).options, sc["rules"])
+    except SimkitError as e:
+        raise UsageError(f"{out}/manifest.json: {e}") from None
+    scenario = Scenario(**sc)
     human, against, resigned = moves["human"], moves["against"], moves["resigned"]
     state = new_game_from(scenario, seed=moves["seed"], game=0, first=moves["first"], policies=(against, against))
     names = [HUMAN, against] if human == 0 else [against, HUMAN]
