@@ -108,11 +108,11 @@ def test_a_whole_game_with_dice_replays_to_the_same_transcript_and_record(tmp_pa
     monkeypatch.syspath_prepend(str(Path(__file__).parent))
     from simkit.games import GAMES
     monkeypatch.setitem(GAMES, "dice_race", "toygame")
-    from simkit.env import _scenario
+    from simkit.env import game_scenario
     from simkit.env.playtest import playtest, replay
     said = []
     answers = iter(["hint", "2", "undo"] + ["1"] * 1000)
-    state, tr, resigned = playtest(_scenario("dice_race", None, ["track=12"]), 1, "mcts:20", seed=5, first=0,
+    state, tr, resigned = playtest(game_scenario("dice_race", None, ["track=12"]), 1, "mcts:20", seed=5, first=0,
                                    out=tmp_path / "g", ask=lambda prompt: next(answers), say=said.append)
     assert state.is_over() and resigned is None
     assert "chance: rolls " in tr.text and "(odds 1/6)" in tr.text
@@ -125,10 +125,10 @@ def test_a_whole_game_with_dice_replays_to_the_same_transcript_and_record(tmp_pa
 
 
 def test_a_replay_that_the_seed_does_not_give_is_refused(tmp_path, runner):
-    from simkit.env import _scenario
+    from simkit.env import game_scenario
     from simkit.env.playtest import playtest
     answers = iter(["1"] * 1000)
-    playtest(_scenario("martian_chess", None, ["max_plies=10"]), 0, "greedy", seed=1, out=tmp_path / "g",
+    playtest(game_scenario("martian_chess", None, ["max_plies=10"]), 0, "greedy", seed=1, out=tmp_path / "g",
              ask=lambda prompt: next(answers), say=lambda s: None)
     moves = json.loads((tmp_path / "g" / "moves.json").read_text())
     p, code = moves["history"][1]                       # the AI's first decision

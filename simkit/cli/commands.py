@@ -525,10 +525,10 @@ def playtest(target, scenario, sets, human, against, seed, first, out, no_save):
       simkit playtest martian_chess --human 0 --against mcts:400
       simkit playtest martian_chess clock_off --set komi=1 --human 1 --against greedy
     """
-    from simkit.env import _scenario
+    from simkit.env import game_scenario
     from simkit.env.playtest import playtest as run_playtest
     if scenario is not None or "/" not in target and not target.endswith(".toml"):
-        sc = _scenario(target, scenario, list(sets) or None)
+        sc = game_scenario(target, scenario, list(sets) or None)
     else:
         from simkit.scenario import load_scenario
         sc = load_scenario(target, list(sets))

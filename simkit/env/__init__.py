@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from simkit.env.state import CHANCE, TERMINAL, State
 
-__all__ = ["CHANCE", "TERMINAL", "State", "new_game", "new_game_from", "steps_of"]
+__all__ = ["CHANCE", "TERMINAL", "State", "game_scenario", "new_game", "new_game_from", "steps_of"]
 
 
-def _scenario(game: str, rules=None, overrides=None):
-    """A loaded scenario: ``rules`` is a scenario name or path (None: the default), or a
+def game_scenario(game: str, rules=None, overrides=None):
+    """A loaded scenario of ``game``: ``rules`` is a scenario name or path (None: the default), or a
     dict of overrides on the default scenario; ``overrides`` (--set items or a dict) apply on top."""
     from simkit.scenario import load_scenario
     if isinstance(rules, dict):
@@ -71,4 +71,4 @@ def new_game(game: str, rules=None, *, seed: int = 0, game_index: int = 0, first
     (game ``game_index`` of the run); ``first``: the side that moves first. ``snapshot_ply``:
     the ply/turn of the record's snapshot columns (default: the runner's).
     """
-    return new_game_from(_scenario(game, rules, overrides), seed, game_index, first, snapshot_ply)
+    return new_game_from(game_scenario(game, rules, overrides), seed, game_index, first, snapshot_ply)

@@ -87,9 +87,9 @@ class ScriptedPerson:
 
 
 def record_playtest(game: str, against: str = "mcts:400", seed: int = 0) -> Path:
-    from simkit.env import _scenario
+    from simkit.env import game_scenario
     from simkit.env.playtest import playtest, replay
-    sc = _scenario(game)
+    sc = game_scenario(game)
     out = PLAYTESTS / game
     shutil.rmtree(out, ignore_errors=True)
     person = ScriptedPerson(sc.spec)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 
-from simkit.env import _scenario, steps_of
+from simkit.env import game_scenario, steps_of
 from simkit.env.state import CHANCE, TERMINAL, State
 
 PREFIX = "simkit_"
@@ -59,7 +59,7 @@ def _game_type(game: str, steps) -> pyspiel.GameType:
 
 def _scenario_of(game: str, params: dict):
     sets = [s.strip() for s in str(params.get("set", "")).split(";") if s.strip()]
-    return _scenario(game, params.get("scenario") or None, sets or None)
+    return game_scenario(game, params.get("scenario") or None, sets or None)
 
 
 class SimkitGame(pyspiel.Game):
@@ -175,7 +175,7 @@ def register_all():
         spec = get_game(name)
         if spec.steps is None or name in _classes:
             continue
-        scenario = _scenario(name)
+        scenario = game_scenario(name)
         steps = steps_of(scenario)
         # a class per game, not a closure: OpenSpiel's registry keeps the factory until after Python has
         # finalised, and releasing a closure then aborts the interpreter (a class outlives it)

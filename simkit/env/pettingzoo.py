@@ -23,7 +23,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from simkit.env import _scenario, new_game_from, steps_of
+from simkit.env import game_scenario, new_game_from, steps_of
 from simkit.env.state import TERMINAL
 
 AGENTS = ("player_0", "player_1")
@@ -40,7 +40,7 @@ class SimkitAEC(AECEnv):
 
     def __init__(self, game: str, rules=None, render_mode: str | None = None, overrides=None):
         super().__init__()
-        self.scenario = _scenario(game, rules, overrides or None)
+        self.scenario = game_scenario(game, rules, overrides or None)
         steps = steps_of(self.scenario)
         self.metadata = {"render_modes": ["ansi", "human"], "name": f"simkit_{game}_v0",
                          "is_parallelizable": False}

@@ -48,9 +48,6 @@ class GameSteps:
         """Arrays of a position (the search state's shape), contents unset."""
         raise NotImplementedError
 
-    def copy(self, src, dst):
-        raise NotImplementedError
-
     def start(self, S, first: int, rng, rec):
         """The start of a game as the batch kernel sets it up (placement draws from ``rng``), the
         record cleared; then the first event: a chance event or ``first``'s decision."""

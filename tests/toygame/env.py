@@ -41,9 +41,6 @@ class DiceRaceSteps(GameSteps):
     def new_position(self):
         return search.new_state(MAX_PAWNS)
 
-    def copy(self, src, dst):
-        search.copy_nb(self.P, src, dst)
-
     def start(self, S, first, rng, rec):
         init_game_nb(self.P[0], np.int64(first), S, rec)
 

@@ -51,9 +51,6 @@ class MartianChessSteps(GameSteps):
     def new_position(self):
         return search.new_state()
 
-    def copy(self, src, dst):
-        search.copy_nb(self.P, src, dst)
-
     def start(self, S, first, rng, rec):
         board, meta, moves = S
         rules = self.P[1]
