@@ -13,9 +13,9 @@ def scenario_options(f):
 
 
 # what every --policy help says of Python agents (simkit.env.agents)
-PYTHON_POLICY_HELP = ("python:MOD:FACTORY plays your Python agent through the step API: slow (Python at every "
-                      "decision, hundreds of times slower than the kernels; --backend dask --workers N spreads "
-                      "its games over processes where the command has it); docs/agents.md.")
+PYTHON_POLICY_HELP = ("python:MOD:FACTORY plays your Python agent through the step API: slow (Python runs at "
+                      "every decision, far slower than the kernels: ask for fewer games; --backend dask --workers N "
+                      "spreads its games over processes where the command has it); docs/agents.md.")
 
 
 def play_options(f):
