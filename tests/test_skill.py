@@ -112,6 +112,14 @@ def test_run_skill_reports_each_level(tmp_path):
     assert draws["estimates"][1][0] > draws["estimates"][0][0] and draws["verdict"] == "trending"
     assert (out / "0-random" / "games.parquet").exists() and (out / "1-greedy" / "games.parquet").exists()
     assert "no capture or kill" in r.output
+    # side effects at each level: the cap rate and each end reason that happens at some level
+    for m in ("cap_rate", "end_clock"):
+        for (e, lo, hi), run in zip(data["metrics"][m]["estimates"], data["runs"]):
+            key = "cap_rate" if m == "cap_rate" else None
+            share = run[key] if key else run["end_reason_shares"]["clock"]
+            assert e == share and lo <= e <= hi
+    assert "end_stalemate" not in data["metrics"]          # it ends no game at either level
+    assert "'clock' endings" in r.output and "cap rate" in r.output
 
 
 def test_report_renders_ladder_skill_and_matchup_directories(tmp_path):
@@ -146,6 +154,11 @@ def test_compare_skill_finds_the_clock_leader_length_reversal(tmp_path):
     assert length["estimates"][0][2] < 0 < length["estimates"][1][1]
     assert length["verdict"] == "reversing" and "reverses:" in r.output
     assert (out / "0-random" / "compare.json").exists()
+    # how games end, B - A at every level (the end reasons that end a game at every level)
+    assert "cap_rate" in data["metrics"] and "end_clock" in data["metrics"]
+    for lvl, run in zip(data["levels"], data["runs"]):
+        e = data["metrics"]["end_clock"]["estimates"][data["levels"].index(lvl)]
+        assert e[0] == run["side_effects"]["end_clock"]["diff"]
 
 
 def test_values_skill_keeps_signs_per_level(tmp_path):
@@ -155,10 +168,30 @@ def test_values_skill_keeps_signs_per_level(tmp_path):
     assert r.exit_code == 0, r.output
     data = json.loads((out / "skill.json").read_text())
     keys = set(data["metrics"])
-    # a metric is kept only where every level estimates it (greedy never trades queens by ply 10)
     assert {"regression_coef:pawn", "ablation:pawn", "ablation:drone", "ablation:queen"} <= keys
     for m in data["metrics"].values():
-        assert len(m["estimates"]) == 2 and m["verdict"] in ("stable", "converging", "trending", "reversing")
+        assert len(m["estimates"]) == 2
+        # a value estimated at one level only is marked there and gets no trend verdict
+        assert m["verdict"] in ("stable", "converging", "trending", "reversing") if not m.get("missing") \
+            else m["verdict"] == "too few levels"
+
+
+def test_values_skill_reads_every_level_at_one_snapshot_ply_and_marks_what_it_cannot_estimate(tmp_path):
+    # random's default snapshot is ply 16, greedy's ply 10: both levels must use the same ply (10), or
+    # the trend over levels would mix skill with the moment of the game
+    out = tmp_path / "vs"
+    r = CliRunner().invoke(cli, ["values", "martian_chess", "--games", "2000", "--skill", "random,greedy",
+                                 "--out", str(out), "--threads", "1"])
+    assert r.exit_code == 0, r.output
+    data = json.loads((out / "skill.json").read_text())
+    assert data["snapshot_ply"] == 10 and "random 16, greedy 10" in data["snapshot_ply_source"]
+    for sub in ("0-random", "1-greedy"):
+        assert json.loads((out / sub / "values.json").read_text())["snapshot_ply"] == 10
+    assert "snapshot at ply 10 for every level" in r.output
+    # greedy's queens differ in too few games for a coefficient: marked at that level, no trend claimed
+    queen = data["metrics"]["regression_coef:queen"]
+    assert queen["missing"] == {"greedy": "not estimated"} and queen["verdict"] == "too few levels"
+    assert "not estimated" in r.output
 
 
 def test_sweep_and_compare_flag_degenerate_cells(tmp_path):

@@ -2,8 +2,8 @@
 
 Each rung plays the rung below it in both seat orders on common random numbers
 (``matchup.pair_score``): its score is the expected score (win 1, draw 1/2) against
-the rung below, with a paired 95% interval. A rung *gains* when the interval's lower
-end is above 1/2. The **skill depth** is the number of rungs, from the bottom, that
+the rung below, with the 95% score interval of `matchup.pair_interval`. A rung
+*gains* when the interval's lower end is above 1/2. The **skill depth** is the number of rungs, from the bottom, that
 each gain significantly over the one below before the first that does not: a game
 whose depth stays small rewards little extra thinking (TAG's SkillLadder and Ludii's
 SkillTrace measure the same thing).
@@ -57,7 +57,7 @@ class LadderResult:
         return {"kind": "ladder", "game": self.game, "scenario": self.scenario, "rungs": self.rungs,
                 "games_per_seating": self.games, "seed": self.seed,
                 "score": "expected score of each rung against the rung below (win 1, draw 1/2), "
-                         "both seat orders averaged, 95% paired interval",
+                         "both seat orders averaged, 95% score interval on {0, 1/4, 1/2, 3/4, 1}",
                 "skill_depth": self.depth, "first_rung_without_gain": stop,
                 "steps": self.steps}
 

@@ -159,7 +159,8 @@ def _run_skill(scenario, config, skill, threads, out_dir, as_json, resume, preci
     if as_json:
         return _echo_json(res.summary())
     print_skill(res, f"{scenario.spec.title}: {scenario.name} over skill ({config.games:,} games per level, "
-                     f"seed {config.seed}, first player {config.first})")
+                     f"seed {config.seed}, first player {config.first}; below the line: how games end)",
+                unit=scenario.spec.length_unit)
     if out_dir:
         click.echo(f"skill directory: {out_dir} (skill.json; one run directory per level)")
 
@@ -200,8 +201,10 @@ def _print_run(result, s, out_dir):
     if s.get("precision") is not None:
         c.print(f"--precision {s['precision']}: " + (f"reached after {s['games']:,} games" if s["stopped_at_precision"]
                 else f"not reached within {s['games']:,} games"))
-    c.print(f"{s['games']:,} games in {s['elapsed_s']:.2f} s "
-            f"({s['games_per_s']:,.0f} games/s)" if s.get("games_per_s") else "")
+    resumed = s.get("resumed_games") or 0
+    c.print(f"{s['games']:,} games in {s['elapsed_s']:.2f} s ({s['games_per_s']:,.0f} games/s)"
+            + (f" over the whole run ({resumed:,} of them played before this --resume)" if resumed else "")
+            if s.get("games_per_s") else "")
     if out_dir:
         c.print(f"run directory: {out_dir}")
 

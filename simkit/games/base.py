@@ -59,9 +59,9 @@ def plain_columns(*names: str) -> tuple[Column, ...]:
     return tuple(Column(n, n) for n in names)
 
 
-def per_side(stat: str) -> tuple[Column, ...]:
-    """``<stat>_<side>`` for each side."""
-    return tuple(Column(f"{stat}_{s}", stat, side=s) for s in SIDES)
+def per_side(stat: str, name: str | None = None) -> tuple[Column, ...]:
+    """``<name>_<side>`` for each side (``name`` defaults to ``stat``: the label tables print)."""
+    return tuple(Column(f"{name or stat}_{s}", stat, side=s) for s in SIDES)
 
 
 def per_side_unit(stat: str, units) -> tuple[Column, ...]:

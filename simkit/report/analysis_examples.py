@@ -31,6 +31,24 @@ EXAMPLES = {
                                        "--games", "4000", "--quality", "--quality-games", "1000"]],
     "sweep-quality-warfare": [["sweep", "warfare", "--vary", "activations=2..6", "--policy", "greedy",
                                "--games", "400", "--quality", "--quality-games", "200"]],
+    # the commands of the tune and sensitivity examples in docs/ (their tables: simkit.report.doc_blocks)
+    "sensitivity-warfare": [["sensitivity", "warfare", "--games", "1000"]],
+    "tune-storm": [["tune", "storm_the_castle", "--knob", "second_player_dispatch_bonus=0..4", "--objective",
+                    "first_player_advantage=0"]],
+    "tune-mc-2knob": [["tune", "martian_chess", "--knob", "komi=-0.5..0.5:0.5", "--knob", "deadlock_plies=10..18",
+                       "--objective", "first_player_advantage=0", "--objective", "draw_rate<=0.3", "--policy",
+                       "random", "--games", "4000"]],
+    "tune-skorm": [["tune", "skorm", "--knob", "second_player_first_actions=1..4", "--objective",
+                    "first_player_advantage=0", "--games", "4000"]],
+    "tune-warfare-2knob-4000": [["tune", "warfare", "--knob", "second_player_extra_activations=1..4", "--knob",
+                                 "second_player_extra_turns=1,3,5,8", "--objective", "first_player_advantage=0",
+                                 "--games", "4000", "--verify-games", "16000"]],
+    # "fewer draws, still fair": minimise the draw rate with the first-player advantage as a constraint, and
+    # see what it costs (the side effects against the unchanged scenario; docs/tune.md quotes its output)
+    "tune-mc-fewer-draws": [["tune", "martian_chess", "--knob", "clock=deadlock,leader", "--knob",
+                             "clock_plies=4..14", "--knob", "komi=0,0.5", "--objective", "draw_rate=min",
+                             "--objective", "first_player_advantage=0", "--tolerance", "0.02", "--policy", "greedy",
+                             "--games", "4000"]],
 }
 
 
