@@ -1,38 +1,23 @@
-"""Regenerate the numbers and transcripts of docs/agents.md: ``python -m simkit.env.examples``.
+"""The recorded playtests of docs/agents.md (``python -m simkit.env.examples``), and the text of its
+MCTSBot block (``openspiel_matchup``; regenerate it with
+``python -m simkit.report.doc_numbers agents.openspiel-mcts``, simkit/report/doc_blocks/agents.py).
 
-    python -m simkit.env.examples                 # both parts
-    python -m simkit.env.examples --only playtest # the recorded playtests (a minute)
-    python -m simkit.env.examples --only openspiel --games 20
-
-- ``openspiel``: OpenSpiel's MCTSBot (UCT c=2, random rollouts, 400 simulations, through
+- ``openspiel_matchup``: OpenSpiel's MCTSBot (UCT c=2, random rollouts, 400 simulations, through
   simkit.env.openspiel) against simkit's mcts:400 in Martian Chess, as
-  ``simkit matchup martian_chess --policies mcts:400,python:simkit.env.openspiel:mcts400``
-  would print it; the block between the ``openspiel-mcts`` markers of docs/agents.md.
-- ``playtest``: one recorded playtest of each game with a step API: a scripted person (it asks
-  for a hint, takes a move back, then plays greedy's choice) against mcts:400, saved under
+  ``simkit matchup martian_chess --policies mcts:400,python:simkit.env.openspiel:mcts400`` plays it.
+- ``main``: one recorded playtest of each game with a step API: a scripted person (it asks for a
+  hint, takes a move back, then plays greedy's choice) against mcts:400, saved under
   docs/playtests/<game>/ (the run directory, its trace and the terminal session); the script
   replays each and stops if the replay differs (tests/test_playtest.py checks it again).
 """
 from __future__ import annotations
 
-import argparse
-import re
 import shutil
 import time
 from pathlib import Path
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
-AGENTS_MD = DOCS / "agents.md"
-PLAYTESTS = DOCS / "playtests"
+PLAYTESTS = Path(__file__).resolve().parents[2] / "docs" / "playtests"
 BOT = "python:simkit.env.openspiel:mcts400"
-
-
-def replace_block(path: Path, name: str, text: str):
-    src = path.read_text()
-    pat = re.compile(rf"(<!-- {name}:begin -->\n).*?(<!-- {name}:end -->)", re.S)
-    if not pat.search(src):
-        raise SystemExit(f"{path}: no <!-- {name}:begin --> ... <!-- {name}:end --> block")
-    path.write_text(pat.sub(lambda m: m.group(1) + text.rstrip() + "\n" + m.group(2), src))
 
 
 def openspiel_matchup(games: int, seed: int = 0) -> str:
@@ -102,19 +87,11 @@ def record_playtest(game: str, against: str = "mcts:400", seed: int = 0) -> Path
     return out
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--only", choices=["openspiel", "playtest"], default=None)
-    ap.add_argument("--games", type=int, default=20, help="MCTSBot games per seat order")
-    a = ap.parse_args(argv)
-    if a.only in (None, "playtest"):
-        from simkit.games import GAMES, get_game
-        for g in GAMES:
-            if get_game(g).steps is not None:
-                print("recorded", record_playtest(g))
-    if a.only in (None, "openspiel"):
-        replace_block(AGENTS_MD, "openspiel-mcts", openspiel_matchup(a.games))
-        print("updated", AGENTS_MD)
+def main():
+    from simkit.games import GAMES, get_game
+    for g in GAMES:
+        if get_game(g).steps is not None:
+            print("recorded", record_playtest(g))
 
 
 if __name__ == "__main__":
