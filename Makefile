@@ -11,7 +11,7 @@ DEMO_GAMES ?= 20000
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev]'
+	$(PY) -m pip install -q -e '.[dev,agents]'
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -10,6 +10,9 @@ matchup, play, report):
     ban:CLASS:INNER      INNER never plays a decision of the action class CLASS the game declares
                          (``spec.action_classes``; ``ban:shoot+swap:greedy`` bans two): restricted play
                          (Jaffe). A decision with nothing but banned options plays one of them.
+    python:MOD:FACTORY   a Python agent (simkit.env.agents), played through the step API:
+                         far slower; in the commands that run games (run, matchup, ladder,
+                         compare, ...), not in the ones that read a kernel's trace (play)
     POLICY/KNOB=VALUE    any of the above with its own value of a search knob (an ``mcts_*`` rule
                          option), for this side only: ``mcts:400/mcts_c=0.5`` against ``mcts:400``
 
@@ -82,9 +85,18 @@ def _knob_text(knobs) -> str:
     return "".join(f"/{k}={fmt(v)}" for k, v in knobs)
 
 
+PYTHON = "python"
+
+
 def parse_policy(spec, text: str) -> PolicyChoice:
     """Parse one policy name for game ``spec``; UsageError (one line) if it is not one."""
     name = str(text).strip()
+    if name.startswith(PYTHON + ":"):
+        from simkit.env.agents import load_factory
+        if getattr(spec, "steps", None) is None:
+            raise UsageError(f"policy '{name}': {spec.name} has no step API yet, so no Python agent can play it")
+        load_factory(name)
+        return PolicyChoice(name, PYTHON)
     if "/" in name:
         head, *items = name.split("/")
         c = parse_policy(spec, head)
@@ -121,8 +133,8 @@ def parse_policy(spec, text: str) -> PolicyChoice:
         if not 0.0 <= eps <= 1.0:
             raise UsageError(f"policy '{name}': P in eps:P:POLICY must be from 0 to 1, got {eps:g}")
         inner = parts[2]
-        if inner.startswith("eps:"):
-            raise UsageError(f"policy '{name}': eps cannot wrap another eps")
+        if inner.startswith("eps:") or inner.startswith(PYTHON + ":"):
+            raise UsageError(f"policy '{name}': eps wraps simkit's own policies only, not {inner.split(':')[0]}")
     budget = 0
     base = inner
     if inner == MCTS or inner.startswith(MCTS + ":"):
@@ -141,18 +153,32 @@ def parse_policy(spec, text: str) -> PolicyChoice:
     return PolicyChoice(canon, base, budget, eps)
 
 
-def policy_vector(spec, names) -> np.ndarray:
-    """The kernels' int64 policy vector for the two sides' policy names."""
+def policy_ids(spec, names) -> tuple:
+    """The policy vector as a tuple, a Python agent's id slot holding its ``python:...`` name
+    (simkit.engine.chunk plays such a chunk through the step API)."""
     if len(names) != 2:
         raise UsageError(f"two policies are needed (side 0, side 1), got {len(names)}")
-    v = np.zeros(POLICY_VECTOR, dtype=np.int64)
+    v: list = [0] * POLICY_VECTOR
     for p, n in enumerate(names):
         c = parse_policy(spec, n)
+        if c.base == PYTHON:
+            v[POL_ID + p] = c.name
+            continue
         v[POL_ID + p] = spec.policy_id(c.base)
         v[POL_BUDGET + p] = c.budget
         v[POL_EPS + p] = int(round(c.eps * EPS_SCALE))
         v[POL_BAN + p] = sum(1 << spec.action_classes.index(k) for k in c.ban)
-    return v
+    return tuple(v)
+
+
+def policy_vector(spec, names) -> np.ndarray:
+    """The kernels' int64 policy vector for the two sides' policy names (simkit's own policies)."""
+    v = policy_ids(spec, names)
+    agents = [x for x in v if isinstance(x, str)]
+    if agents:
+        raise UsageError(f"policy '{agents[0]}': this command reads the batch kernel's own games; a Python "
+                         f"agent plays in run, matchup, ladder, compare and the other commands that run games")
+    return np.asarray(v, dtype=np.int64)
 
 
 def max_budget(policies) -> int:
@@ -168,7 +194,12 @@ def policy_names(spec) -> list[str]:
     out = [p for p in spec.policies if p != MCTS]
     if MCTS in spec.policies:
         out.append("mcts:N")
-    return out + ["eps:P:POLICY"] + (["ban:CLASS:POLICY"] if getattr(spec, "action_classes", ()) else [])
+    out.append("eps:P:POLICY")
+    if getattr(spec, "action_classes", ()):
+        out.append("ban:CLASS:POLICY")
+    if getattr(spec, "steps", None) is not None:
+        out.append("python:MOD:FACTORY")
+    return out
 
 
 # --- MCTS knobs as rule options -------------------------------------------------------------

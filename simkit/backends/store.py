@@ -64,12 +64,14 @@ def _jsonable(x):
     return str(x)
 
 
-def _records_table(records: np.ndarray, spec, start: int, seed: int):
+def _records_table(records: np.ndarray, spec, start: int, seed: int, extra: dict | None = None):
     import pyarrow as pa
     cols = {"game": pa.array(np.arange(start, start + len(records), dtype=np.int64)),
             "seed": pa.array(np.full(len(records), seed, dtype=np.int64))}
     for i, f in enumerate(spec.record_fields):
         cols[f] = pa.array(np.ascontiguousarray(records[:, i]))
+    for k, v in (extra or {}).items():   # tags of every row (a playtest: the person's side)
+        cols[k] = pa.array(np.full(len(records), v, dtype=np.int64))
     return pa.table(cols)
 
 
@@ -99,13 +101,14 @@ ELAPSED_KEY = b"simkit.elapsed_s"   # a chunk file's metadata: the seconds the r
 
 
 def write_chunk(out: Path, spec, seed: int, start: int, records: np.ndarray, aggregate: np.ndarray,
-                elapsed: float = 0.0):
+                elapsed: float = 0.0, extra: dict | None = None):
     """Store one finished chunk; ``elapsed`` (the time spent on it) travels with it, so a resumed
-    run's speed counts the time of every session, not only the last one's."""
+    run's speed counts the time of every session, not only the last one's. ``extra``: columns of
+    tags every row carries (a playtest: the person's side)."""
     import pyarrow.parquet as pq
     path = out / "chunks" / f"chunk-{start:012d}.parquet"
     tmp = path.with_name(f".{path.name}.tmp")
-    table = _records_table(records, spec, start, seed)
+    table = _records_table(records, spec, start, seed, extra)
     pq.write_table(table.replace_schema_metadata({ELAPSED_KEY: repr(float(elapsed)).encode()}), tmp)
     agg_tmp = out / "chunks" / f".agg-{start:012d}.npy.tmp.npy"
     np.save(agg_tmp, np.asarray(aggregate, dtype=np.int64))

@@ -9,8 +9,8 @@ from pathlib import Path
 import click
 
 from simkit.cli import cli
-from simkit.cli.options import (backend_options, play_options, policies_of, precision_option, scenario_options,
-                                tolerance_option)
+from simkit.cli.options import (PYTHON_POLICY_HELP, backend_options, play_options, policies_of, precision_option,
+                                scenario_options, tolerance_option)
 from simkit.cli.quality_tables import quality_options
 from simkit.cli.progress import command_progress, progress_option
 from simkit.policies import FIRST_MODES
@@ -513,7 +513,8 @@ def values(target, sets, games, seed, policy, policy0, policy1, first, threads, 
 
 @cli.command()
 @click.argument("target")
-@click.option("--policies", required=True, metavar="P1,P2,...", help="The policies to pit against each other.")
+@click.option("--policies", required=True, metavar="P1,P2,...",
+              help="The policies to pit against each other; " + PYTHON_POLICY_HELP)
 @scenario_options
 @click.option("--games", "-n", type=int, default=10_000, show_default=True, help="Games per seat order and pair.")
 @click.option("--seed", type=int, default=0, show_default=True)
@@ -529,8 +530,9 @@ def matchup(target, policies, sets, games, seed, first, threads, chunk_size, out
     column policy, averaged over both seat orders, with a 95% interval.
 
     \b
-    Example:
+    Examples:
       simkit matchup martian_chess --policies random,greedy --games 20000
+      simkit matchup martian_chess --policies mcts:400,python:simkit.env.openspiel:mcts400 --games 10
     """
     from simkit.analysis.matchup import check_policies, matchup as run_matchup
     from simkit.engine.runner import RunConfig

@@ -210,8 +210,11 @@ def _print_run(result, s, out_dir):
 
 
 @cli.command()
-@click.argument("target")
+@click.argument("target", required=False)
 @scenario_options
+@click.option("--replay", type=click.Path(file_okay=False), default=None, metavar="DIR",
+              help="Replay a saved playtest (simkit playtest --out DIR): its transcript, every die and AI "
+                   "decision drawn again from the seed and checked against the recorded game.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Run seed.")
 @click.option("--game", "game_index", type=int, default=0, show_default=True,
               help="Game index within the run (the same game `simkit run` plays at that index).")
@@ -220,7 +223,7 @@ def _print_run(result, s, out_dir):
 @click.option("--policy1", default=None, help="Policy of side 1.")
 @click.option("--first", type=click.Choice(["side0", "side1"]), default=None,
               help="Who moves first (default: as `run --first alternate` would).")
-def play(target, sets, seed, game_index, policy, policy0, policy1, first):
+def play(target, sets, replay, seed, game_index, policy, policy0, policy1, first):
     """Play one game of TARGET move by move, with a text board.
 
     The trace opens with the game, variant, policies, seed, game index and first
@@ -233,13 +236,22 @@ def play(target, sets, seed, game_index, policy, policy0, policy1, first):
       simkit play martian_chess --seed 3 --policy random
       simkit play storm_the_castle --policy0 greedy --policy1 random --game 5
       simkit play warfare --set activations=3 --seed 2
+      simkit play --replay runs/playtest-martian_chess-20261202-101500
     """
+    if replay is not None:
+        from simkit.env.playtest import replay as replay_game
+        text, _ = replay_game(replay)
+        return click.echo(text)
+    if target is None:
+        raise UsageError("give TARGET (a game name or scenario file), or --replay DIR")
     from simkit.engine.runner import RunConfig, validate_config
     from simkit.scenario import load_scenario
     scenario = load_scenario(target, list(sets))
     spec = scenario.spec
     config = RunConfig(games=1, seed=seed, policies=policies_of(policy, policy0, policy1))
-    ids = validate_config(spec, config)
+    validate_config(spec, config)
+    from simkit.policies import policy_vector
+    ids = tuple(int(x) for x in policy_vector(spec, config.policies))   # a trace is the kernel's own game
     if game_index < 0:
         raise UsageError(f"--game must be >= 0, got {game_index}")
     side = game_index % 2 if first is None else (0 if first == "side0" else 1)
@@ -486,3 +498,46 @@ def precompile(games, jobs):
             for f in cf.as_completed(futures):
                 click.echo(f"{futures[f]}: ready in {f.result():.1f} s")
     click.echo(f"all {len(names)} games ready in {time.perf_counter() - t:.1f} s wall ({jobs} at a time)")
+
+
+@cli.command()
+@click.argument("target")
+@click.argument("scenario", required=False)
+@scenario_options
+@click.option("--human", type=click.IntRange(0, 1), default=0, show_default=True, help="The side you play.")
+@click.option("--against", default="mcts:400", show_default=True,
+              help="The AI's policy (any policy name, e.g. greedy, mcts:1600, python:MOD:FACTORY).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the dice and the AI's draws.")
+@click.option("--first", type=click.IntRange(0, 1), default=0, show_default=True, help="The side that moves first.")
+@click.option("--out", type=click.Path(file_okay=False), default=None,
+              help="Where the game is saved (default: runs/playtest-<game>-<time>).")
+@click.option("--no-save", is_flag=True, help="Save nothing.")
+def playtest(target, scenario, sets, human, against, seed, first, out, no_save):
+    """Play TARGET yourself in the terminal against simkit's AI.
+
+    TARGET is a game name or a scenario file; SCENARIO a scenario of that game by
+    name. The board is drawn as `simkit play` draws it; your legal moves are listed
+    as short codes: type one (or its number), `hint` for the AI's suggestion, `undo`
+    to take back your last move, `resign`, or `help`. Dice are rolled as a run rolls
+    them and shown with their odds. The game is saved as a run directory (a
+    games.parquet row tagged with your side, moves.json, trace.txt); replay it with
+    `simkit play --replay DIR`.
+
+    \b
+    Examples:
+      simkit playtest martian_chess --human 0 --against mcts:400
+      simkit playtest martian_chess clock_off --set komi=1 --human 1 --against greedy
+    """
+    from simkit.env import game_scenario
+    from simkit.env.playtest import playtest as run_playtest
+    if scenario is not None or "/" not in target and not target.endswith(".toml"):
+        sc = game_scenario(target, scenario, list(sets) or None)
+    else:
+        from simkit.scenario import load_scenario
+        sc = load_scenario(target, list(sets))
+    from simkit.cli.compiling import announce
+    announce(sc.spec, "trace")
+    if out is None and not no_save:
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        out = Path("runs") / f"playtest-{sc.game}-{stamp}"
+    run_playtest(sc, human, against, seed=seed, first=first, out=None if no_save else out)

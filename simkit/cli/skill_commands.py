@@ -7,6 +7,7 @@ from simkit.cli import cli
 from simkit.cli.analysis_commands import _echo_json, _out_dir
 from simkit.cli.options import scenario_options
 from simkit.cli.progress import command_progress, progress_option
+from simkit.cli.options import PYTHON_POLICY_HELP
 from simkit.policies import FIRST_MODES
 
 
@@ -42,7 +43,7 @@ def _saves(files: str, kind: str, printed: str):
 @scenario_options
 @click.option("--rungs", default=None, metavar="P1,P2,...",
               help="The ladder's policies, weakest first (default: random, greedy, mcts:START doubling "
-                   "up to --ceiling).")
+                   "up to --ceiling); " + PYTHON_POLICY_HELP)
 @click.option("--start", type=int, default=50, show_default=True, help="First MCTS budget.")
 @click.option("--ceiling", type=int, default=400, show_default=True, help="Largest MCTS budget.")
 @click.option("--games", "-n", type=int, default=200, show_default=True, help="Games per seat order per rung.")

@@ -146,8 +146,8 @@ def validate_config(spec, config: RunConfig) -> tuple[int, ...]:
         raise UsageError(f"--first must be one of {', '.join(FIRST_MODES)}, got {config.first!r}")
     if config.seed < 0 or config.seed >= 2**63:
         raise UsageError(f"--seed must be from 0 to 2**63-1, got {config.seed}")
-    from simkit.policies import policy_vector
-    return tuple(int(x) for x in policy_vector(spec, config.policies))
+    from simkit.policies import policy_ids
+    return tuple(x if isinstance(x, str) else int(x) for x in policy_ids(spec, config.policies))
 
 
 def simulate(scenario, config: RunConfig, *, threads: int | None = None, out_dir: str | Path | None = None,

@@ -32,6 +32,8 @@ from typing import Any, Callable
 from simkit.scenario.schema import Option
 
 BASE_FIELDS = ("first", "winner", "plies", "end_reason")
+# end_reason of a game that ended outside the rules: a person resigned a playtest (simkit.env.playtest)
+RESIGNED = -1
 SIDES = (0, 1)
 
 
@@ -156,6 +158,9 @@ class GameSpec:
     # filters them out of that side's options for every policy, and its search hooks name each decision's class
     action_classes: tuple[str, ...] = ()
     extra: dict = field(default_factory=dict)
+    # (spec, params) -> the game's simkit.env.rules.GameSteps: the step API (simkit.env), its adapters,
+    # python agents and playtests; None: the game cannot be played from outside yet
+    steps: Callable[..., Any] | None = None
     # what each record column counts, in record order (names == record_fields): per-unit,
     # per-side and unit-vs-unit statistics as data (unit_table, the report, unit values read
     # these). Empty: every column is plain (no per-unit or per-side statistics).

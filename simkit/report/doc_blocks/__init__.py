@@ -4,7 +4,8 @@ its markers from the command(s) it names, so every number there is what that com
 A block's text carries its command line, so a reader can run it. The prose around a block
 interprets; it does not copy the block's digits (they would go stale beside it). The blocks, by
 page: `analysis` (docs/metrics.md, docs/skill.md), `games` (docs/games/*.md), `searches` (tune and
-sensitivity, slow), `search_players` (MCTS strength and speed, left for the next search engine).
+sensitivity, slow), `search_players` (MCTS strength and speed, left for the next search engine),
+`agents` (OpenSpiel's MCTSBot through the adapter, docs/agents.md).
 """
 from __future__ import annotations
 
@@ -85,4 +86,4 @@ def policy_args(policies) -> str:
 
 
 # registration: importing the pages fills BLOCKS (cheap ones first: the default run order)
-from simkit.report.doc_blocks import analysis, games, searches, search_players  # noqa: E402,F401
+from simkit.report.doc_blocks import analysis, games, searches, search_players, agents  # noqa: E402,F401
