@@ -6,7 +6,7 @@ from simkit.engine.rng import rng_below_nb, rng_seed_nb
 from simkit.engine.search import new_tree_nb, tree_capacity
 from simkit.engine.threads import run_blocks
 from simkit.games.base import BASE_COLUMNS, column_names, per_side_unit
-from simkit.policies import POL_BUDGET, POL_ID, max_budget, mcts_options, mcts_params
+from simkit.policies import POL_BUDGET, POL_ID, POLICY_VECTOR, max_budget, mcts_options, mcts_params
 from simkit.scenario.schema import Option
 from simkit.engine.search import ONGOING
 from toygame.search import (choose_nb, M_ROLL, M_SIDE, M_STATUS, M_TURNS, NMETA, end_turn_nb, greedy_pawn_nb,
@@ -132,7 +132,7 @@ def batch_nb(params, knobs, seed, start, firsts, policies, snapshot_ply, tree_ca
 
 def run_chunk(params, seed, start, firsts, policies, snapshot_ply):
     firsts = np.asarray(firsts, dtype=np.int64)
-    pv = np.zeros(6, dtype=np.int64)
+    pv = np.zeros(POLICY_VECTOR, dtype=np.int64)
     pv[:len(policies)] = policies
     records = np.zeros((len(firsts), len(RECORD_FIELDS)), dtype=np.int32)
     agg = np.zeros((max(1, min(64, len(firsts))), int(params[0][0]) + 1), dtype=np.int64)
@@ -144,7 +144,7 @@ def run_chunk(params, seed, start, firsts, policies, snapshot_ply):
 
 
 def play(params, seed, game, first, policies):
-    pv = np.zeros(6, dtype=np.int64)
+    pv = np.zeros(POLICY_VECTOR, dtype=np.int64)
     pv[:len(policies)] = policies
     p = params[0]
     rec = np.zeros(len(RECORD_FIELDS), dtype=np.int32)
