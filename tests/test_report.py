@@ -204,6 +204,9 @@ def test_report_of_real_compare_sweep_and_values_directories(runner, tmp_path):
     assert r.exit_code == 0, r.output
     pngs = set(check_report(out / "index.html"))
     assert {"s1_rates.png", "s1_differences.png", "s2_sweep_first_player_advantage.png", "s3_values.png"} <= pngs
+    # side effects: how games end, B - A (compare), and per cell (sweep)
+    assert {"s1_side_effects.png", "s2_sweep_ends.png"} <= pngs
+    assert (out / "s1_side_effects.csv").exists()
     from simkit.report import data
     s = data.load(sw)
     assert s.params == ["deadlock_plies", "field_promotion"]

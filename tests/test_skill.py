@@ -112,6 +112,14 @@ def test_run_skill_reports_each_level(tmp_path):
     assert draws["estimates"][1][0] > draws["estimates"][0][0] and draws["verdict"] == "trending"
     assert (out / "0-random" / "games.parquet").exists() and (out / "1-greedy" / "games.parquet").exists()
     assert "no capture or kill" in r.output
+    # side effects at each level: the cap rate and each end reason that happens at some level
+    for m in ("cap_rate", "end_clock"):
+        for (e, lo, hi), run in zip(data["metrics"][m]["estimates"], data["runs"]):
+            key = "cap_rate" if m == "cap_rate" else None
+            share = run[key] if key else run["end_reason_shares"]["clock"]
+            assert e == share and lo <= e <= hi
+    assert "end_stalemate" not in data["metrics"]          # it ends no game at either level
+    assert "'clock' endings" in r.output and "cap rate" in r.output
 
 
 def test_report_renders_ladder_skill_and_matchup_directories(tmp_path):
@@ -146,6 +154,11 @@ def test_compare_skill_finds_the_clock_leader_length_reversal(tmp_path):
     assert length["estimates"][0][2] < 0 < length["estimates"][1][1]
     assert length["verdict"] == "reversing" and "reverses:" in r.output
     assert (out / "0-random" / "compare.json").exists()
+    # how games end, B - A at every level (the end reasons that end a game at every level)
+    assert "cap_rate" in data["metrics"] and "end_clock" in data["metrics"]
+    for lvl, run in zip(data["levels"], data["runs"]):
+        e = data["metrics"]["end_clock"]["estimates"][data["levels"].index(lvl)]
+        assert e[0] == run["side_effects"]["end_clock"]["diff"]
 
 
 def test_values_skill_keeps_signs_per_level(tmp_path):

@@ -9,7 +9,8 @@ estimate at every level and a verdict on the trend over the levels:
   advantage);
 - **converging**: a significant trend that moves the metric toward its neutral value;
 - **trending**: a significant trend away from it (or, for unsigned metrics such as
-  draw rate and game length, any significant trend);
+  draw rate, game length and the side effects -- the cap rate and each end reason's share --
+  any significant trend);
 - **stable**: no significant trend.
 
 The trend is the weighted least-squares slope of the estimate over the level's rank
@@ -117,6 +118,12 @@ def skill_run(scenario, levels, config, *, threads=None, out_dir=None, log=None)
             flag = reversal(m, {lvl: e for lvl, e in zip(levels, est)})
             if flag:
                 metrics[m]["flag"] = flag["message"]
+    # side effects beside the balance: games stopped at a cap and each way a game ends at some level
+    from simkit.analysis.side_effects import end_key, of_summary, seen_reasons
+    effects = [of_summary(s) for s in runs]
+    for m in ["cap_rate"] + [end_key(r) for r in seen_reasons(runs)]:
+        est = [fx[m] for fx in effects]
+        metrics[m] = {"estimates": est, "trend": trend(est), "verdict": verdict(est, None)}
     result = SkillResult(levels, runs, metrics)
     if out_dir is not None:
         import time
@@ -174,8 +181,9 @@ def skill_compare(a, b, levels, config, *, threads=None, out_dir=None, labels=("
         for which, run in (("A", res.a), ("B", res.b)):
             flags += [f"{which}: {f['message']}" for f in play_flags(a.spec, run.records(), cfg.policies)]
         runs.append({"level": lvl, "games": res.paired.n, "verdict": res.verdict, "degenerate": flags,
-                     "differences": res.differences})
-        per.append({m: (d["diff"], d["ci"][0], d["ci"][1]) for m, d in res.differences.items()})
+                     "differences": res.differences, "side_effects": res.side_effects})
+        # B - A of the balance metrics, then of how games end (the ones that happen at every level)
+        per.append({m: (d["diff"], d["ci"][0], d["ci"][1]) for m, d in (res.differences | res.side_effects).items()})
     result = SkillResult(levels, runs, _over_levels(levels, per, lambda m: 0.0))
     if out_dir is not None:
         _write(out_dir, result, "compare B - A", {"a": a.to_dict(), "b": b.to_dict(), "labels": list(labels),

@@ -31,7 +31,10 @@ def wilson(successes: float, n: int, alpha: float = 0.05) -> tuple[float, float]
     den = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / den
     half = z * math.sqrt(max(p * (1 - p) / n + z * z / (4 * n * n), 0.0)) / den
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    # at 0 (or n) successes the bound is exactly 0 (or 1); rounding left it ~1e-18 away, above the estimate
+    lo = 0.0 if successes <= 0 else max(0.0, centre - half)
+    hi = 1.0 if successes >= n else min(1.0, centre + half)
+    return (lo, hi)
 
 
 def _z(alpha: float) -> float:

@@ -30,11 +30,26 @@ Objectives (``--objective``), each optionally weighted with ``@W``:
     METRIC<=T       at most T                     met: 95% interval's upper end <= T
     METRIC>=T       at least T                    met: 95% interval's lower end >= T
     METRIC=A..B     inside [A, B]                 met: 95% interval inside [A, B]
+    METRIC=min      as low as the others allow    the lowest of the finalists that miss no other
+    METRIC=max      as high as the others allow   objective (at most one min or max objective)
 
 Loss of a candidate: the weighted sum of each objective's violation of its point
 estimate (distance to T or to the allowed range), divided by the objective's scale
 (the tolerance for rates and advantages, 1 plies/turns for lengths); with
-``lexicographic`` the violations are compared in the order given instead.
+``lexicographic`` the violations are compared in the order given instead. With a
+``min``/``max`` objective the others are **constraints**: the loss is the pair (their
+violation, the metric) compared in that order, where a constraint counts as broken only
+where its games show it 'missed' (the judgement below), by as much as the estimate lies
+beyond what it allows (an ``=`` target: ± its scale) -- so a candidate is not dropped for the
+noise of a small sample -- and the search minimises the metric among the settings that miss
+no constraint, falling back to the least violation when every setting misses one. The
+verification's larger sample then judges the recommendation's constraints as any objective.
+
+Side effects (`simkit.analysis.side_effects`): the unchanged scenario is played on the
+verification and on the confirmation games too, and every finalist's (and the
+recommendation's) length, draw and cap rates and end reasons are compared with it pair by
+pair on the same games; the recommendation's verdict names the ones that moved by an amount
+that matters ("and games get N% longer: A -> B plies (+D [lo, hi] on the same games)").
 """
 from __future__ import annotations
 
@@ -65,10 +80,13 @@ LENGTHS = ("mean_length", "mean_plies", "mean_turns")
 _OBJ = re.compile(r"^\s*([a-z0-9_]+)\s*(<=|>=|=)\s*([^@]+?)\s*(?:@\s*([0-9.eE+-]+))?\s*$")
 
 
+GOALS = ("min", "max")
+
+
 @dataclass(frozen=True)
 class Objective:
     metric: str
-    op: str              # "=", "<=", ">=", "range"
+    op: str              # "=", "<=", ">=", "range", "min", "max"
     lo: float
     hi: float
     weight: float = 1.0
@@ -77,6 +95,8 @@ class Objective:
     def text(self) -> str:
         if self.op == "range":
             return f"{self.metric}={self.lo:g}..{self.hi:g}"
+        if self.op in GOALS:
+            return f"{self.metric}={self.op}"
         return f"{self.metric}{self.op}{self.lo:g}"
 
     def scale(self, tolerance: float) -> float:
@@ -93,9 +113,23 @@ class Objective:
             return max(0.0, self.lo - est)
         return max(0.0, self.lo - est, est - self.hi)
 
+    def shown_violation(self, summary: dict, tolerance: float) -> float:
+        """As a constraint of a min/max objective: 0 unless the games show it broken (`met` says
+        'missed'), then how far the estimate lies beyond what is allowed (an ``=`` target: ± its scale)."""
+        est = metric_ci(summary, self.metric)[0]
+        if math.isnan(est):
+            return math.inf
+        if self.met(summary, tolerance) != "missed":
+            return 0.0
+        slack = self.scale(tolerance) if self.op == "=" else 0.0
+        return max(self.violation(est) - slack, 0.0)
+
     def met(self, summary: dict, tolerance: float) -> str:
         """'met', 'not shown' or 'missed' (the interval entirely on the wrong side) of a run's summary:
-        ``=`` by TOST on the metric's own 90% interval, the others by its 95% interval."""
+        ``=`` by TOST on the metric's own 90% interval, the others by its 95% interval. A min/max
+        objective has no target to meet ('' here; `TuneResult.goal_result` ranks it among the finalists)."""
+        if self.op in GOALS:
+            return ""
         est, lo95, hi95 = metric_ci(summary, self.metric)
         if any(math.isnan(v) for v in (est, lo95, hi95)):
             return "not shown"
@@ -117,10 +151,15 @@ def parse_objective(text: str) -> Objective:
     m = _OBJ.match(text)
     if not m:
         raise UsageError(f"--objective {text!r}: write METRIC=T, METRIC<=T, METRIC>=T or METRIC=A..B "
-                         f"(optionally @WEIGHT), e.g. first_player_advantage=0")
+                         f"(optionally @WEIGHT), or METRIC=min / METRIC=max, e.g. first_player_advantage=0")
     metric, op, rhs, w = m.group(1), m.group(2), m.group(3), m.group(4)
     if metric not in METRICS:
         raise UsageError(f"--objective: unknown metric '{metric}'; metrics: {', '.join(METRICS)}")
+    if op == "=" and rhs in GOALS:
+        if w:
+            raise UsageError(f"--objective {text!r}: a {rhs} objective takes no weight (the others are its "
+                             f"constraints)")
+        return Objective(metric, rhs, math.nan, math.nan)
     try:
         weight = float(w) if w else 1.0
         if op == "=" and ".." in rhs:
@@ -130,7 +169,8 @@ def parse_objective(text: str) -> Objective:
             return Objective(metric, "range", a, b, weight)
         t = float(rhs)
     except ValueError:
-        raise UsageError(f"--objective {text!r}: the target must be a number or A..B with A <= B") from None
+        raise UsageError(f"--objective {text!r}: the target must be a number, A..B with A <= B, or (after =) "
+                         f"min or max") from None
     if weight <= 0:
         raise UsageError(f"--objective {text!r}: the weight must be > 0")
     return Objective(metric, op, t, t, weight)
@@ -188,9 +228,37 @@ def metric_ci(summary: dict, metric: str, alpha: float = 0.05) -> tuple[float, f
     return est, lo, hi
 
 
+def goal_of(objectives) -> Objective | None:
+    """The min/max objective, if any (the others are then its constraints)."""
+    return next((o for o in objectives if o.op in GOALS), None)
+
+
+def check_objectives(objectives):
+    if sum(o.op in GOALS for o in objectives) > 1:
+        raise UsageError("--objective: at most one METRIC=min or METRIC=max (the other objectives are its "
+                         "constraints)")
+
+
 def loss_of(summary: dict, objectives, tolerance: float, lexicographic: bool):
-    v = [o.weight * o.violation(metric_ci(summary, o.metric)[0]) / o.scale(tolerance) for o in objectives]
-    return tuple(v) if lexicographic else sum(v)
+    goal = goal_of(objectives)
+    if goal is None:
+        v = [o.weight * o.violation(metric_ci(summary, o.metric)[0]) / o.scale(tolerance) for o in objectives]
+        return tuple(v) if lexicographic else sum(v)
+    # constraints first, broken only where the games show it (a candidate is not dropped for its noise);
+    # then the goal's metric (negated to maximise)
+    v = [o.weight * o.shown_violation(summary, tolerance) / o.scale(tolerance)
+         for o in objectives if o is not goal]
+    est = metric_ci(summary, goal.metric)[0]
+    value = math.inf if math.isnan(est) else est if goal.op == "min" else -est
+    return (*v, value) if lexicographic else (sum(v), value)
+
+
+def loss_number(loss, objectives) -> float:
+    """One number for a table: the loss, or with a min/max objective the constraints' violation
+    (the goal's metric has its own column)."""
+    if not isinstance(loss, tuple):
+        return loss
+    return sum(loss[:-1]) if goal_of(objectives) is not None else sum(loss)
 
 
 @dataclass
@@ -204,6 +272,11 @@ class TuneResult:
     config: object = None
     out_dir: Path | None = None
     same_as: dict = field(default_factory=dict)      # setting -> the raced setting with identical rules
+    # the unchanged scenario on the verification ("verify") and confirmation ("confirm") games: the side effects'
+    # reference, paired game by game with the finalists and with the recommendation
+    unchanged: dict = field(default_factory=dict)
+    length_unit: str = "plies"      # the game's (spec.length_unit)
+    caps: tuple = ()                # the game's cap reasons (what the cap rate counts)
 
     @property
     def best(self) -> dict | None:
@@ -212,16 +285,36 @@ class TuneResult:
         return self.confirmed or (self.verified[0] if self.verified else None)
 
     def rows(self) -> list[dict]:
+        """Every evaluated setting (and the unchanged scenario on the verification and confirmation games):
+        knob values, each objective's metric with its interval, the loss, then the side effects with theirs."""
+        from simkit.analysis.side_effects import of_summary
         out = []
-        for e in self.evaluated + self.verified + ([self.confirmed] if self.confirmed else []):
+        extra = [e for e in (self.confirmed, *self.unchanged.values()) if e]
+        for e in self.evaluated + self.verified + extra:
             row = {"stage": e["stage"], "round": e["round"], "games": e["games"], "seed": e["seed"],
                    **dict(zip(self.keys, e["point"]))}
             for o in self.objectives:
                 est, lo, hi = metric_ci(e["summary"], o.metric)
                 row |= {o.metric: est, f"{o.metric}_ci_lo": lo, f"{o.metric}_ci_hi": hi}
-            row["loss"] = e["loss"] if not isinstance(e["loss"], tuple) else sum(e["loss"])
+            row["loss"] = loss_number(e["loss"], self.objectives)
+            for m, (est, lo, hi) in of_summary(e["summary"]).items():
+                row |= {m: est, f"{m}_ci_lo": lo, f"{m}_ci_hi": hi}
             out.append(row)
         return out
+
+    def goal_result(self) -> str:
+        """What the recommendation's min/max objective achieved among the verified finalists."""
+        goal = goal_of(self.objectives)
+        if goal is None or not self.verified:
+            return ""
+        best = loss_number(self.verified[0]["loss"], self.objectives)
+        keep = [v for v in self.verified if loss_number(v["loss"], self.objectives) == best]
+        word = "lowest" if goal.op == "min" else "highest"
+        if best > 0:
+            return f"{word} with the least violation of the other objectives (every finalist misses one)"
+        if len(keep) > 1:
+            return f"{word} of the {len(keep)} finalists that miss no other objective"
+        return "the only finalist that misses no other objective" if len(self.verified) > 1 else word
 
     def summary(self) -> dict:
         b = self.best
@@ -231,20 +324,62 @@ class TuneResult:
                    "stage": b["stage"], "objectives": [
                        {"objective": o.text, "estimate": metric_ci(b["summary"], o.metric)[0],
                         "ci": list(metric_ci(b["summary"], o.metric)[1:]),
-                        "result": o.met(b["summary"], self.tolerance)} for o in self.objectives]}
-            rec["meets_all"] = all(x["result"] == "met" for x in rec["objectives"])
+                        "result": o.met(b["summary"], self.tolerance) or self.goal_result()}
+                       for o in self.objectives]}
+            rec["meets_all"] = all(x["result"] == "met" for o, x in zip(self.objectives, rec["objectives"])
+                                   if o.op not in GOALS)
             rec["measured_on"] = ("fresh games that did not choose it (confirmation)" if b["stage"] == "confirm"
                                   else "the verification games of the only finalist (nothing was chosen on them)")
+            if "vs_next" in self.verified[0]:
+                rec["vs_next"] = self.verified[0]["vs_next"]
+            rec["side_effects"] = b.get("side_effects") or {}
+            rec["verdict"] = self.verdict()
+        base = self.unchanged.get("verify")
         return {"kind": "tune", "knobs": self.keys, "objectives": [o.text for o in self.objectives],
                 "tolerance": self.tolerance, "method": "successive halving on common random numbers, "
                 "verification of the finalists on fresh games (which choose the recommendation), then "
                 "confirmation of the recommendation on further fresh games (which measure it)", "recommended": rec,
+                "length_unit": self.length_unit,
+                # the unchanged scenario on the finalists' verification games (their side effects' reference)
+                "unchanged": None if not base else {
+                    "setting": dict(zip(self.keys, base["point"])), "games": base["games"], "seed": base["seed"],
+                    "side_effects": _listed(base["summary"])},
                 "finalists": [{"setting": dict(zip(self.keys, v["point"])), "games": v["games"],
-                               "loss": v["loss"] if not isinstance(v["loss"], tuple) else list(v["loss"])}
+                               "loss": v["loss"] if not isinstance(v["loss"], tuple) else list(v["loss"]),
+                               "side_effects": _listed(v["summary"]),
+                               "side_effects_vs_unchanged": v.get("side_effects") or {}}
                               for v in self.verified],
                 "evaluations": len(self.evaluated), "config": self.config.to_dict() if self.config else None,
                 "identical_settings": [{"setting": dict(zip(self.keys, pt)), "plays_as": dict(zip(self.keys, twin))}
                                        for pt, twin in self.same_as.items()]}
+
+    def verdict(self) -> str:
+        """The recommendation in one line: whether it meets every objective, then every side effect
+        that moved by an amount that matters against the unchanged scenario (or that none did)."""
+        b = self.best
+        if b is None:
+            return "no setting was verified"
+        res = [(o, o.met(b["summary"], self.tolerance)) for o in self.objectives]
+        missed = [f"{o.text} {r}" for o, r in res if o.op not in GOALS and r != "met"]
+        head = "meets every objective" if not missed else "does not meet every objective: " + "; ".join(missed)
+        goal = goal_of(self.objectives)
+        if goal is not None:
+            e, lo, hi = metric_ci(b["summary"], goal.metric)
+            from simkit.report import fmt
+            kind = fmt.kind_of(METRICS[goal.metric])
+            head += f"; {goal.metric} {fmt.with_ci(e, lo, hi, kind)}: {self.goal_result()}"
+        if "side_effects" not in b:
+            return head
+        from simkit.analysis.side_effects import sentence
+        moved = sentence(b["side_effects"], self.length_unit, self.caps)
+        return head + (f"; and {moved}" if moved else "; no side effect moves by an amount that matters against "
+                       "the unchanged scenario on the same games (Holm-adjusted)")
+
+
+def _listed(summary: dict) -> dict:
+    """A run's side effects for JSON: name -> [estimate, lo, hi]."""
+    from simkit.analysis.side_effects import of_summary
+    return {m: list(v) for m, v in of_summary(summary).items()}
 
 
 def stage_seed(seed: int, stage: str) -> int:
@@ -313,6 +448,7 @@ def tune(target, knobs, objectives, config, *, base_sets=None, verify_games=None
     if not 0 < tolerance < 1:
         raise UsageError(f"--tolerance must be between 0 and 1, got {tolerance}")
     objs = [parse_objective(o) for o in objectives]
+    check_objectives(objs)
     parsed = [parse_knob(k, base.spec) for k in knobs]
     keys = [k for k, _ in parsed]
     if len(set(keys)) != len(keys):
@@ -336,12 +472,15 @@ def tune(target, knobs, objectives, config, *, base_sets=None, verify_games=None
     points = kept
     verify_games = verify_games or 8 * config.games
     cache: dict = {}
+    ends: dict = {}          # (setting, games, seed) -> the games' first, winner, length, end reason
+    scenarios[None] = base   # the unchanged scenario, the side effects' reference
 
     def evaluate(pt, games, seed):
         k = (pt, games, seed)
         if k not in cache:
-            cache[k] = simulate(scenarios[pt], replace(config, games=games, seed=seed), threads=threads,
-                                progress=False, keep=False).summary()
+            run = simulate(scenarios[pt], replace(config, games=games, seed=seed), threads=threads,
+                           progress=False, keep=True)
+            cache[k], ends[k] = run.summary(), run.records()[:, :4].copy()
         return cache[k]
 
     t0 = time.perf_counter()
@@ -349,6 +488,9 @@ def tune(target, knobs, objectives, config, *, base_sets=None, verify_games=None
                  tolerance=tolerance, finalists=finalists, lexicographic=lexicographic, log=log)
     res.keys, res.config, res.out_dir = keys, config, Path(out_dir) if out_dir else None
     res.same_as = {pt: twin for pt, twin in same_as.items()}
+    res.length_unit, res.caps = base.spec.length_unit, tuple(base.spec.cap_reasons)
+    from simkit.analysis.sweep import _resolved
+    side_effects(res, evaluate, ends, base.spec, tuple(_resolved(base.rules, k) for k in keys))
     if out is not None:
         import pandas as pd
         atomic_write_json(out / "tune.json", res.summary() | {"elapsed_s": round(time.perf_counter() - t0, 2)})
@@ -358,6 +500,47 @@ def tune(target, knobs, objectives, config, *, base_sets=None, verify_games=None
             "objectives": [o.text for o in objs], "config": config.to_dict(), "versions": environment(),
             "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
     return res
+
+
+# an objective's metric is the target, not a side effect of reaching it
+_SIDE_OF = {"draw_rate": "draw_rate", "mean_plies": "mean_plies", "decisiveness": "cap_rate"}
+
+
+def side_effects(res: TuneResult, evaluate, ends: dict, spec, base_point: tuple):
+    """Play the unchanged scenario on the finalists' verification games and on the recommendation's
+    confirmation games, and compare each finalist (and the recommendation) with it pair by pair
+    (`side_effects.paired`); with a min/max objective, also the chosen finalist with the runner-up on
+    the goal's metric (paired on the verification games, which chose between them)."""
+    from simkit.analysis.compare import PairedTally
+    from simkit.analysis.metrics import PAIRED_METRICS
+    from simkit.analysis.side_effects import paired
+    if not res.verified:
+        return
+
+    def key(e):
+        return (e["point"], e["games"], e["seed"])
+
+    def tally(a, b):
+        t = PairedTally()
+        t.add("a", 0, ends[a])
+        t.add("b", 0, ends[b])
+        return t
+    exclude = {_SIDE_OF[METRICS[o.metric]] for o in res.objectives if METRICS[o.metric] in _SIDE_OF}
+    measured = [("verify", v) for v in res.verified] + ([("confirm", res.confirmed)] if res.confirmed else [])
+    for stage, e in measured:
+        ref = (None, e["games"], e["seed"])
+        base = evaluate(*ref)
+        res.unchanged.setdefault(stage, {"stage": f"{stage}_unchanged", "round": e["round"], "point": base_point,
+                                         "games": e["games"], "seed": e["seed"], "summary": base,
+                                         "loss": loss_of(base, res.objectives, res.tolerance, False)})
+        e["side_effects"] = paired(tally(ref, key(e)), spec, base, e["summary"], exclude=exclude)
+    goal = goal_of(res.objectives)
+    if goal is not None and len(res.verified) > 1 and METRICS[goal.metric] in PAIRED_METRICS:
+        v0, nxt = res.verified[0], res.verified[1]
+        d = tally(key(nxt), key(v0)).difference(METRICS[goal.metric])
+        v0["vs_next"] = {"setting": dict(zip(res.keys, nxt["point"])), "diff": d["diff"], "ci": list(d["ci"]),
+                         "p_value": d["p_value"], "what": f"chosen - runner-up in {goal.metric} on the verification "
+                                                          f"games (which chose between them)"}
 
 
 def dumps(res: TuneResult) -> str:

@@ -159,7 +159,8 @@ def _run_skill(scenario, config, skill, threads, out_dir, as_json, resume, preci
     if as_json:
         return _echo_json(res.summary())
     print_skill(res, f"{scenario.spec.title}: {scenario.name} over skill ({config.games:,} games per level, "
-                     f"seed {config.seed}, first player {config.first})")
+                     f"seed {config.seed}, first player {config.first}; below the line: how games end)",
+                unit=scenario.spec.length_unit)
     if out_dir:
         click.echo(f"skill directory: {out_dir} (skill.json; one run directory per level)")
 

@@ -101,24 +101,41 @@ def ladder(target, sets, rungs, start, ceiling, games, seed, first, threads, out
         c.print(f"ladder directory: {out_dir} (ladder.json, ladder.csv)")
 
 
-def print_skill(result, title: str):
-    """The per-metric table of `run --skill`: estimate per level and the verdict."""
+def print_skill(result, title: str, differences: bool = False, unit: str = "plies"):
+    """The per-metric table of `run --skill` (and of compare/values --skill, whose metrics are
+    ``differences``): estimate per level and the verdict; shares of games (draws, end reasons) in
+    percent, or percentage points for a difference."""
     from rich.table import Table
+    from simkit.analysis.side_effects import label
     from simkit.cli.show import console
+    from simkit.report import fmt as F
     t = Table(title=title, header_style="bold")
     t.add_column("metric")
     for lvl in result.levels:
         t.add_column(lvl, justify="right")
     t.add_column("trend per level [95% CI]", justify="right")
     t.add_column("verdict")
-    for m, v in result.metrics.items():
-        fmt = "{:+.1f}" if m in ("mean_length", "mean_plies") else "{:+.4f}"
+    side = [m for m in result.metrics if m == "cap_rate" or m.startswith("end_")]
+    names = list(result.metrics)
+    for i, (m, v) in enumerate(result.metrics.items()):
+        rate = F.kind_of(m) is F.rate
         why = v.get("missing") or {}
-        cells = [why.get(lvl, "-") if e != e else f"{fmt.format(e)} [{fmt.format(lo)}, {fmt.format(hi)}]"
-                 for lvl, (e, lo, hi) in zip(result.levels, v["estimates"])]
+        if rate:
+            kind = F.rate_diff if differences else F.rate
+            cells = [why.get(lvl, "-") if e != e else f"{kind(e)} {F.interval(lo, hi, kind).removesuffix(' pp')}"
+                     for lvl, (e, lo, hi) in zip(result.levels, v["estimates"])]
+        else:
+            f = "{:+.1f}" if m in ("mean_length", "mean_plies") else "{:+.4f}"
+            cells = [why.get(lvl, "-") if e != e else f"{f.format(e)} [{f.format(lo)}, {f.format(hi)}]"
+                     for lvl, (e, lo, hi) in zip(result.levels, v["estimates"])]
         tr = v["trend"]
-        slope = "-" if tr["slope"] != tr["slope"] else f"{tr['slope']:+.4g} [{tr['ci'][0]:+.4g}, {tr['ci'][1]:+.4g}]"
-        t.add_row(m.replace("_", " "), *cells, slope, v["verdict"])
+        name = label(m, unit) if m in side else m.replace("_", " ")
+        slope = "-" if tr["slope"] != tr["slope"] else \
+            f"{F.rate_diff(tr['slope'])} {F.interval(*tr['ci'], F.rate_diff).removesuffix(' pp')}" if rate else \
+            f"{tr['slope']:+.4g} [{tr['ci'][0]:+.4g}, {tr['ci'][1]:+.4g}]"
+        # a line between the balance metrics and the side effects (how games end)
+        t.add_row(name, *cells, slope, v["verdict"],
+                  end_section=bool(side) and i + 1 < len(names) and names[i + 1] == side[0])
     c = console()
     c.print(t)
     for v in result.metrics.values():
@@ -136,7 +153,8 @@ def print_skill(result, title: str):
               help="A rule option to search: KEY=A..B (integers), KEY=A..B:STEP (floats) or KEY=V1,V2,... "
                    "(repeatable).")
 @click.option("--objective", "objectives", multiple=True, metavar="METRIC=T",
-              help="METRIC=T, METRIC<=T, METRIC>=T or METRIC=A..B, optionally @WEIGHT (repeatable); metrics: "
+              help="METRIC=T, METRIC<=T, METRIC>=T or METRIC=A..B, optionally @WEIGHT, or METRIC=min / "
+                   "METRIC=max with the other objectives as constraints (repeatable); metrics: "
                    "first_player_advantage, draw_rate, mean_length, decisiveness, side0_win_rate, ...")
 @click.option("--lexicographic", is_flag=True, help="Compare objectives in the order given, not by weighted sum.")
 @click.option("--tolerance", type=float, default=0.01, show_default=True,
@@ -156,13 +174,17 @@ def tune(target, sets, knobs, objectives, lexicographic, tolerance, games, verif
 
     Successive halving on common random numbers, then a verification of the
     finalists on fresh games; prints the recommended setting with every
-    objective's estimate, 95% interval and whether it is met.
+    objective's estimate, 95% interval and whether it is met, and its side
+    effects: length, draws, caps and end reasons against the unchanged
+    scenario on the same games (the verdict names those that moved).
 
     \b
     Examples:
       simkit tune storm_the_castle --knob dispatch_points=2..6 --objective first_player_advantage=0
       simkit tune martian_chess --knob deadlock_plies=8..20 --objective first_player_advantage=0 \\
           --objective draw_rate<=0.3 --policy random
+      simkit tune martian_chess --knob clock=deadlock,leader --knob komi=0,0.5 --policy greedy \\
+          --objective draw_rate=min --objective first_player_advantage=0 --tolerance 0.02
     """
     from simkit.analysis.tune import metric_ci, tune as run_tune
     from simkit.cli.options import policies_of
@@ -180,38 +202,60 @@ def tune(target, sets, knobs, objectives, lexicographic, tolerance, games, verif
     if as_json:
         return _echo_json(s)
     from rich.table import Table
+    from rich.markup import escape
+    from simkit.analysis.tune import METRICS, goal_of, loss_number
+    from simkit.cli.analysis_commands import print_side_effects
     from simkit.cli.show import console
+    from simkit.report import fmt
     c = console()
-    def table(title, entries):
+    goal = goal_of(res.objectives)
+    rec = s["recommended"]
+
+    def table(title, entries, mark=None):
         t = Table(title=title, header_style="bold")
         for k in res.keys:
             t.add_column(k)
         for o in res.objectives:
             t.add_column(o.text, justify="right")
-        t.add_column("loss", justify="right")
+        t.add_column("loss" if goal is None else "constraints' loss", justify="right")
         for v in entries:
             cells = []
             for o in res.objectives:
                 e, lo, hi = metric_ci(v["summary"], o.metric)
-                cells.append(f"{e:+.4f} [{lo:+.4f}, {hi:+.4f}] {o.met(v['summary'], tolerance)}")
-            loss = v["loss"] if not isinstance(v["loss"], tuple) else sum(v["loss"])
-            t.add_row(*[str(x) for x in v["point"]], *cells, f"{loss:.3g}")
+                judged = o.met(v["summary"], tolerance) or ("← chosen" if v is mark else "")
+                cells.append(f"{fmt.with_ci(e, lo, hi, fmt.kind_of(METRICS[o.metric]), sentence=False)} {judged}")
+            t.add_row(*[escape(fmt.option_value(x)) for x in v["point"]], *cells,
+                      f"{loss_number(v['loss'], res.objectives):.3g}")
         c.print(t)
+
+    def side_effects(entries, stage):
+        base = res.unchanged[stage]
+        print_side_effects(c, res.keys, [], [base["summary"]] + [v["summary"] for v in entries], sc.spec,
+                           f"Side effects on the same {base['games']:,} games (first the unchanged scenario: "
+                           f"{escape(fmt.overrides(dict(zip(res.keys, base['point']))))}; share of games with its "
+                           f"95% interval)",
+                           labels=["unchanged"] + [escape(fmt.overrides(dict(zip(res.keys, v["point"]))))
+                                                   for v in entries])
 
     who = " vs ".join(config.policies)
     role = "they choose the recommendation" if len(res.verified) > 1 else "nothing to choose: they measure it"
     table(f"{sc.spec.title} tune: verified finalists ({res.verified[0]['games']:,} fresh games each, {who}; "
-          f"{role})", res.verified)
+          f"{role})", res.verified, res.verified[0] if len(res.verified) > 1 else None)
+    side_effects(res.verified, "verify")
     if res.confirmed:
         table(f"confirmation: the recommendation on {res.confirmed['games']:,} further fresh games (the "
               f"estimates below did not choose it)", [res.confirmed])
-    rec = s["recommended"]
-    from simkit.report.fmt import overrides
-    c.print(f"recommended: {overrides(rec['setting'])} — "
-            + ("meets every objective" if rec["meets_all"] else "does not meet every objective: "
-               + "; ".join(f"{x['objective']} {x['result']}" for x in rec["objectives"] if x["result"] != "met")))
+        side_effects([res.confirmed], "confirm")
+    c.print(f"recommended: {escape(fmt.overrides(rec['setting']))} — {escape(rec['verdict'])}")
+    if rec.get("vs_next"):
+        n = rec["vs_next"]
+        m = METRICS[goal.metric]
+        c.print(f"{goal.metric}: chosen - runner-up ({escape(fmt.overrides(n['setting']))}) = "
+                f"{fmt.metric_diff(m, n['diff'])} {fmt.metric_diff_ci(m, *n['ci'])} on the verification games "
+                f"({fmt.p_phrase(n['p_value'])})")
     if out_dir:
-        c.print(f"tune directory: {out_dir} (tune.json, tune.csv: every evaluated setting)")
+        c.print(f"tune directory: {out_dir} (tune.json, tune.csv: every evaluated setting, the unchanged scenario "
+                f"and their side effects)")
 
 
 @cli.command()

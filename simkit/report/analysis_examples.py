@@ -43,6 +43,12 @@ EXAMPLES = {
     "tune-warfare-2knob-4000": [["tune", "warfare", "--knob", "second_player_extra_activations=1..4", "--knob",
                                  "second_player_extra_turns=1,3,5,8", "--objective", "first_player_advantage=0",
                                  "--games", "4000", "--verify-games", "16000"]],
+    # "fewer draws, still fair": minimise the draw rate with the first-player advantage as a constraint, and
+    # see what it costs (the side effects against the unchanged scenario; docs/tune.md quotes its output)
+    "tune-mc-fewer-draws": [["tune", "martian_chess", "--knob", "clock=deadlock,leader", "--knob",
+                             "clock_plies=4..14", "--knob", "komi=0,0.5", "--objective", "draw_rate=min",
+                             "--objective", "first_player_advantage=0", "--tolerance", "0.02", "--policy", "greedy",
+                             "--games", "4000"]],
 }
 
 

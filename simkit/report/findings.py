@@ -273,6 +273,30 @@ def compare_findings(cmp) -> list[Finding]:
                            f"{fmt.metric_diff(m, r['difference'])}{ab} "
                            f"(95% CI {fmt.metric_diff_ci(m, r['ci_lo'], r['ci_hi'])}{p}) — {verdict}.",
                            "differences_length" if _is_length(r) else "differences", flag))
+    split = cmp.compare.get("win_rate_split") or {}
+    from simkit.analysis.compare import LABELS, from_draws
+    raw = cmp.compare.get("differences") or {}
+    explained = from_draws(raw) if all(m in raw for m in ("draw_rate", *split)) and split else []
+    for win in explained:
+        x = split[win]
+        out.append(Finding(f"The {LABELS[win]} change ({fmt.rate_diff(x['diff'])}) comes from the draws: half of "
+                           f"the draw rate's change goes to each side ({fmt.rate_diff(x['from_draws'])}, 95% CI "
+                           f"{fmt.interval(*x['from_draws_ci'], fmt.rate_diff)}); who wins changes by "
+                           f"{fmt.advantage(x['from_who_wins'])} in {LABELS[x['who_wins']]} (95% CI "
+                           f"{fmt.interval(*x['from_who_wins_ci'], fmt.advantage)}, {x['who_wins_verdict']}).",
+                           "differences"))
+    ends = cmp.side_effects()
+    for _, r in ends.iterrows():
+        if r["verdict"] in ("matters", "significant but negligible"):
+            from simkit.analysis.side_effects import label
+            out.append(Finding(f"How games end: {label(r['metric'])} {fmt.rate(r['a'])} → {fmt.rate(r['b'])}, "
+                               f"{fmt.rate_diff(r['difference'])} (95% CI "
+                               f"{fmt.interval(r['ci_lo'], r['ci_hi'], fmt.rate_diff)}, Holm "
+                               f"{fmt.p_phrase(r['p_holm'])}) — {r['verdict']}.", "side_effects",
+                               r["verdict"] == "matters"))
+    if len(ends) and not any(f.figure == "side_effects" for f in out):
+        out.append(Finding("How games end does not change significantly (cap rate and every end reason, Holm-"
+                           "adjusted).", "side_effects"))
     if not out:
         out.append(Finding("compare.json lists no differences.", None))
     return out
@@ -317,6 +341,28 @@ def sweep_findings(sw) -> list[Finding]:
             if not len(fair) and not len(small):
                 out.append(Finding("Every setting of the sweep has a first-player advantage that matters "
                                    f"(significant and |FPA| >= {FPA_THRESHOLD:g}).", f"sweep_{m}", True))
+    return out + sweep_side_findings(sw)
+
+
+def sweep_side_findings(sw) -> list[Finding]:
+    """The side effects across the cells: the range of the mean length and of the cap rate, and of
+    each end reason whose share moves by at least the practical threshold between cells."""
+    out = []
+    t = sw.table
+    length = next((m for m in ("mean_plies", "mean_turns") if m in t), None)
+    ends = [c for c in t.columns if c.startswith("end_") and not c.endswith(("_ci_lo", "_ci_hi"))
+            and f"{c}_ci_lo" in t and t[c].max() - t[c].min() >= FPA_THRESHOLD]
+    for m, key in [(length, f"sweep_{length}"), ("cap_rate", "sweep_ends")] + [(c, "sweep_ends") for c in ends]:
+        if m is None or m not in t or f"{m}_ci_lo" not in t or t[m].isna().all():
+            continue
+        if m == "cap_rate" and t[m].max() == 0:
+            out.append(Finding("No game of any cell is stopped at a cap.", "sweep_ends"))
+            continue
+        lo_i, hi_i = t[m].idxmin(), t[m].idxmax()
+        name = f"the share of '{m[4:]}' endings" if m.startswith("end_") else fmt.metric_label(m, sw.length_unit)
+        out.append(Finding(f"Side effect: {name} ranges from {_sweep_val(t, m, lo_i)} at {_sweep_at(sw, lo_i)} to "
+                           f"{_sweep_val(t, m, hi_i)} at {_sweep_at(sw, hi_i)}.",
+                           key if key != f"sweep_{length}" or length in sw.metrics()[:4] else None))
     return out
 
 

@@ -1,7 +1,7 @@
 """Blocks of tune and sensitivity searches (slow: thousands of games per setting)."""
 from __future__ import annotations
 
-from simkit.report.doc_blocks import block, ci, shown, simkit, simkit_json
+from simkit.report.doc_blocks import block, ci, pct, shown, simkit, simkit_json
 
 
 def tune_table(cmd: str) -> str:
@@ -106,6 +106,43 @@ _TUNE = {
 }
 for _name, (_doc, _cost, _how, _cmd) in _TUNE.items():
     block(_name, _doc, _cost, f"simkit tune {_cmd}")(lambda h=_how, c=_cmd: h(c))
+
+
+FEWER_DRAWS = ("martian_chess --knob clock=deadlock,leader --knob clock_plies=4..14 --knob komi=0,0.5 "
+               "--objective draw_rate=min --objective first_player_advantage=0 --tolerance 0.02 --policy greedy "
+               "--games 4000")
+
+
+def fewer_draws(cmd: str = FEWER_DRAWS) -> str:
+    """docs/tune.md's "fewer draws, still fair": the tune's output as it prints, then what its first round
+    says about the settings the constraint drops (komi 0.5) and the parity of `clock_plies`."""
+    module, original, capturing = _capture_tune()
+    module.tune = capturing
+    try:
+        out = tune_output(cmd)
+    finally:
+        module.tune = original
+    r0 = [e for e in _last_tune.evaluated if e["round"] == 0]
+    at = {dict(zip(_last_tune.keys, e["point"]))["komi"]: [] for e in r0}
+    for e in r0:
+        at[dict(zip(_last_tune.keys, e["point"]))["komi"]].append(e)
+
+    def span(entries, key, f):
+        lo, hi = (f(g(e["summary"][key] for e in entries)) for g in (min, max))
+        return lo if lo == hi else f"{lo} to {hi}"
+    komi = [e for k, es in at.items() if k for e in es]
+    leader = [e for e in at.get(0, []) if dict(zip(_last_tune.keys, e["point"]))["clock"] == "leader"]
+    odd = [e for e in leader if dict(zip(_last_tune.keys, e["point"]))["clock_plies"] % 2]
+    even = [e for e in leader if not dict(zip(_last_tune.keys, e["point"]))["clock_plies"] % 2]
+    signed = "{:+.3f}".format
+    return out + (f"\nIn the first round ({r0[0]['games']:,} games per setting), half a point of komi: draws "
+                  f"{span(komi, 'draw_rate', pct)}, first-player advantage "
+                  f"{span(komi, 'first_player_advantage', signed)}. Leader clock, no komi: draws "
+                  f"{span(odd, 'draw_rate', pct)} at an odd `clock_plies`, {span(even, 'draw_rate', pct)} at an "
+                  f"even one.\n")
+
+
+block("tune-martian_chess-fewer-draws", "docs/tune.md", "slow", f"simkit tune {FEWER_DRAWS}")(fewer_draws)
 
 
 def sensitivity_table(cmd: str, metric: str = "first_player_advantage", top: int = 6) -> str:
