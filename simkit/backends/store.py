@@ -199,7 +199,7 @@ def finish_run(out: Path, result, complete: bool):
     manifest["status"] = "complete" if complete else "interrupted"
     manifest["games_done"] = result.games_done
     manifest["elapsed_s"] = round(result.elapsed, 3)          # every session's, a resumed run's too
-    manifest["sessions"] = manifest.get("sessions", 0) + 1
+    manifest["resumed_games"] = result.resumed_games
     manifest["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
     atomic_write_json(out / "summary.json", summary)
     atomic_write_json(out / "manifest.json", manifest)
