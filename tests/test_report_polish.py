@@ -419,3 +419,14 @@ def test_difference_labels_stay_inside_their_axes():
         assert box.x0 <= e.x0 and e.x1 <= box.x1, t.get_text()
     assert "-25.4 pp  p<0.0001" in [t.get_text() for t in ax.texts]
     plt.close(fig)
+
+
+def test_bench_cells_name_search_budgets_and_rates_keep_their_digits():
+    from simkit.bench import _cells, rate_text
+    from simkit.games import get_game
+    spec = get_game("martian_chess")
+    assert _cells(spec, (400, 1600), None) == ["random", "greedy", "mcts:400", "mcts:1600"]
+    assert _cells(spec, (400, 1600), ("mcts:400",)) == ["mcts:400"]         # a budget by name (issue 24)
+    assert _cells(spec, (400, 1600), ("mcts",)) == ["mcts:400", "mcts:1600"]
+    assert _cells(spec, (400,), ("mcts:100",)) == ["mcts:100"]
+    assert [rate_text(x) for x in (258794.2, 31.46, 0.4831)] == ["258,794", "31.5", "0.483"]

@@ -363,9 +363,10 @@ def dice_warfare(attacker_mod, defender_mod, as_json):
 @click.option("--dask", "with_dask", is_flag=True,
               help="Also time one run on a Dask LocalCluster of 2 one-thread workers against the local backend "
                    "with 1 thread (the speed-up; needs simkit[dask]).")
-@click.option("--mcts-budget", type=click.IntRange(1, 1_000_000), default=400, show_default=True,
-              help="MCTS iterations per decision for the mcts rows.")
-@click.option("--policy", "policies", multiple=True, help="Only these policies (repeatable; default all).")
+@click.option("--mcts-budget", "mcts_budgets", type=click.IntRange(1, 1_000_000), multiple=True,
+              help="Search budgets of the mcts rows (repeatable; default 400 and 1600).")
+@click.option("--policy", "policies", multiple=True,
+              help="Only these policies (repeatable): a scripted one, mcts (every budget) or mcts:N.")
 @click.option("--threads", "thread_counts", type=click.IntRange(1, 1024), multiple=True,
               help="Only these thread counts (repeatable; default 1 and all).")
 @click.option("--commands", "whole", is_flag=True,
@@ -376,7 +377,7 @@ def dice_warfare(attacker_mod, defender_mod, as_json):
 @click.option("--against", type=click.Path(file_okay=False, exists=True), default=None,
               help="Another simkit checkout (e.g. `git worktree add /tmp/base v1`) measured side by side: "
                    "fresh processes alternating between the two, medians and the ratio this/other.")
-def bench(games, seconds, repeats, output, as_json, with_dask, mcts_budget, policies, thread_counts, whole,
+def bench(games, seconds, repeats, output, as_json, with_dask, mcts_budgets, policies, thread_counts, whole,
           cold_compile, against):
     """Plies (or turns) per second and games/s per game and policy, 1 thread and all threads (medians).
 
@@ -389,21 +390,25 @@ def bench(games, seconds, repeats, output, as_json, with_dask, mcts_budget, poli
       simkit bench
       simkit bench martian_chess --repeats 5 --output bench.json
       simkit bench martian_chess --dask
-      simkit bench warfare --mcts-budget 100
+      simkit bench warfare --policy mcts:400 --threads 1
       simkit bench martian_chess --policy random --threads 1 --against /tmp/base
       simkit bench martian_chess --commands --cold-compile
     """
-    from simkit.bench import run_against, run_bench, run_dask_bench
+    from simkit.bench import rate_text, run_against, run_bench, run_dask_bench
     log = None if as_json else lambda m: click.echo(m, err=True)
+    budgets = mcts_budgets or (400, 1600)
     if against:
         results = run_against(against, list(games) or None, seconds=seconds, repeats=repeats, log=log,
-                              mcts_budget=mcts_budget, policies=policies, thread_counts=thread_counts)
+                              mcts_budget=budgets[0], policies=policies, thread_counts=thread_counts)
         if output:
             from simkit.backends.store import atomic_write_json
             atomic_write_json(Path(output), results)
         return _echo_json(results) if as_json else _print_against(results)
-    results = run_bench(list(games) or None, seconds=seconds, repeats=repeats, log=log, mcts_budget=mcts_budget,
+    results = run_bench(list(games) or None, seconds=seconds, repeats=repeats, log=log, mcts_budgets=budgets,
                         policies=policies, thread_counts=thread_counts)
+    if not results["results"]:
+        raise UsageError(f"no bench cell matches --policy {', '.join(policies)}: name a policy of the game, "
+                         f"mcts, or mcts:N")
     if whole or cold_compile:
         from simkit.bench import run_whole_commands
         results["commands"] = run_whole_commands(cold_compile=cold_compile, log=log)
@@ -419,13 +424,16 @@ def bench(games, seconds, repeats, output, as_json, with_dask, mcts_budget, poli
     from simkit.cli.show import console
     from simkit.report import fmt
     t = Table(title="simkit bench (medians; speed in each game's own unit: plies or turns)", header_style="bold")
-    for c in ("game", "policy", "threads", "unit", "per s", "per s per thread", "per CPU-s", "games/s"):
+    for c in ("game", "policy", "threads", "unit", "per s", "per s per thread", "per CPU-s", "games/s",
+              "games/CPU-s", "iterations/CPU-s"):
         t.add_column(c, justify="right" if c not in ("game", "policy", "unit") else "left")
     for r in results["results"]:
         unit = r.get("length_unit") or "plies"
+        its = r.get("iterations_per_cpu_s")
         t.add_row(r["game"], r["policy"], str(r["threads"]), unit, f"{fmt.count(r['plies_per_s'])} {unit}/s",
                   f"{fmt.count(r['plies_per_s'] / r['threads'])} {unit}/s", f"{fmt.count(r['plies_per_cpu_s'])} {unit}",
-                  fmt.count(r["games_per_s"]))
+                  rate_text(r["games_per_s"]),
+                  rate_text(r["games_per_cpu_s"]) if r.get("games_per_cpu_s") else "", fmt.count(its) if its else "")
     console().print(t)
     for r in results.get("commands", ()):
         console().print(f"{r['command']}: {r['wall_s']:.2f} s wall" + (f" (median of {r['repeats']})"
