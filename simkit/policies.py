@@ -259,9 +259,16 @@ def knob_columns(spec) -> tuple[str, ...]:
     return KNOB_COLUMNS + tuple(spec.search_knobs)
 
 
+def knob_value(option, value) -> float:
+    """A knob's value as the knob table holds it: a choice by its index, a bool as 0/1, a number as is."""
+    if option.kind == "choice":
+        return float(option.choices.index(value))
+    return float(value)
+
+
 def mcts_params(rules: dict, extra=()) -> np.ndarray:
     """The knob table the search engine reads: one float64 row per side (indices MC_*, then the game's own
-    knobs ``extra``, by option name), both rows from ``rules``; a policy string's ``/KNOB=VALUE``
+    knobs ``extra``: their Options, in order), both rows from ``rules``; a policy string's ``/KNOB=VALUE``
     changes one side's row (side_params). A kernel passes the mover's row to the search."""
     v = np.zeros(MC_N + len(extra), dtype=np.float64)
     v[MC_C] = rules["mcts_c"]
@@ -272,8 +279,8 @@ def mcts_params(rules: dict, extra=()) -> np.ndarray:
     v[MC_FPU] = rules["mcts_fpu"]
     v[MC_DECISIVE] = 1.0 if rules["mcts_decisive"] else 0.0
     v[MC_CONTEMPT] = rules["mcts_contempt"]
-    for k, name in enumerate(extra):
-        v[MC_N + k] = float(rules[name])
+    for k, option in enumerate(extra):
+        v[MC_N + k] = knob_value(option, rules[option.name])
     return np.stack([v, v])
 
 
@@ -287,7 +294,7 @@ def side_params(spec, rules: dict, params, names):
     table = np.array(params[slot], dtype=np.float64, copy=True)
     for side, c in enumerate(choices):
         if c.knobs:
-            table[side] = mcts_params({**rules, **dict(c.knobs)}, spec.search_knobs)[side]
+            table[side] = mcts_params({**rules, **dict(c.knobs)}, [spec.option(k) for k in spec.search_knobs])[side]
     items = list(params)
     items[slot] = table
     return type(params)(*items) if hasattr(params, "_fields") else tuple(items)

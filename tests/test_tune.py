@@ -316,3 +316,35 @@ def test_sensitivity_effects_use_the_score_interval_and_a_length_floor_in_game_l
     lengths = np.full(400, 48.0)
     e = effect("mean_length", lengths, lengths.copy())
     assert e["effect"] == 0 and e["ci"] == pytest.approx([-3 * 48 / 400, 3 * 48 / 400])
+
+
+def test_tune_strength_races_search_knobs_against_a_panel(tmp_path):
+    """--objective strength=max: each setting of mcts:40's knobs plays the default panel (greedy, mcts:40 as it
+    is, mcts:20) in both seats; random playouts to the game's end (cutoff 60) beat scoring the leaf at once
+    (cutoff 0), and the setting's knobs go on its side only."""
+    from simkit.analysis.tune import default_panel, tune_strength
+    from simkit.engine.runner import RunConfig
+    from simkit.games import get_game
+    assert default_panel(get_game("martian_chess"), "mcts:40") == ["greedy", "mcts:40", "mcts:20"]
+    res = tune_strength("martian_chess", ["mcts_cutoff=0,60"], ["strength=max"],
+                        RunConfig(games=24, seed=3, policies=("mcts:40", "mcts:40")), verify_games=48,
+                        out_dir=tmp_path / "t")
+    assert res.verified[0]["point"] == (60,) and res.best["point"] == (60,)
+    s = {v["point"]: v["summary"] for v in res.verified}
+    assert s[(60,)]["strength"] > s[(0,)]["strength"] and s[(60,)]["games"] == 3 * 48
+    assert set(s[(60,)]["strength_vs"]) == {"greedy", "mcts:40", "mcts:20"}
+    assert s[(0,)]["strength_vs"]["mcts:40"] < 0.5 < s[(60,)]["strength_vs"]["greedy"]
+    lo, hi = s[(60,)]["strength_ci"]
+    assert lo < s[(60,)]["strength"] < hi
+    data = json.loads((tmp_path / "t" / "tune.json").read_text())
+    assert data["panel"] == ["greedy", "mcts:40", "mcts:20"] and data["recommended"]["setting"] == {"mcts_cutoff": 60}
+
+
+def test_tune_strength_refuses_rule_knobs_and_mixed_objectives():
+    from simkit.analysis.tune import tune_strength
+    from simkit.engine.runner import RunConfig
+    cfg = RunConfig(games=4, seed=1, policies=("mcts:10", "mcts:10"))
+    with pytest.raises(UsageError, match="search knobs"):
+        tune_strength("martian_chess", ["komi=0,0.5"], ["strength=max"], cfg)
+    with pytest.raises(UsageError, match="tuned alone"):
+        tune_strength("martian_chess", ["mcts_c=1,2"], ["strength=max", "draw_rate<=0.3"], cfg)

@@ -62,6 +62,8 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+import numpy as np
+
 from simkit.errors import UsageError
 
 # objective metric name -> summary key
@@ -75,6 +77,8 @@ METRICS = {
     "side0_win_rate": "side0_win_rate",
     "side1_win_rate": "side1_win_rate",
     "first_player_win_rate": "first_player_win_rate",
+    # a search's strength (`tune_strength`): its expected score against a panel of opponents
+    "strength": "strength",
 }
 LENGTHS = ("mean_length", "mean_plies", "mean_turns")
 _OBJ = re.compile(r"^\s*([a-z0-9_]+)\s*(<=|>=|=)\s*([^@]+?)\s*(?:@\s*([0-9.eE+-]+))?\s*$")
@@ -201,6 +205,10 @@ def metric_ci(summary: dict, metric: str, alpha: float = 0.05) -> tuple[float, f
     half-width, which is wrong for the asymmetric intervals near 0 or 1."""
     key = METRICS[metric]
     est = float(summary.get(key, math.nan))
+    if key == "strength" and alpha != 0.05:
+        from simkit.analysis.matchup import PAIR_SCORES, pair_interval
+        pooled = np.repeat(PAIR_SCORES, summary["strength_counts"])
+        return (est, *pair_interval(pooled, alpha)["ci"])
     if alpha == 0.05:
         lo, hi = summary.get(f"{key}_ci") or (math.nan, math.nan)
         return est, float(lo), float(hi)
@@ -275,6 +283,7 @@ class TuneResult:
     # the unchanged scenario on the verification ("verify") and confirmation ("confirm") games: the side effects'
     # reference, paired game by game with the finalists and with the recommendation
     unchanged: dict = field(default_factory=dict)
+    panel: list = field(default_factory=list)      # a strength tune's opponents
     length_unit: str = "plies"      # the game's (spec.length_unit)
     caps: tuple = ()                # the game's cap reasons (what the cap rate counts)
 
@@ -499,6 +508,97 @@ def tune(target, knobs, objectives, config, *, base_sets=None, verify_games=None
             "kind": "tune", "status": "complete", "scenario": base.to_dict(), "knobs": list(knobs),
             "objectives": [o.text for o in objs], "config": config.to_dict(), "versions": environment(),
             "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
+    return res
+
+
+def default_panel(spec, policy: str) -> list[str]:
+    """The opponents a search's knobs are tuned against: greedy, the search itself with the current defaults
+    (the previous defaults), and the search at half its budget — never a single fixed opponent."""
+    from simkit.policies import MCTS, parse_policy
+    c = parse_policy(spec, policy)
+    panel = [p for p in ("greedy",) if p in spec.policies] + [policy]
+    if c.base == MCTS and c.budget >= 2:
+        panel.append(policy.replace(f"{MCTS}:{c.budget}", f"{MCTS}:{c.budget // 2}", 1))
+    return panel
+
+
+def strength_summary(pairs: dict) -> dict:
+    """A candidate's strength from its pair scores against each opponent (``{opponent: pair scores}``, both
+    seats, same seeds): the pooled mean with its score interval on {0, 1/4, 1/2, 3/4, 1}, and per opponent."""
+    from simkit.analysis.matchup import PAIR_SCORES, pair_interval
+    pooled = np.concatenate(list(pairs.values()))
+    r = pair_interval(pooled)
+    counts = [int(np.sum(np.isclose(pooled, v))) for v in PAIR_SCORES]
+    return {"strength": r["score"], "strength_ci": r["ci"], "strength_counts": counts, "games": len(pooled),
+            "strength_vs": {q: float(np.mean(v)) for q, v in pairs.items()}}
+
+
+def tune_strength(target, knobs, objectives, config, *, panel=None, base_sets=None, verify_games=None,
+                  tolerance=0.01, finalists=3, threads=None, out_dir=None, log=None) -> TuneResult:
+    """Tune the search knobs of ``config.policies[0]`` (e.g. mcts:400) for strength: each setting plays every
+    opponent of ``panel`` (default `default_panel`) in both seats on the same seeds, and its objective is its
+    pooled expected score (``--objective strength=max``; the pooled interval treats pairs as independent,
+    although a pair's games against different opponents share a seed). Racing, verification and
+    confirmation as for rule knobs; a setting's knobs go on its side only (``mcts:400/mcts_c=0.5``)."""
+    from simkit.analysis.matchup import pair_score
+    from simkit.analysis.metrics import game_values
+    from simkit.backends.store import atomic_write_bytes, atomic_write_json, claim_result_dir
+    from simkit.engine.runner import environment
+    from simkit.policies import _knob_text, knob_columns, parse_policy
+    from simkit.scenario import load_scenario
+
+    base = load_scenario(target, list(base_sets or []))
+    spec = base.spec
+    objs = [parse_objective(o) for o in objectives]
+    if len(objs) != 1 or objs[0].metric != "strength":
+        raise UsageError("--objective strength is tuned alone (strength=max, or strength>=T); tune rule "
+                         "objectives in a separate run")
+    policy = parse_policy(spec, config.policies[0]).name
+    allowed = knob_columns(spec)
+    parsed = [parse_knob(k, spec) for k in knobs]
+    keys = [k for k, _ in parsed]
+    if not keys:
+        raise UsageError("give at least one --knob, e.g. mcts_c=0.5,1,2")
+    for k in keys:
+        if k not in allowed:
+            raise UsageError(f"--knob {k}: a strength tune searches {policy}'s search knobs "
+                             f"({', '.join(allowed) or 'none'}), not the rules")
+    if len(set(keys)) != len(keys):
+        raise UsageError("--knob: a key is given twice")
+    panel = [parse_policy(spec, q).name for q in (panel or default_panel(spec, policy))]
+    points = list(itertools.product(*[v for _, v in parsed]))
+    if len(points) > MAX_POINTS:
+        points = random.Random(config.seed).sample(points, MAX_POINTS)
+    out = claim_result_dir(out_dir)
+    verify_games = verify_games or 8 * config.games
+    cache: dict = {}
+
+    def evaluate(pt, games, seed):
+        k = (pt, games, seed)
+        if k not in cache:
+            cand = policy + _knob_text(tuple(zip(keys, pt)))
+            pairs = {}
+            for q in panel:
+                recs = pair_score(base, replace(config, games=games, seed=seed), cand, q, threads=threads)["records"]
+                first, second = (game_values(recs[seats])["side0_score"] for seats in ((cand, q), (q, cand)))
+                pairs[q] = (first + 1.0 - second) / 2      # the candidate's score in each pair of seatings
+            cache[k] = strength_summary(pairs)
+        return cache[k]
+
+    t0 = time.perf_counter()
+    res = search(points, evaluate, objs, games=config.games, verify_games=verify_games, seed=config.seed,
+                 tolerance=tolerance, finalists=finalists, log=log)
+    res.keys, res.config, res.out_dir = keys, config, Path(out_dir) if out_dir else None
+    res.length_unit, res.caps, res.panel = spec.length_unit, tuple(spec.cap_reasons), panel
+    if out is not None:
+        import pandas as pd
+        atomic_write_json(out / "tune.json", res.summary() | {"panel": panel, "policy": policy,
+                                                            "elapsed_s": round(time.perf_counter() - t0, 2)})
+        atomic_write_bytes(out / "tune.csv", pd.DataFrame(res.rows()).to_csv(index=False).encode())
+        atomic_write_json(out / "manifest.json", {
+            "kind": "tune", "status": "complete", "scenario": base.to_dict(), "knobs": list(knobs),
+            "objectives": [o.text for o in objs], "panel": panel, "config": config.to_dict(),
+            "versions": environment(), "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
     return res
 
 

@@ -175,11 +175,14 @@ def print_skill(result, title: str, differences: bool = False, unit: str = "plie
 @click.option("--verify-games", type=int, default=None,
               help="Games per finalist in the verification (default 8x --games).")
 @click.option("--finalists", type=click.IntRange(1, 10), default=3, show_default=True)
+@click.option("--panel", default=None, metavar="P1,P2,...",
+              help="With --objective strength: the opponents every setting of --policy plays, both seats "
+                   "(default: greedy, the policy with its current knobs, the policy at half its budget).")
 @_players
 @_threads
 @_saves("tune.json/tune.csv", "tune", "tune.json")
 @progress_option
-def tune(target, sets, knobs, objectives, lexicographic, tolerance, games, verify_games, finalists, policy,
+def tune(target, sets, knobs, objectives, lexicographic, tolerance, games, verify_games, finalists, panel, policy,
          policy0, policy1, seed, first, threads, out, no_save, as_json, progress):
     """Search rule knobs of TARGET for the setting that meets the objectives.
 
@@ -196,6 +199,12 @@ def tune(target, sets, knobs, objectives, lexicographic, tolerance, games, verif
           --objective draw_rate<=0.3 --policy random
       simkit tune martian_chess --knob clock=deadlock,leader --knob komi=0,0.5 --policy greedy \\
           --objective draw_rate=min --objective first_player_advantage=0 --tolerance 0.02
+      simkit tune skorm --policy mcts:400 --knob mcts_c=0.5,1,2 --knob mcts_prior_temp=0.5,1 \\
+          --objective strength=max --games 100
+
+    With --objective strength the knobs are the search knobs of --policy (mcts_*, the
+    game's own): each setting plays a panel of opponents (--panel) in both seats, and
+    its strength is its expected score against them.
     """
     from simkit.analysis.tune import metric_ci, tune as run_tune
     from simkit.cli.options import policies_of
@@ -205,10 +214,17 @@ def tune(target, sets, knobs, objectives, lexicographic, tolerance, games, verif
     config = RunConfig(games=games, seed=seed, policies=policies_of(policy, policy0, policy1), first=first)
     out_dir = _out_dir("tune", f"{sc.game}-{sc.name}", out, no_save)
     log = None if as_json else (lambda m: click.echo(m, err=True))
+    strength = any(o.split("=")[0].split("<")[0].split(">")[0].strip() == "strength" for o in objectives)
     with command_progress(progress, "tune"):     # successive halving: the number of runs is not known ahead
-        res = run_tune(target, list(knobs), list(objectives), config, base_sets=list(sets),
-                       verify_games=verify_games, tolerance=tolerance, finalists=finalists,
-                       lexicographic=lexicographic, threads=threads, out_dir=out_dir, log=log)
+        if strength:
+            from simkit.analysis.tune import tune_strength
+            res = tune_strength(target, list(knobs), list(objectives), config, base_sets=list(sets),
+                                panel=panel.split(",") if panel else None, verify_games=verify_games,
+                                tolerance=tolerance, finalists=finalists, threads=threads, out_dir=out_dir, log=log)
+        else:
+            res = run_tune(target, list(knobs), list(objectives), config, base_sets=list(sets),
+                           verify_games=verify_games, tolerance=tolerance, finalists=finalists,
+                           lexicographic=lexicographic, threads=threads, out_dir=out_dir, log=log)
     s = res.summary()
     if as_json:
         return _echo_json(s)
@@ -240,6 +256,8 @@ def tune(target, sets, knobs, objectives, lexicographic, tolerance, games, verif
         c.print(t)
 
     def side_effects(entries, stage):
+        if stage not in res.unchanged:       # a strength tune changes the players, not the rules
+            return
         base = res.unchanged[stage]
         print_side_effects(c, res.keys, [], [base["summary"]] + [v["summary"] for v in entries], sc.spec,
                            f"Side effects on the same {base['games']:,} games (first the unchanged scenario: "
@@ -248,7 +266,7 @@ def tune(target, sets, knobs, objectives, lexicographic, tolerance, games, verif
                            labels=["unchanged"] + [escape(fmt.overrides(dict(zip(res.keys, v["point"]))))
                                                    for v in entries])
 
-    who = " vs ".join(config.policies)
+    who = " vs ".join(config.policies) if not strength else f"{config.policies[0]} against {', '.join(res.panel)}"
     role = "they choose the recommendation" if len(res.verified) > 1 else "nothing to choose: they measure it"
     table(f"{sc.spec.title} tune: verified finalists ({res.verified[0]['games']:,} fresh games each, {who}; "
           f"{role})", res.verified, res.verified[0] if len(res.verified) > 1 else None)

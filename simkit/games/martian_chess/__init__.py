@@ -45,5 +45,6 @@ SPEC = GameSpec(
     trajectory=Hook("simkit.games.martian_chess.play", "trajectory"),
     steps=Hook("simkit.games.martian_chess.env", "MartianChessSteps"),
     knobs_slot=4,
+    search_knobs=("mcts_prior_moves",),
     action_classes=("capture", "promotion", "crossing", "quiet"),   # search.ACTION_CLASSES (no numba here)
 )

@@ -25,7 +25,9 @@ from simkit.games.martian_chess.moves import (
 from simkit.games.martian_chess.policies import after_move_value_nb, choose_greedy_nb
 from simkit.games.martian_chess.policies import evaluate_nb as greedy_evaluate_nb
 from simkit.games.martian_chess.state import END_STALEMATE, M_END, M_PLY, M_TO_MOVE, M_WINNER, MAX_MOVES, NMETA
-from simkit.policies import MC_SCALE
+from simkit.policies import MC_N, MC_SCALE
+
+MC_PRIOR_MOVES = MC_N   # this game's own knob (rule mcts_prior_moves): 1 greedy's values, 0 captured pips
 
 
 @njit(cache=True, _nrt=False)
@@ -64,11 +66,17 @@ def turn_nb(P, S):
 
 @njit(cache=True, _nrt=False)
 def decisions_nb(P, S, codes, scores):
-    """Every legal move, scored by greedy's one-ply value for the mover."""
+    """Every legal move, scored by greedy's one-ply value for the mover (``mcts_prior_moves`` = greedy), or
+    only by the pips it captures (= captures: cheaper, no look at what the move leaves hanging)."""
     rays, rules, weights = P[0], P[1], P[2]
     board, meta = S[0], S[1]
     n = gen_moves_nb(board, meta, rays, rules, codes)
     p = meta[M_TO_MOVE]
+    if P[3][MC_PRIOR_MOVES] == 0.0:
+        for i in range(n):
+            t = codes[i] % 32
+            scores[i] = board[t] if (board[t] != 0 and t // 16 != p) else 0.0
+        return n
     pawns = bits_of_nb(meta, 0)
     drones = bits_of_nb(meta, 1)
     queens = bits_of_nb(meta, 2)
