@@ -525,7 +525,7 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
                 break                       # the root is solved: nothing more to learn
             copy_nb(P, root, S)
             determinise_nb(P, S, player, rng)
-            node = ROOT
+            node = np.int64(ROOT)   # typed, not Literal[int](0): one compiled copy of each helper taking a node
             depth = 0
             path[depth] = ROOT
             depth += 1
@@ -544,7 +544,7 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
                         r = reward_from_winner_nb(st, draw0)
                         if st >= 0:
                             ti[node, TI_PROVEN] = 1 if st == ti[node, TI_OWNER] else -1
-                            _prove_up_nb(ti, tf, ti[node, TI_PARENT], closed)
+                            _prove_up_nb(ti, tf, np.int64(ti[node, TI_PARENT]), closed)
                         break
                     m = chance_nb(P, S, outs, probs)
                     if m > 0:
