@@ -412,7 +412,7 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
             return reward_from_winner_nb(st)
         return evaluate_nb(P, S)
 
-    @njit
+    @njit(no_cpython_wrapper=True, no_cfunc_wrapper=True)
     def leaf_value_nb(P, S, S2, knobs, horizon, outs, probs, rng):
         """Side 0's reward of an expanded, unfinished leaf position ``S``."""
         m = chance_nb(P, S, outs, probs)
@@ -432,7 +432,7 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
             tot += probs[k] * settled_value_nb(P, S2)
         return tot
 
-    @njit
+    @njit(no_cpython_wrapper=True, no_cfunc_wrapper=True)
     def search_nb(P, root, S, S2, knobs, budget, rng, tree):
         """The decision ``budget`` iterations prefer in position ``root`` (left untouched): its action code.
 
@@ -457,7 +457,7 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
                 break                       # the root is solved: nothing more to learn
             copy_nb(P, root, S)
             determinise_nb(P, S, player, rng)
-            node = ROOT
+            node = np.int64(ROOT)       # not the literal: one compile of the helpers it is passed to
             depth = 0
             path[depth] = ROOT
             depth += 1
@@ -476,7 +476,7 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
                         r = reward_from_winner_nb(st)
                         if st >= 0:
                             ti[node, TI_PROVEN] = 1 if st == ti[node, TI_OWNER] else -1
-                            _prove_up_nb(ti, tf, ti[node, TI_PARENT], closed)
+                            _prove_up_nb(ti, tf, np.int64(ti[node, TI_PARENT]), closed)
                         break
                     m = chance_nb(P, S, outs, probs)
                     if m > 0:
@@ -502,7 +502,7 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
                                     tf[o, TF_PRIOR] = probs[k]
                             o = ti[o, TI_NEXT]
                     ch = _select_outcome_nb(ti, tf, node)
-                    resolve_nb(P, S, ti[ch, TI_CODE], rng)
+                    resolve_nb(P, S, np.int64(ti[ch, TI_CODE]), rng)    # int64, as the leaf's outs[k]
                 else:
                     if not closed:
                         # open loop: only the decisions legal in this determinisation compete
