@@ -35,23 +35,22 @@ def _rng(seed):
 
 
 def search(p, player, budget, seed=5, turn=10, adv=None, nact=0):
-    """One search decision in the hand-made position ``p`` (Pos with army=True): (code, workspace).
+    """One search decision in the hand-made position ``p`` (Pos with army=True), side ``player`` to move in
+    turn ``turn`` after ``nact`` activations: (code, workspace).
     ``adv`` = (unit, square): that unit has just killed the enemy on the square (WF-5 decision pending)."""
     Pm = p.P
-    ip = Pm[0]
     Wk = WS.new_workspace_nb(Pm, np.int64(tree_capacity(budget, WS.SEARCH_WIDTH)), np.int64(WS.max_decisions(Pm)))
-    acted = np.zeros(p.nu, np.int64)
-    advu = advsq = actu = -1
+    S = _state(Pm, p.usq, p.uface, turn, player, p.utype, p.uside)
+    meta = S[WS.S_META]
+    meta[WS.M_NACT] = nact
     if adv is not None:
-        advu, advsq = adv
-        actu = advu
-        acted[advu] = 1
-    occ, usq, uface = p.occ.copy(), p.usq.copy(), p.uface.copy()
-    code = WS.choose_nb(Pm, Wk, np.int64(budget), np.int64(player), np.int64(turn), np.int64(nact), np.int64(ip[3]),
-                        np.int64(advu), np.int64(advsq), np.int64(actu), np.int64(-1), occ, usq, uface, p.utype,
-                        p.uside, acted, p.alive.copy(), _rng(seed))
+        meta[WS.M_ADVU], meta[WS.M_ADVSQ] = adv
+        meta[WS.M_ACTU] = adv[0]
+        S[WS.S_ACTED][adv[0]] = 1
+    before = [a.copy() for a in S[:8]]
+    code = WS.decide_nb(Pm, Wk, np.int64(budget), S, _rng(seed))
     # the search plays on copies: the real position is untouched
-    assert (occ == p.occ).all() and (usq == p.usq).all() and (uface == p.uface).all()
+    assert all((a == b).all() for a, b in zip(before, S[:8]))
     return int(code), Wk
 
 
@@ -122,7 +121,7 @@ def test_search_advances_when_advancing_surrounds_an_enemy():
     S[WS.S_META][WS.M_ADVU] = p.ids[0]
     S[WS.S_META][WS.M_ADVSQ] = adv_sq
     codes, scores = np.zeros(4, np.int32), np.zeros(4)
-    assert WS.decisions_nb(P, S, codes, scores) == 2 and sorted(codes[:2].tolist()) == [C.STAY, C.ADVANCE]
+    assert WS.offer_nb(P, S, codes, scores) == 2 and sorted(codes[:2].tolist()) == [C.STAY, C.ADVANCE]
     assert scores[list(codes[:2]).index(C.ADVANCE)] <= scores[list(codes[:2]).index(C.STAY)]
     for seed in (1, 2):
         code, _ = search(p, 0, 50, seed=seed, adv=(p.ids[0], adv_sq), nact=4)
@@ -176,27 +175,7 @@ def _state(Pm, usq, uface, t, player, utype=None, uside=None):
     """A search state at the start of turn t of ``player`` (units numbered as in a game)."""
     if utype is None:
         utype, uside = army_of(Pm)
-    ip = Pm[0]
-    nu = len(utype)
-    S = WS.new_state_nb(np.int64(nu), ip[2], np.int64(Pm[7].shape[2] + 8 + Pm[4].shape[1]), np.int64(8))
-    S[WS.S_OCC][:] = -1
-    for u in range(nu):
-        S[WS.S_USQ][u] = usq[u]
-        S[WS.S_FACE][u] = uface[u]
-        S[WS.S_TYPE][u] = utype[u]
-        S[WS.S_SIDE][u] = uside[u]
-        if usq[u] >= 0:
-            S[WS.S_OCC][usq[u]] = u
-            S[WS.S_ALIVE][uside[u]] += 1
-    meta = S[WS.S_META]
-    meta[:] = -1
-    meta[WS.M_TURN] = t
-    meta[WS.M_PLAYER] = player
-    meta[WS.M_PASSES] = 0
-    meta[WS.M_RESULT] = ONGOING
-    S[WS.S_GF][:] = -1.0
-    WS.begin_turn_nb(Pm, S)
-    return S
+    return WS.position_state(Pm, usq, uface, utype, uside, t, player)
 
 
 def _board_state(Pm, boards, t, first):
@@ -229,16 +208,14 @@ def test_the_hooks_replay_the_games_of_the_batch_kernel(over):
                 side = int(r[1])
                 k = u - (0 if side == 0 else int(ip[13]))
                 j = C.arc_index_nb(to % ip[0], to // ip[0], f, tsq % ip[0], tsq // ip[0]) if tgt >= 0 else 0
-                WS.apply_nb(Pm, S, np.int64(C.act_code_nb(k, to, f, j, ip[2], am)), rng)
-                assert (meta[WS.M_PU] >= 0) == bool(r[12])
-                if r[12]:
-                    rolls += 1
-                    WS.settle_nb(Pm, S, np.int64(1 if r[8] == DEF_DIES else 0), rng)
+                rolled = WS.step_nb(Pm, S, C.act_code_nb(k, to, f, j, ip[2], am), 1 if r[8] == DEF_DIES else 0, rng)
+                assert rolled == bool(r[12])
+                rolls += rolled
                 if meta[WS.M_ADVU] >= 0:
                     advances += 1
-                    WS.apply_nb(Pm, S, np.int64(C.ADVANCE if r[10] else C.STAY), rng)
+                    WS.step_nb(Pm, S, C.ADVANCE if r[10] else C.STAY, -2, rng)
             if meta[WS.M_RESULT] == ONGOING and meta[WS.M_TURN] == t:
-                WS.apply_nb(Pm, S, np.int64(C.END), rng)
+                WS.step_nb(Pm, S, C.END, -2, rng)
             if meta[WS.M_RESULT] == ONGOING:
                 assert (S[WS.S_USQ] == boards[t + 1, :, 0]).all()
                 live = boards[t + 1, :, 0] >= 0
@@ -290,7 +267,7 @@ def test_decisions_are_legal_and_offer_every_kind_of_decision():
             S = _board_state(Pm, boards, t, int(rec[0]))
             if S[WS.S_META][WS.M_RESULT] != ONGOING:
                 continue
-            n = WS.decisions_nb(Pm, S, codes, scores)
+            n = WS.offer_nb(Pm, S, codes, scores)
             widths.append(n)
             assert len(set(codes[:n].tolist())) == n                    # no decision twice
             side = int(S[WS.S_META][WS.M_PLAYER])
@@ -402,3 +379,28 @@ def test_existing_policies_records_unchanged(name, over, pol):
     r, agg = play_mod.run_chunk(Pm, 2024, 10, np.array([g % 2 for g in range(60)], np.int8), list(pol), 6)
     h = hashlib.sha256(r.tobytes() + agg.astype(np.int64).tobytes()).hexdigest()[:16]
     assert h == GOLDEN[(name, pol)]
+
+
+# Two enemy Infantry in the top-right corner, facing S: Y on (10,11), X on (11,11). X's only flank square
+# is Y's. Side 0's Cavalry C1 can take Y from its flank (9,11) for certain; C2 can then ride to the emptied
+# (10,11) and take X from its flank for certain -- if C1 does not advance into it (WF-5). Anything else
+# fights X from the front with a roll. Other units stand far away (the material stays about level).
+CORNER = [(0, "cavalry", 9, 8, "N"), (0, "cavalry", 10, 8, "N"), (0, "infantry", 1, 1, "N"),
+          (0, "infantry", 2, 1, "N"), (0, "archer", 1, 0, "N"),
+          (1, "infantry", 10, 11, "S"), (1, "infantry", 11, 11, "S"), (1, "infantry", 0, 11, "S"),
+          (1, "infantry", 1, 11, "S"), (1, "cavalry", 2, 11, "S"), (1, "spearman", 3, 11, "S")]
+
+
+def test_search_plans_the_turns_activations_together():
+    # the turn's three decisions must fit together: the kill, staying out of the square, the second kill
+    p = Pos(P, CORNER, army=True)
+    y, x = p.ids[5], p.ids[6]
+    for seed in (1, 2, 3):
+        S = _state(P, p.usq, p.uface, 10, 0, p.utype, p.uside)
+        played = WS.play_turn(P, S, 100, _rng(seed))
+        assert S[WS.S_USQ][y] < 0 and S[WS.S_USQ][x] < 0, [C.decision_label(P, c) for c in played]
+        assert C.STAY in played and S[WS.S_META][WS.M_TURN] == 11
+    # the rollout policy alone (greedy) advances into the corner square and leaves X to a frontal roll
+    S = _state(P, p.usq, p.uface, 10, 0, p.utype, p.uside)
+    WS.playout_nb(P, S, 1, 11, _rng(1))
+    assert S[WS.S_USQ][p.ids[0]] == p.sq(10, 11)

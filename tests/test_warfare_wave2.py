@@ -44,7 +44,7 @@ def test_wf_c1_the_search_plays_the_same_limit():
         meta[WS.M_TURN] = turn
         meta[WS.M_PLAYER] = turn % 2
         meta[WS.M_RESULT] = -2
-        WS.begin_turn_nb(Pm, S)
+        WS.start_turn_nb(Pm, S)
         assert meta[WS.M_LIMIT] == (7 if turn == 3 else 5) and meta[WS.M_RESULT] == -2
 
 

@@ -108,8 +108,9 @@ def decode_nb(code, side, n0, nsq, am):
 def unit_attacks_nb(u, m, side, last, with_pos, P, occ, usq, uface, utype, uside, nu, gmap, gf, psc, pt, pf,
                     ppos):
     """For every enemy v unit u can attack after moving up to m steps: the best approach by the greedy
-    attack score (psc[v], NEG if none), then (``with_pos``) by the greedy position score; its square
-    pt[v] and facing pf[v]. Returns the best score over all enemies (NEG if none)."""
+    attack score (psc[v], NEG if none), then (``with_pos`` != 0) by the greedy position score; its square
+    pt[v] and facing pf[v]. Returns the best score over all enemies (NEG if none). (Flags are int64 or
+    computed bools, never literals: numba would compile a copy per literal value.)"""
     ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy = P
     W = ip[IP_W]
     H = ip[IP_H]
@@ -142,7 +143,7 @@ def unit_attacks_nb(u, m, side, last, with_pos, P, occ, usq, uface, utype, uside
                         ang = angle_nb(tx, ty, vx, vy, uface[v], True)
                         s = attack_score_nb(typ, utype[v], ang, ranged, tree[usq[v]], ip, fp, wintab, last)
                         if s >= psc[v] - 1e-12:
-                            ps = pos_score_nb(u, t, f, side, P, occ, usq, utype, uside, gmap, gf) if with_pos \
+                            ps = pos_score_nb(u, t, f, side, P, occ, usq, utype, uside, gmap, gf) if with_pos != 0 \
                                 else 0.0
                             if s > psc[v] + 1e-12 or ps > ppos[v]:
                                 psc[v] = s
@@ -182,7 +183,7 @@ def unit_attacks_nb(u, m, side, last, with_pos, P, occ, usq, uface, utype, uside
                 ang = angle_nb(nx, ny, vx, vy, uface[v], False)
                 s = attack_score_nb(typ, utype[v], ang, ranged, tree[usq[v]], ip, fp, wintab, last)
                 if s >= psc[v] - 1e-12:
-                    ps = pos_score_nb(u, t, f, side, P, occ, usq, utype, uside, gmap, gf) if with_pos else 0.0
+                    ps = pos_score_nb(u, t, f, side, P, occ, usq, utype, uside, gmap, gf) if with_pos != 0 else 0.0
                     if s > psc[v] + 1e-12 or ps > ppos[v]:
                         psc[v] = s
                         ppos[v] = ps
@@ -297,7 +298,7 @@ def gen_decisions_nb(side, phase2, P, occ, usq, uface, utype, uside, acted, aliv
                 n += 1
         if phase2:
             continue
-        unit_attacks_nb(u, m, side, last, True, P, occ, usq, uface, utype, uside, nu, gmap, gf, psc, pt, pf, ppos)
+        unit_attacks_nb(u, m, side, last, np.int64(1), P, occ, usq, uface, utype, uside, nu, gmap, gf, psc, pt, pf, ppos)
         own = fp[FP_VALUE + utype[u]]
         for v in range(nu):
             # an attack that certainly kills the attacker (Cavalry into a Spearman's front) is never offered
@@ -317,15 +318,16 @@ def gen_decisions_nb(side, phase2, P, occ, usq, uface, utype, uside, acted, aliv
 def attack_potential_nb(side, limit, skip_acted, P, occ, usq, uface, utype, uside, acted, nu, gmap, gf, psc, pt,
                         pf, ppos, top):
     """The sum of the ``limit`` largest positive best-attack scores of ``side``'s units (each unit's
-    best attack from where it stands, greedy attack score): what it threatens to win if it moved now.
-    ``top`` (len >= limit) is scratch."""
+    best attack from where it stands, greedy attack score; units that acted skipped when ``skip_acted``
+    != 0): what it threatens to win if it moved now. ``top`` (len >= limit) is scratch."""
     ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy = P
     kk = 0
+    no_bonus = limit < 0      # False, as a computed bool: no bonus for the last enemy unit
     for u in range(nu):
-        if uside[u] != side or usq[u] < 0 or (skip_acted and acted[u] != 0):
+        if uside[u] != side or usq[u] < 0 or (skip_acted != 0 and acted[u] != 0):
             continue
-        s = unit_attacks_nb(u, umove[utype[u]], side, False, False, P, occ, usq, uface, utype, uside, nu, gmap, gf,
-                            psc, pt, pf, ppos)
+        s = unit_attacks_nb(u, umove[utype[u]], side, no_bonus, np.int64(0), P, occ, usq, uface, utype, uside, nu,
+                            gmap, gf, psc, pt, pf, ppos)
         if s <= 0.0:
             continue
         # keep the limit largest in top[0..kk), descending (insertion)

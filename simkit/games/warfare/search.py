@@ -37,7 +37,7 @@ from numba import njit
 
 from simkit.engine.dice import warfare_win_prob_nb
 from simkit.engine.rng import rng_below_nb
-from simkit.engine.search import ONGOING, make_search, new_tree_nb, squash_nb
+from simkit.engine.search import ONGOING, make_search, new_tree_nb, squash_nb, tree_capacity
 from simkit.policies import MC_N, MC_SCALE
 
 from .candidates import ADVANCE, END, STAY, arc_max_nb, arc_square_nb, attack_potential_nb, decode_nb, \
@@ -83,6 +83,27 @@ def new_state_nb(nu, nsq, nbuf, act):
             np.zeros(nu, np.int64), np.zeros(nu, np.float64), np.zeros(max(act, 1), np.float64))
 
 
+def position_state(params, usq, uface, utype, uside, turn, player):
+    """A search state at the start of ``player``'s turn ``turn`` with units on ``usq`` (-1: dead) facing
+    ``uface``; units numbered as a game numbers them (side 0's first). For tests and measurements."""
+    ip = params[0]
+    nu = len(usq)
+    S = new_state_nb(np.int64(nu), ip[IP_NSQ], np.int64(params[7].shape[2] + 8 + params[4].shape[1]),
+                     np.int64(ip[IP_ACT] + 8))
+    S[S_OCC][:] = -1
+    for u in range(nu):
+        S[S_USQ][u], S[S_FACE][u], S[S_TYPE][u], S[S_SIDE][u] = usq[u], uface[u], utype[u], uside[u]
+        if usq[u] >= 0:
+            S[S_OCC][usq[u]] = u
+            S[S_ALIVE][uside[u]] += 1
+    meta = S[S_META]
+    meta[:] = -1
+    meta[M_TURN], meta[M_PLAYER], meta[M_PASSES], meta[M_RESULT] = turn, player, 0, ONGOING
+    S[S_GF][:] = -1.0
+    start_turn_nb(params, S)
+    return S
+
+
 @njit(**INNER)
 def material_lead_nb(fp, usq, utype, uside, nu):
     """Side 0's lead in unit value (``values``): the trajectory's value and the evaluation's material."""
@@ -110,7 +131,7 @@ def ensure_maps_nb(P, S, side):
 
 # ------------------------------------------------------------------ the game, as the search plays it
 
-@njit(cache=True, _nrt=False)
+@njit(**INNER)
 def begin_turn_nb(P, S):
     """Start the turn in meta[M_TURN] of meta[M_PLAYER] exactly as play_game_nb does (cap, passes)."""
     ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy = P
@@ -184,7 +205,7 @@ def strike_nb(P, S, u, v, forced, rng):
     finish_activation_nb(P, S)
 
 
-@njit(cache=True, _nrt=False)
+@njit(**INNER)
 def activate_nb(P, S, u, t, f, v, rng):
     """Unit u moves to t (or swaps), faces f and attacks v (-1: none); an opposed roll is left pending."""
     ip, tree = P[0], P[1]
@@ -225,7 +246,7 @@ def _copy2_nb(a, b):
             b[i, j] = a[i, j]
 
 
-@njit(cache=True, _nrt=False)
+@njit(**INNER)
 def copy_nb(P, src, dst):
     """The position, meta and the greedy caches (a loop each: the arrays differ in type)."""
     _copy1_nb(src[S_OCC], dst[S_OCC])
@@ -242,27 +263,27 @@ def copy_nb(P, src, dst):
     _copy2_nb(src[S_PLAN], dst[S_PLAN])
 
 
-@njit(cache=True, _nrt=False)
+@njit(**INNER)
 def determinise_nb(P, S, player, rng):
     pass     # nothing is hidden
 
 
-@njit(cache=True, _nrt=False)
+@njit(**INNER)
 def status_nb(P, S):
     return S[S_META][M_RESULT]
 
 
-@njit(cache=True, _nrt=False)
+@njit(**INNER)
 def to_move_nb(P, S):
     return S[S_META][M_PLAYER]
 
 
-@njit(cache=True, _nrt=False)
+@njit(**INNER)
 def turn_nb(P, S):
     return S[S_META][M_TURN]
 
 
-@njit(cache=True, _nrt=False)
+@njit(**INNER)
 def decisions_nb(P, S, codes, scores):
     """The candidates of candidates.gen_decisions_nb; after a melee kill STAY (0) and ADVANCE (the greedy
     position score's gain of the emptied square)."""
@@ -283,7 +304,7 @@ def decisions_nb(P, S, codes, scores):
                             ip[IP_N0], gmap, gf, S[S_PSC], S[S_PT], S[S_PF], S[S_PPOS], codes, scores)
 
 
-@njit(cache=True, _nrt=False)
+@njit(**INNER)
 def apply_nb(P, S, code, rng):
     ip, urange = P[0], P[6]
     occ, usq, uface, meta = S[S_OCC], S[S_USQ], S[S_FACE], S[S_META]
@@ -296,14 +317,14 @@ def apply_nb(P, S, code, rng):
             move_nb(u, meta[M_ADVSQ], uface[u], occ, usq, uface)
         finish_activation_nb(P, S)
         return
-    u, t, f, j = decode_nb(code, meta[M_PLAYER], ip[IP_N0], ip[IP_NSQ], arc_max_nb(urange))
+    u, t, f, j = decode_nb(np.int64(code), meta[M_PLAYER], ip[IP_N0], ip[IP_NSQ], arc_max_nb(urange))
     v = -1
     if j > 0:
         v = occ[arc_square_nb(t % ip[IP_W], t // ip[IP_W], f, j, ip[IP_W], ip[IP_H])]
     activate_nb(P, S, u, t, f, v, rng)
 
 
-@njit(cache=True, _nrt=False)
+@njit(**INNER)
 def chance_nb(P, S, outcomes, probs):
     """A pending opposed roll: attacker wins (1) / defender wins (0), exact (ties re-rolled)."""
     meta = S[S_META]
@@ -322,7 +343,7 @@ def chance_nb(P, S, outcomes, probs):
     return m
 
 
-@njit(cache=True, _nrt=False)
+@njit(**INNER)
 def settle_nb(P, S, outcome, rng):
     """Settle the pending roll with ``outcome`` (1: the attacker wins)."""
     meta = S[S_META]
@@ -332,7 +353,7 @@ def settle_nb(P, S, outcome, rng):
     strike_nb(P, S, u, v, np.int64(outcome), rng)
 
 
-@njit(cache=True, _nrt=False)
+@njit(**INNER)
 def evaluate_nb(P, S):
     """Side 0's expected score (module docstring)."""
     ip, fp = P[0], P[11]
@@ -345,9 +366,9 @@ def evaluate_nb(P, S):
         left = meta[M_LIMIT] - meta[M_NACT]
         tm = 0.0
         if meta[M_TURN] >= 2 and left > 0:
-            tm = attack_potential_nb(mover, left, True, P, occ, usq, uface, utype, uside, acted, nu, S[S_GMAP],
+            tm = attack_potential_nb(mover, left, np.int64(1), P, occ, usq, uface, utype, uside, acted, nu, S[S_GMAP],
                                      S[S_GF], S[S_PSC], S[S_PT], S[S_PF], S[S_PPOS], S[S_TOP])
-        to = attack_potential_nb(1 - mover, ip[IP_ACT], False, P, occ, usq, uface, utype, uside, acted, nu,
+        to = attack_potential_nb(1 - mover, ip[IP_ACT], np.int64(0), P, occ, usq, uface, utype, uside, acted, nu,
                                  S[S_GMAP], S[S_GF], S[S_PSC], S[S_PT], S[S_PF], S[S_PPOS], S[S_TOP])
         pos = w * (tm - 0.5 * to)
         lead += pos if mover == 0 else -pos
@@ -424,7 +445,7 @@ def rollout_step_nb(P, S, greedy, rng):
         strike_nb(P, S, u, v, np.int64(-1), rng)
 
 
-@njit(cache=True, _nrt=False)
+@njit(**INNER)
 def rollout_nb(P, S, policy, horizon, rng):
     """Roll a pending opposed roll with the game's dice, then play ``policy`` until ``horizon`` turns ended."""
     meta = S[S_META]
@@ -436,7 +457,7 @@ def rollout_nb(P, S, policy, horizon, rng):
         rollout_step_nb(P, S, policy == 1, rng)
 
 
-@njit(cache=True, _nrt=False)
+@njit(**INNER)
 def closed_loop_nb(P):
     return True
 
@@ -461,7 +482,7 @@ def new_workspace_nb(P, cap, maxa):
             new_state_nb(nu, nsq, nbuf, act), knobs)
 
 
-@njit(cache=True, _nrt=False)
+@njit(**INNER)
 def choose_nb(P, Wk, budget, player, turn, nact, limit, advu, advsq, actu, mate, occ, usq, uface, utype, uside,
               acted, alive, rng):
     """The decision code ``budget`` iterations prefer in the game's position: an activation or END, or
@@ -497,3 +518,64 @@ def choose_nb(P, Wk, budget, player, turn, nact, limit, advu, advsq, actu, mate,
         S[S_REC][k] = 0
         S2[S_REC][k] = 0
     return search_nb(P, R, S, S2, knobs, budget, rng, tree)
+
+
+# ------------------------------------------------------------------ entry points for tests and measurements
+# The hooks and choose_nb have no CPython wrapper (only kernels call them; a wrapper would unbox every array
+# of the state tuples in each one); these few, called from Python, compile on their first call only.
+
+@njit(cache=True, _nrt=False)
+def start_turn_nb(P, S):
+    """begin_turn_nb, from Python."""
+    begin_turn_nb(P, S)
+
+
+@njit(cache=True, _nrt=False)
+def step_nb(P, S, code, outcome, rng):
+    """Play decision ``code``; a roll it leaves pending is settled with ``outcome`` (1: the attacker wins,
+    0: the defender), or rolled with the game's dice (-1), or left pending (-2). True when it rolled."""
+    apply_nb(P, S, np.int32(code), rng)
+    if S[S_META][M_PU] < 0 or outcome == -2:
+        return False
+    if outcome >= 0:
+        settle_nb(P, S, np.int64(outcome), rng)
+    else:
+        rollout_nb(P, S, np.int64(0), np.int64(-1), rng)
+    return True
+
+
+@njit(cache=True, _nrt=False)
+def offer_nb(P, S, codes, scores):
+    """decisions_nb, from Python."""
+    return decisions_nb(P, S, codes, scores)
+
+
+@njit(cache=True, _nrt=False)
+def playout_nb(P, S, policy, horizon, rng):
+    """rollout_nb, from Python (policy 0 random, 1 greedy)."""
+    rollout_nb(P, S, np.int64(policy), np.int64(horizon), rng)
+
+
+@njit(cache=True, _nrt=False)
+def decide_nb(P, Wk, budget, S, rng):
+    """choose_nb in search state ``S`` (left untouched), from Python."""
+    meta = S[S_META]
+    return choose_nb(P, Wk, np.int64(budget), meta[M_PLAYER], meta[M_TURN], meta[M_NACT], meta[M_LIMIT],
+                     meta[M_ADVU], meta[M_ADVSQ], meta[M_ACTU], meta[M_MATE], S[S_OCC], S[S_USQ], S[S_FACE],
+                     S[S_TYPE], S[S_SIDE], S[S_ACTED], S[S_ALIVE], rng)
+
+
+def play_turn(params, S, budget, rng):
+    """The side to move in search state ``S`` plays the rest of its turn by the search (a fresh search of
+    ``budget`` iterations per decision; its rolls with the game's dice from ``rng``). Returns the codes
+    played; ``S`` is left after the turn. For tests and measurements (whole-turn planning)."""
+    tree_cap = tree_capacity(budget, SEARCH_WIDTH)
+    Wk = new_workspace_nb(params, np.int64(tree_cap), np.int64(max_decisions(params)))
+    meta = S[S_META]
+    turn = meta[M_TURN]
+    played = []
+    while meta[M_RESULT] == ONGOING and meta[M_TURN] == turn:
+        code = int(decide_nb(params, Wk, budget, S, rng))
+        played.append(code)
+        step_nb(params, S, code, -1, rng)
+    return played
