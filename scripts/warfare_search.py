@@ -75,7 +75,6 @@ TURN_CASES = [
 
 
 def _position(params, units):
-    from simkit.games.warfare.search import position_state
     from simkit.games.warfare.state import UNITS
     ip = params[0]
     n0, n = int(ip[13]), int(ip[13] + ip[14])
@@ -135,7 +134,7 @@ def draws(games: int) -> None:
     sc = load_scenario(GAME)
     params = sc.params()
     levels = ["greedy", "mcts:100", "mcts:400"]
-    print(f"Draw diagnosis of the default scenario (cap_result = draw, max_turns = 100), seed 0\n")
+    print("Draw diagnosis of the default scenario (cap_result = draw, max_turns = 100), seed 0\n")
     print(f"Self-play, {games} games per level (first player alternating):\n")
     print("| level | decided | natural draws (stalemate) | capped draws (turn 100) | mean turns |")
     print("|---|---|---|---|---|")

@@ -298,7 +298,8 @@ def gen_decisions_nb(side, phase2, P, occ, usq, uface, utype, uside, acted, aliv
                 n += 1
         if phase2:
             continue
-        unit_attacks_nb(u, m, side, last, np.int64(1), P, occ, usq, uface, utype, uside, nu, gmap, gf, psc, pt, pf, ppos)
+        unit_attacks_nb(u, m, side, last, np.int64(1), P, occ, usq, uface, utype, uside, nu, gmap, gf, psc, pt, pf,
+                        ppos)
         own = fp[FP_VALUE + utype[u]]
         for v in range(nu):
             # an attack that certainly kills the attacker (Cavalry into a Spearman's front) is never offered
