@@ -6,6 +6,7 @@ command lines and seeds that made it:
     python scripts/warfare_search.py turn                whole turns: combination positions, search vs greedy
     python scripts/warfare_search.py draws [--games N]   draw diagnosis of the default scenario (cap = draw)
     python scripts/warfare_search.py mustshow            issue 22's ladder and matchup (the CLI, as a designer)
+    python scripts/warfare_search.py speed [--games N]   CPU seconds per game on one thread (rough: shared machine)
 
 Game outcomes do not depend on the machine's load or thread count (only the time does).
 """
@@ -198,9 +199,34 @@ def mustshow() -> None:
           f"{cell['score']:.3f} [{cell['ci'][0]:.3f}, {cell['ci'][1]:.3f}] ({time.time() - t:.0f} s wall)")
 
 
+def speed(games: int) -> None:
+    """Games and turns per CPU-second of one thread (process time, so other work on the machine counts
+    less; kernels loaded first)."""
+    import numba
+
+    from simkit.games import get_game
+    from simkit.policies import policy_vector
+    from simkit.scenario import load_scenario
+    numba.set_num_threads(1)
+    spec = get_game(GAME)
+    params = load_scenario(GAME).params()
+    firsts = np.arange(games) % 2
+    print("| policies (side 0, side 1) | games | games / CPU-s | turns / CPU-s | mean turns |")
+    print("|---|---|---|---|---|")
+    for pols in (("mcts:400", "greedy"), ("mcts:100", "mcts:100"), ("mcts:400", "mcts:400")):
+        pv = policy_vector(spec, list(pols))
+        spec.run_chunk(params, 99, 0, firsts[:1], pv, 6)        # load the kernels
+        t = time.process_time()
+        rec, _ = spec.run_chunk(params, 0, 0, firsts, pv, 6)
+        dt = time.process_time() - t
+        print(f"| {', '.join(pols)} | {games} | {games / dt:.3f} | {rec[:, 2].sum() / dt:.1f} | "
+              f"{rec[:, 2].mean():.1f} |", flush=True)
+    print(f"\n`python scripts/warfare_search.py speed --games {games}` (one thread)")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("part", choices=("tune", "turn", "draws", "mustshow"))
+    ap.add_argument("part", choices=("tune", "turn", "draws", "mustshow", "speed"))
     ap.add_argument("--games", type=int, default=50)
     a = ap.parse_args(argv)
     if a.part == "tune":
@@ -209,6 +235,8 @@ def main(argv=None) -> int:
         turn()
     elif a.part == "draws":
         draws(a.games)
+    elif a.part == "speed":
+        speed(a.games)
     else:
         mustshow()
     return 0

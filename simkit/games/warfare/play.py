@@ -16,12 +16,12 @@ from simkit.engine.search import tree_capacity
 from .candidates import ADVANCE, END, arc_max_nb, arc_square_nb, decode_nb
 from .search import SEARCH_WIDTH, choose_nb, material_lead_nb, max_decisions, new_workspace_nb
 
-from .moves import (attack_nb, can_act_nb, count_activations_nb, face_mask_nb, gen_dests_nb, gen_targets_nb, move_nb,
+from .moves import (attack_nb, can_act_nb, count_activations_nb, move_nb,
                     surround_after_nb, turn_limit_nb)
-from .policies import (MCTS, RANDOM, greedy_advance_nb, greedy_choose_nb, greedy_maps_nb, random_bit_nb,
-                       random_unit_nb)
+from .policies import (MCTS, RANDOM, greedy_advance_nb, greedy_choose_nb, greedy_maps_nb, random_move_nb,
+                       random_target_nb)
 from .state import (ARC, DEF_DIES, END_ANNIHILATION, END_MOVE_LIMIT, END_STALEMATE, FP_VALUE, INNER, IP_ACT,
-                    IP_ACT2, IP_CAP, IP_DEPLOY, IP_H, IP_MAXT, IP_N0, IP_N1, IP_NSQ, IP_P2, IP_W, NFIELDS, NOTHING,
+                    IP_ACT2, IP_CAP, IP_DEPLOY, IP_H, IP_MAXT, IP_N0, IP_N1, IP_NSQ, IP_W, NFIELDS, NOTHING,
                     R_ACT, R_ADV, R_ATTACKS, R_FINAL, R_LOSSES, R_LOSTROLL, R_MISS, R_SNAP, R_WONROLL, RECORD_FIELDS)
 
 LOG_COLS = 13
@@ -161,15 +161,9 @@ def play_game_nb(P, seed, game, first, policies, snapshot_turn, rec, agg, log, b
             if eps > 0 and rng_below_nb(rng, np.int64(EPS_SCALE)) < eps:
                 act = RANDOM
             if act == RANDOM:
-                u = random_unit_nb(player, usq, uside, acted, nu, tbuf, rng)
+                u, t, f = random_move_nb(player, phase2, P, occ, usq, uside, utype, acted, nu, buf, tbuf, rng)
                 if u < 0:
                     break
-                m = umove[utype[u]]
-                if phase2 and m > ip[IP_P2]:
-                    m = ip[IP_P2]
-                nd = gen_dests_nb(u, m, ip, dest, destn, occ, usq, uside, buf)
-                t = buf[rng_below_nb(rng, nd)]
-                f = random_bit_nb(face_mask_nb(m, usq[u], t, reach), rng)
                 tgt = -1
             elif act == MCTS:
                 code = choose_nb(P, Wk, policies[POL_BUDGET + player], player, turn, nact, limit, np.int64(-1),
@@ -203,9 +197,7 @@ def play_game_nb(P, seed, game, first, policies, snapshot_turn, rec, agg, log, b
             tsq = -1
             if not phase2:
                 if act == RANDOM:
-                    nt = gen_targets_nb(u, ip, urange, usq, uface, uside, utype, nu, tbuf)
-                    k = rng_below_nb(rng, nt + 1)
-                    tgt = tbuf[k] if k < nt else -1
+                    tgt = random_target_nb(u, P, usq, uface, uside, utype, nu, tbuf, rng)
                 if tgt >= 0:
                     tsq = usq[tgt]
                     at = utype[u]

@@ -42,12 +42,11 @@ from simkit.policies import MC_N, MC_SCALE
 
 from .candidates import ADVANCE, END, STAY, arc_max_nb, arc_square_nb, attack_potential_nb, decode_nb, \
     gen_decisions_nb
-from .moves import (ROLL, angle_nb, attack_nb, can_act_nb, combat_kind_nb, face_mask_nb, gen_dests_nb,
-                    gen_targets_nb, move_nb, surround_after_nb, turn_limit_nb)
-from .policies import greedy_advance_nb, greedy_choose_nb, greedy_maps_nb, pos_score_nb, random_bit_nb, \
-    random_unit_nb
+from .moves import (ROLL, angle_nb, attack_nb, can_act_nb, combat_kind_nb, move_nb, surround_after_nb, turn_limit_nb)
+from .policies import greedy_advance_nb, greedy_choose_nb, greedy_maps_nb, pos_score_nb, random_move_nb, \
+    random_target_nb
 from .state import (ARC, DEF_DIES, FP_MCTS, FP_VALUE, INNER, IP_ACT, IP_CAP, IP_H, IP_MAXT, IP_MAXU, IP_N0, IP_N1,
-                    IP_NSQ, IP_P2, IP_W, MCTS_OWN, NFIELDS)
+                    IP_NSQ, IP_W, MCTS_OWN, NFIELDS)
 
 # Warfare!'s own MCTS knobs, after the engine's in the knob vector (fp[FP_MCTS + MC_N + MK_*])
 MK_THREAT, MK_CAP_TURNS = 0, 1
@@ -416,18 +415,10 @@ def rollout_step_nb(P, S, greedy, rng):
         f = gout[2]
         v = gout[3]
     else:
-        tbuf = S[S_TBUF]
-        u = random_unit_nb(player, usq, uside, acted, nu, tbuf, rng)
+        u, t, f = random_move_nb(player, phase2, P, occ, usq, uside, utype, acted, nu, S[S_BUF], S[S_TBUF], rng)
         if u < 0:
             end_turn_nb(P, S)
             return
-        m = umove[utype[u]]
-        if phase2 and m > ip[IP_P2]:
-            m = ip[IP_P2]
-        buf = S[S_BUF]
-        nd = gen_dests_nb(u, m, ip, dest, destn, occ, usq, uside, buf)
-        t = buf[rng_below_nb(rng, nd)]
-        f = random_bit_nb(face_mask_nb(m, usq[u], t, reach), rng)
         v = -1
     frm = usq[u]
     meta[M_ACTU] = u
@@ -435,10 +426,7 @@ def rollout_step_nb(P, S, greedy, rng):
     move_nb(u, t, f, occ, usq, uface)
     acted[u] = 1
     if not greedy and not phase2:
-        tbuf = S[S_TBUF]
-        nt = gen_targets_nb(u, ip, urange, usq, uface, uside, utype, nu, tbuf)
-        k = rng_below_nb(rng, nt + 1)
-        v = tbuf[k] if k < nt else -1
+        v = random_target_nb(u, P, usq, uface, uside, utype, nu, S[S_TBUF], rng)
     if v < 0 or phase2:
         finish_activation_nb(P, S)
     else:
