@@ -295,10 +295,11 @@ def test_decisive_constant_matches_the_engine():
 
 
 def test_search_2n_beats_n():
-    # paired games (same seeds, both seat orders) on a 12-turn material-capped scenario: mcts:64 must
-    # score significantly above 1/2 against mcts:16 (the lower end of the 95% interval above 0.5)
+    # paired games (same seeds, both seat orders) on a 16-turn material-capped scenario: mcts:32 must
+    # score significantly above 1/2 against mcts:16 (the lower end of the 95% interval above 0.5;
+    # measured 0.669 [0.564, 0.773])
     sc = load_scenario("warfare", ["cap_result=material", "max_turns=16"])
-    c = pair_score(sc, RunConfig(games=40, seed=3), "mcts:64", "mcts:16")
+    c = pair_score(sc, RunConfig(games=40, seed=3), "mcts:32", "mcts:16")
     assert c["ci"][0] > 0.5, c["score"]
 
 
