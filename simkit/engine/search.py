@@ -453,7 +453,7 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
             return reward_from_winner_nb(st, draw0)
         return evaluate_nb(P, S)
 
-    @njit
+    @njit(no_cpython_wrapper=True, no_cfunc_wrapper=True)   # only kernels call it: no wrapper to unbox the state tuples
     def leaf_value_nb(P, S, S2, knobs, horizon, draw0, outs, probs, ti, tf, node, rng):
         """Side 0's reward of the expanded, unfinished leaf ``node`` in position ``S``.
 
@@ -498,7 +498,7 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
                 k += 1
         return k if k > 0 else n
 
-    @njit
+    @njit(no_cpython_wrapper=True, no_cfunc_wrapper=True)   # only kernels call it (a game's choose_nb)
     def search_nb(P, root, S, S2, knobs, budget, rng, tree, ban=0):
         """The decision ``budget`` iterations prefer in position ``root`` (left untouched): its action code.
 
@@ -570,7 +570,7 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
                                     tf[o, TF_PRIOR] = probs[k]
                             o = ti[o, TI_NEXT]
                     ch = _select_outcome_nb(ti, tf, node)
-                    resolve_nb(P, S, ti[ch, TI_CODE], rng)
+                    resolve_nb(P, S, np.int64(ti[ch, TI_CODE]), rng)    # int64, as the leaf's outs[k]
                 else:
                     if not closed:
                         # open loop: only the decisions legal in this determinisation compete

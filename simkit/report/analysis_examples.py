@@ -24,6 +24,10 @@ EXAMPLES = {
     "matchup-martian-chess": [["matchup", "martian_chess", "--policies", "random,greedy,mcts:100",
                                "--games", "200"]],
     "ladder-martian-chess": [["ladder", "martian_chess", "--ceiling", "200", "--games", "200"]],
+    # issue 22's ladder of Warfare!: under the default cap_result=draw search against search rarely finishes
+    # (docs/skill.md, the draw diagnosis); scripts/warfare_search.py mustshow runs it and prints the numbers
+    "ladder-warfare": [["ladder", "warfare", "--rungs", "random,greedy,mcts:100,mcts:400,mcts:1600", "--games",
+                        "100", "--set", "cap_result=material"]],
     "skill-warfare": [["run", "warfare", "--games", "100", "--skill", "greedy,mcts:25,mcts:100"]],
     "quality": [["quality", g, "--games", "500"] for g in ("martian_chess", "skorm", "storm_the_castle", "warfare")],
     # compare/sweep --quality: the quality metrics of two variants (or of every cell) on the same seeds
