@@ -10,7 +10,6 @@ SkillTrace measure the same thing).
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -70,33 +69,32 @@ class LadderResult:
                              for s in self.steps])
 
 
-def ladder(scenario, rungs, config, *, threads=None, out_dir=None, log=None) -> LadderResult:
-    """Play each rung of ``rungs`` against the one below (``config.games`` games per seat order)."""
+def ladder(scenario, rungs, config, *, threads=None, out_dir=None, log=None, resume=False) -> LadderResult:
+    """Play each rung of ``rungs`` against the one below (``config.games`` games per seat order);
+    ``out_dir`` keeps each seating's run (`backends/work.py`: Ctrl-C keeps them, ``resume`` finishes)."""
     from simkit.analysis.matchup import check_policies
-    from simkit.backends.store import atomic_write_bytes, atomic_write_json, claim_result_dir, mark_complete
-    from simkit.engine.runner import environment
+    from simkit.backends.store import atomic_write_bytes, atomic_write_json
+    from simkit.backends.work import Work
 
     rungs = check_policies(scenario.spec, rungs)
-    out = claim_result_dir(out_dir)
-    if out is not None:
-        atomic_write_json(out / "manifest.json", {
-            "kind": "ladder", "status": "running", "scenario": scenario.to_dict(), "rungs": rungs,
-            "config": config.to_dict(), "versions": environment(),
-            "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
-    steps = []
-    for below, rung in zip(rungs, rungs[1:]):
-        t0 = time.perf_counter()
-        c = pair_score(scenario, config, rung, below, threads=threads)
-        flags = []
-        for (a, b), rec in c.pop("records").items():
-            flags += [f["message"] for f in play_flags(scenario.spec, rec, (a, b))]
-        steps.append({"rung": rung, "below": below, **c, "flags": sorted(set(flags)),
-                      "elapsed_s": round(time.perf_counter() - t0, 3)})
-        if log:
-            log(f"{rung} vs {below}: {c['score']:.3f} [{c['ci'][0]:.3f}, {c['ci'][1]:.3f}]")
-    res = LadderResult(scenario.game, scenario.name, rungs, steps, config.games, config.seed, out)
-    if out is not None:
-        atomic_write_json(out / "ladder.json", res.summary())
-        atomic_write_bytes(out / "ladder.csv", res.table.to_csv(index=False).encode())
-        mark_complete(out)
+    work = Work.of(out_dir, resume)
+    out = work.out
+    identity = {"scenario": scenario.to_dict(), "rungs": rungs, "config": config.to_dict()}
+    with work.start("ladder", identity, scenario=scenario.to_dict(), rungs=rungs, config=config.to_dict()):
+        steps = []
+        for below, rung in zip(rungs, rungs[1:]):
+            before = work.elapsed
+            c = pair_score(scenario, config, rung, below, threads=threads, work=work)
+            flags = []
+            for (a, b), rec in c.pop("records").items():
+                flags += [f["message"] for f in play_flags(scenario.spec, rec, (a, b))]
+            steps.append({"rung": rung, "below": below, **c, "flags": sorted(set(flags)),
+                          "elapsed_s": round(work.elapsed - before, 3)})
+            if log:
+                log(f"{rung} vs {below}: {c['score']:.3f} [{c['ci'][0]:.3f}, {c['ci'][1]:.3f}]")
+        res = LadderResult(scenario.game, scenario.name, rungs, steps, config.games, config.seed, out)
+        if out is not None:
+            atomic_write_json(out / "ladder.json", res.summary())
+            atomic_write_bytes(out / "ladder.csv", res.table.to_csv(index=False).encode())
+        work.complete()
     return res

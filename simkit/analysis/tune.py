@@ -58,7 +58,6 @@ import json
 import math
 import random
 import re
-import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -431,24 +430,15 @@ def search(points, evaluate, objectives, *, games: int, verify_games: int, seed:
 MAX_POINTS = 64
 
 
-def tune(target, knobs, objectives, config, *, base_sets=None, verify_games=None, tolerance=0.01,
-         finalists=3, lexicographic=False, threads=None, out_dir=None, log=None) -> TuneResult:
-    """Tune ``knobs`` (list of ``KEY=RANGE``) of ``target`` for ``objectives`` (list of text)."""
-    from simkit.backends.store import atomic_write_bytes, atomic_write_json, claim_result_dir
-    from simkit.engine.runner import environment, simulate, validate_config
+def _points(target, knobs, config, base_sets):
+    """(base scenario, keys, the settings raced: at most MAX_POINTS, identical rules raced once,
+    {setting: its twin}, {setting: scenario})."""
+    from simkit.analysis.compare import same_rules
     from simkit.scenario import load_scenario
     from simkit.scenario.sweep import cell_overrides
-
     base = load_scenario(target, list(base_sets or []))
-    validate_config(base.spec, config)
     if not knobs:
         raise UsageError("give at least one --knob KEY=A..B (or KEY=V1,V2,... or KEY=A..B:STEP)")
-    if not objectives:
-        raise UsageError("give at least one --objective, e.g. first_player_advantage=0")
-    if not 0 < tolerance < 1:
-        raise UsageError(f"--tolerance must be between 0 and 1, got {tolerance}")
-    objs = [parse_objective(o) for o in objectives]
-    check_objectives(objs)
     parsed = [parse_knob(k, base.spec) for k in knobs]
     keys = [k for k, _ in parsed]
     if len(set(keys)) != len(keys):
@@ -457,10 +447,8 @@ def tune(target, knobs, objectives, config, *, base_sets=None, verify_games=None
     if len(points) > MAX_POINTS:      # a seeded sample keeps the search bounded and reproducible
         points = random.Random(config.seed).sample(points, MAX_POINTS)
     scenarios = {pt: load_scenario(target, cell_overrides(base_sets, keys, pt)) for pt in points}
-    out = claim_result_dir(out_dir)         # before the search, so a taken --out costs nothing
     # settings that resolve to identical rules play identical games: race only the first of each
     # (e.g. zero extra activations spread over any number of turns)
-    from simkit.analysis.compare import same_rules
     kept: list = []
     same_as: dict = {}
     for pt in points:
@@ -469,36 +457,89 @@ def tune(target, knobs, objectives, config, *, base_sets=None, verify_games=None
             kept.append(pt)
         else:
             same_as[pt] = twin
-    points = kept
+    return base, keys, kept, same_as, scenarios
+
+
+def plan(target, knobs, config, *, base_sets=None, verify_games=None, finalists=3, threads=None):
+    """The games a tune plays (`simkit.plan.Plan`): successive halving's rounds, the finalists'
+    verification, the recommendation's confirmation and the unchanged scenario on both."""
+    from simkit.plan import Part, Plan
+    base, _, points, _, _ = _points(target, knobs, config, base_sets)
+    verify = verify_games or 8 * config.games
+    games, alive, n = 0, len(points), config.games
+    while True:
+        games += alive * n
+        if alive <= finalists:
+            break
+        alive, n = max(finalists, (alive + 1) // 2), n * 2
+    stages = 1 + (alive > 1)            # verification, and a confirmation when it chose among finalists
+    parts = [Part(base.game, config.policies, games),
+             Part(base.game, config.policies, verify, alive + (alive > 1) + stages)]
+    return Plan("tune", len(points), "settings", parts, threads=threads)
+
+
+def run_name(point, games: int, seed: int, config, keys) -> str:
+    """The run directory of one evaluation: its stage (by seed), games and setting ('unchanged' for
+    the scenario as given), so a resumed tune finds every evaluation where it left it."""
+    stage = "search" if seed == config.seed else "verify" if seed == stage_seed(config.seed, "verify") \
+        else "confirm" if seed == stage_seed(config.seed, "confirm") else f"seed{seed}"
+    from simkit.report.fmt import setting
+    what = "unchanged" if point is None else ",".join(setting(k, v) for k, v in zip(keys, point))
+    safe = "".join(ch if ch.isalnum() or ch in "-_.=," else "_" for ch in what)
+    return f"runs/{stage}/{games}/{safe}"
+
+
+def tune(target, knobs, objectives, config, *, base_sets=None, verify_games=None, tolerance=0.01,
+         finalists=3, lexicographic=False, threads=None, out_dir=None, log=None, resume=False) -> TuneResult:
+    """Tune ``knobs`` (list of ``KEY=RANGE``) of ``target`` for ``objectives`` (list of text).
+    Every evaluation is a run directory of ``out_dir`` (`backends/work.py`): Ctrl-C keeps them and
+    ``resume`` replays the search from them, playing only what is missing."""
+    from simkit.backends.store import atomic_write_bytes, atomic_write_json
+    from simkit.backends.work import Work
+    from simkit.engine.runner import validate_config
+    from simkit.scenario import load_scenario
+
+    validate_config(load_scenario(target, list(base_sets or [])).spec, config)
+    if not objectives:
+        raise UsageError("give at least one --objective, e.g. first_player_advantage=0")
+    if not 0 < tolerance < 1:
+        raise UsageError(f"--tolerance must be between 0 and 1, got {tolerance}")
+    objs = [parse_objective(o) for o in objectives]
+    check_objectives(objs)
+    base, keys, points, same_as, scenarios = _points(target, knobs, config, base_sets)
     verify_games = verify_games or 8 * config.games
     cache: dict = {}
     ends: dict = {}          # (setting, games, seed) -> the games' first, winner, length, end reason
     scenarios[None] = base   # the unchanged scenario, the side effects' reference
+    work = Work.of(out_dir, resume)
+    out = work.out
+    identity = {"scenario": base.to_dict(), "knobs": list(knobs), "objectives": [o.text for o in objs],
+                "config": config.to_dict(), "verify_games": verify_games, "tolerance": tolerance,
+                "finalists": finalists, "lexicographic": lexicographic}
 
     def evaluate(pt, games, seed):
         k = (pt, games, seed)
         if k not in cache:
-            run = simulate(scenarios[pt], replace(config, games=games, seed=seed), threads=threads,
-                           progress=False, keep=True)
+            run = work.run(run_name(pt, games, seed, config, keys), scenarios[pt],
+                           replace(config, games=games, seed=seed), threads=threads)
             cache[k], ends[k] = run.summary(), run.records()[:, :4].copy()
         return cache[k]
 
-    t0 = time.perf_counter()
-    res = search(points, evaluate, objs, games=config.games, verify_games=verify_games, seed=config.seed,
-                 tolerance=tolerance, finalists=finalists, lexicographic=lexicographic, log=log)
-    res.keys, res.config, res.out_dir = keys, config, Path(out_dir) if out_dir else None
-    res.same_as = {pt: twin for pt, twin in same_as.items()}
-    res.length_unit, res.caps = base.spec.length_unit, tuple(base.spec.cap_reasons)
-    from simkit.analysis.sweep import _resolved
-    side_effects(res, evaluate, ends, base.spec, tuple(_resolved(base.rules, k) for k in keys))
-    if out is not None:
-        import pandas as pd
-        atomic_write_json(out / "tune.json", res.summary() | {"elapsed_s": round(time.perf_counter() - t0, 2)})
-        atomic_write_bytes(out / "tune.csv", pd.DataFrame(res.rows()).to_csv(index=False).encode())
-        atomic_write_json(out / "manifest.json", {
-            "kind": "tune", "status": "complete", "scenario": base.to_dict(), "knobs": list(knobs),
-            "objectives": [o.text for o in objs], "config": config.to_dict(), "versions": environment(),
-            "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
+    with work.start("tune", identity, scenario=base.to_dict(), knobs=list(knobs),
+                    objectives=[o.text for o in objs], config=config.to_dict()):
+        res = search(points, evaluate, objs, games=config.games, verify_games=verify_games, seed=config.seed,
+                     tolerance=tolerance, finalists=finalists, lexicographic=lexicographic, log=log)
+        res.keys, res.config, res.out_dir = keys, config, out
+        res.same_as = {pt: twin for pt, twin in same_as.items()}
+        res.length_unit, res.caps = base.spec.length_unit, tuple(base.spec.cap_reasons)
+        from simkit.analysis.sweep import _resolved
+        side_effects(res, evaluate, ends, base.spec, tuple(_resolved(base.rules, k) for k in keys))
+        if out is not None:
+            import pandas as pd
+            # elapsed: every evaluation's playing time, over every session of a resumed tune
+            atomic_write_json(out / "tune.json", res.summary() | {"elapsed_s": round(work.elapsed, 2)})
+            atomic_write_bytes(out / "tune.csv", pd.DataFrame(res.rows()).to_csv(index=False).encode())
+        work.complete()
     return res
 
 
