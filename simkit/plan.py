@@ -50,6 +50,10 @@ class Plan:
     def games(self) -> int:
         return sum(p.games * p.runs for p in self.parts)
 
+    @property
+    def runs(self) -> int:
+        return sum(p.runs for p in self.parts)
+
     def seconds(self) -> float | None:
         """Estimated playing time, or None when a part's game or policy has no measured speed."""
         table = speeds()
@@ -139,11 +143,14 @@ def _policy_seconds(table, game, policy: str, threads, traced):
     g = (table.get("games") or {}).get(game)
     if g is None:
         return None
-    name, scale = str(policy), 1.0
+    name, scale = str(policy), 1.0        # not yet validated: a malformed name has no price
     if name.startswith("eps:"):
-        name = name.split(":", 2)[2]
+        name = name.split(":", 2)[-1]
     if name.startswith("mcts:"):
-        scale = int(name.split(":")[1]) / MCTS_REFERENCE
+        budget = name.split(":")[1]
+        if not budget.isdigit():
+            return None
+        scale = int(budget) / MCTS_REFERENCE
         name = f"mcts:{MCTS_REFERENCE}"
     row = (g.get("policies") or {}).get(name)
     if row is None:

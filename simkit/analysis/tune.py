@@ -53,7 +53,6 @@ that matters ("and games get N% longer: A -> B plies (+D [lo, hi] on the same ga
 """
 from __future__ import annotations
 
-import itertools
 import json
 import math
 import random
@@ -443,9 +442,12 @@ def _points(target, knobs, config, base_sets):
     keys = [k for k, _ in parsed]
     if len(set(keys)) != len(keys):
         raise UsageError("--knob: a key is given twice")
-    points = list(itertools.product(*[v for _, v in parsed]))
-    if len(points) > MAX_POINTS:      # a seeded sample keeps the search bounded and reproducible
-        points = random.Random(config.seed).sample(points, MAX_POINTS)
+    from simkit.scenario.sweep import Grid
+    grid = Grid([v for _, v in parsed])       # never listed: three knobs of 1,000 values are 10**9 settings
+    if len(grid) > MAX_POINTS:      # a seeded sample keeps the search bounded and reproducible
+        points = [grid[i] for i in random.Random(config.seed).sample(range(len(grid)), MAX_POINTS)]
+    else:
+        points = list(grid)
     scenarios = {pt: load_scenario(target, cell_overrides(base_sets, keys, pt)) for pt in points}
     # settings that resolve to identical rules play identical games: race only the first of each
     # (e.g. zero extra activations spread over any number of turns)
@@ -466,15 +468,14 @@ def plan(target, knobs, config, *, base_sets=None, verify_games=None, finalists=
     from simkit.plan import Part, Plan
     base, _, points, _, _ = _points(target, knobs, config, base_sets)
     verify = verify_games or 8 * config.games
-    games, alive, n = 0, len(points), config.games
-    while True:
-        games += alive * n
+    parts, alive, n = [], len(points), config.games
+    while True:                          # the rounds of `search`
+        parts.append(Part(base.game, config.policies, n, alive))
         if alive <= finalists:
             break
         alive, n = max(finalists, (alive + 1) // 2), n * 2
     stages = 1 + (alive > 1)            # verification, and a confirmation when it chose among finalists
-    parts = [Part(base.game, config.policies, games),
-             Part(base.game, config.policies, verify, alive + (alive > 1) + stages)]
+    parts.append(Part(base.game, config.policies, verify, alive + (alive > 1) + stages))
     return Plan("tune", len(points), "settings", parts, threads=threads)
 
 

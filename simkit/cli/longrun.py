@@ -170,7 +170,7 @@ class LongRun:
         """A bar on a terminal (``bar=False``: the command draws its own), plain lines in a log."""
         from simkit.cli.progress import command_progress
         total = self.plan.games if self.plan else None
-        runs = self.plan.cells if self.plan and self.plan.cells > 1 else None
+        runs = self.plan.runs if self.plan and self.plan.runs > 1 else None
         return command_progress(flag, self.name, total=total, runs=runs, bar=bar)
 
     def finish_with(self) -> str:
