@@ -210,9 +210,9 @@ def trace_games(scenario, config, games: int | None = None, *, pv=None, log=None
             took.append(spent)
         if store_dir is not None:
             _write_part(store_dir, start, parts[start], spent)
-            progress.games_saved(len(rows))
             if saved is not None:
                 saved.append(len(rows))
+            progress.games_saved(len(rows))      # on disk and counted: what a Ctrl-C from here on keeps
     if not parts:
         return pd.DataFrame([], columns=columns), scale
     return pd.concat([parts[s] for s in sorted(parts)], ignore_index=True), scale

@@ -230,7 +230,8 @@ def results_table(tmp: Path | None = None) -> str:
                 k, t = kept_of(r["line"]) if r["line"] else (0, 0)
                 cells.append(f"exit {r['exit']}, {'a traceback, ' if r['traceback'] else ''}manifest "
                              f"{r['status']}: kept {k:,} of {t:,} games")
-            resumed = " / ".join(f"exit {r['resume_exit']}, {r['resumed_status']}" for r in got)
+            resumed = [f"exit {r['resume_exit']}, {r['resumed_status']}" for r in got]
+            resumed = f"{resumed[0]} (both)" if resumed[0] == resumed[1] else " / ".join(resumed)
             files = len(result_files(ref))
             same = "yes" if all(not r["differ"] for r in got) else "no: " + ", ".join(
                 sorted({f for r in got for f in r["differ"]}))
