@@ -104,21 +104,27 @@ def test_a_resumed_run_replays_its_chunks_so_a_precision_stop_is_the_same(tmp_pa
     assert np.array_equal(done.records(), whole.records())
 
 
-def test_a_complete_compare_directory_replays_for_the_same_pairs(tmp_path):
-    """compare's runs are paired chunk by chunk: a finished run replays its games in the same chunks."""
+def test_a_compare_resumes_to_the_same_pairs_and_replays_finished_runs(tmp_path):
+    """compare pairs its runs chunk by chunk: a resumed run, and a finished one (killed after both runs
+    completed, before compare.json), give back their games in the same chunks, so every float is equal."""
     from simkit.analysis.compare import compare
     a = load_scenario("martian_chess")
     b = load_scenario("martian_chess", ["clock=off"])
     whole = compare(a, b, CFG, out_dir=tmp_path / "whole")
-    out = tmp_path / "cut"
-    with pytest.raises(Interrupted):
-        compare(a, b, CFG, out_dir=out, backend=InterruptAfter(5))
-    done = compare(a, b, CFG, out_dir=out, resume=True)
     strip = {"elapsed_s", "games_per_s", "plies_per_s", "resumed_games"}
 
     def clean(x):
         return {k: clean(v) for k, v in x.items() if k not in strip} if isinstance(x, dict) else x
-    assert clean(done.summary()) == clean(whole.summary())
+    out = tmp_path / "cut"
+    with pytest.raises(Interrupted):
+        compare(a, b, CFG, out_dir=out, backend=InterruptAfter(5))
+    assert clean(compare(a, b, CFG, out_dir=out, resume=True).summary()) == clean(whole.summary())
+    # both runs complete, the compare not: as a kill between the runs' end and compare.json leaves it
+    (out / "compare.json").unlink()
+    manifest = json.loads((out / "manifest.json").read_text())
+    (out / "manifest.json").write_text(json.dumps(manifest | {"status": "running"}))
+    again = compare(a, b, CFG, out_dir=out, resume=True, backend=InterruptAfter(0))   # plays nothing
+    assert clean(again.summary()) == clean(whole.summary())
 
 
 def test_tally_round_trip():
