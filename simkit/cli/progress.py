@@ -69,8 +69,8 @@ class _Bar:
 
 def interval() -> float:
     """Seconds between two progress lines in a log (SIMKIT_PROGRESS_SECONDS, default 60)."""
-    try:
-        return max(float(os.environ.get("SIMKIT_PROGRESS_SECONDS", 60)), 0.01)
+    try:     # at most ten days: a timer's wait cannot take an unbounded timeout
+        return min(max(float(os.environ.get("SIMKIT_PROGRESS_SECONDS", 60)), 0.01), 864_000.0)
     except ValueError:
         return 60.0
 
@@ -114,6 +114,7 @@ class _Lines:
 
     def close(self):
         self._stop.set()
+        self._thread.join(timeout=5)      # no line after the command's own output
 
 
 def wanted(flag: bool | None) -> bool:
