@@ -108,7 +108,10 @@ class Work:
                 raise UsageError(f"--resume: {self.out} holds a {m.get('kind', 'unknown')} result, not a {kind}")
             if m.get("status") == "complete" and self.top:
                 raise UsageError(f"--resume: the {kind} in {self.out} is already complete")
-            diff = first_difference(m.get("identity"), ident)
+            if "identity" not in m:
+                raise UsageError(f"--resume: {self.out} was started by an older simkit, which kept nothing to resume "
+                                 f"from; start afresh with another --out")
+            diff = first_difference(m["identity"], ident)
             if diff:
                 key, was, now = diff
                 raise UsageError(f"--resume: {self.out} was started with {key} = {json.dumps(was, default=str)}, "
