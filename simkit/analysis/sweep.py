@@ -84,19 +84,16 @@ CHECK_EVERY_CELL = 10_000   # grids up to this size have every cell's rules chec
 
 def check_cells(target, keys, grid, base_sets) -> None:
     """Refuse a grid with an invalid cell before anything plays (the error names the key). Each cell's
-    rules are built and dropped (never kept: a large grid costs no memory); beyond CHECK_EVERY_CELL
-    cells only each value of each key is checked here, on the base, and a combination that breaks a
-    rule across keys stops the sweep when its cell is reached."""
-    from simkit.scenario import Scenario, load_scenario
-    base = target if isinstance(target, Scenario) else load_scenario(target, list(base_sets or []))
-    if len(grid) <= CHECK_EVERY_CELL:
+    scenario is built as it will be played and dropped (none is kept: a large grid costs no memory);
+    beyond CHECK_EVERY_CELL cells only each value of each key is checked here, on its own, and a
+    combination that breaks a rule across keys stops the sweep when its cell is reached."""
+    if len(grid) <= CHECK_EVERY_CELL or not hasattr(grid, "lists"):
         for values in grid:
-            base.with_overrides(dict(zip(keys, values)))
+            cell_scenario(target, keys, values, base_sets)
         return
-    for k, values in zip(keys, getattr(grid, "lists", None) or [sorted({c[i] for c in grid}, key=repr)
-                                                                 for i in range(len(keys))]):
+    for k, values in zip(keys, grid.lists):
         for v in values:
-            base.with_overrides({k: v})
+            cell_scenario(target, [k], (v,), base_sets)
 
 
 def sweep(target, keys, grid, config, *, base_sets=None, threads=None, out_dir=None, precision=None,
