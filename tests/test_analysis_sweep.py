@@ -37,7 +37,9 @@ def test_parse_vary_errors(item, msg):
 def test_grid_is_every_combination_first_key_slowest():
     keys, grid = parse_grid(["deadlock_plies=1..2", "clock=off,leader,deadlock"], MC)
     assert keys == ["deadlock_plies", "clock"]
-    assert grid == [(1, "off"), (1, "leader"), (1, "deadlock"), (2, "off"), (2, "leader"), (2, "deadlock")]
+    cells = [(1, "off"), (1, "leader"), (1, "deadlock"), (2, "off"), (2, "leader"), (2, "deadlock")]
+    assert list(grid) == cells and len(grid) == 6
+    assert [grid[i] for i in range(6)] == cells and grid[-1] == cells[-1]     # cell i computed from i
 
 
 def test_grid_errors_unknown_key_suggests_and_duplicates():

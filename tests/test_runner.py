@@ -47,7 +47,7 @@ def test_resume_refuses_other_options_and_fresh_run_refuses_existing_dir(tmp_pat
     sc = load_scenario("martian_chess")
     out = tmp_path / "run"
     simulate(sc, CFG, out_dir=out, progress=False, backend=InterruptAfter(1))
-    with pytest.raises(UsageError, match="another scenario or options"):
+    with pytest.raises(UsageError, match="started with config.seed = 9, not 10"):   # names what differs
         simulate(sc, RunConfig(games=400, seed=10, policies=("random", "greedy"), chunk_size=60),
                  out_dir=out, resume=True, progress=False)
     with pytest.raises(UsageError, match="already holds a run"):

@@ -10,9 +10,7 @@ Holm's correction and at least its practical threshold, largest first.
 """
 from __future__ import annotations
 
-import json
 import math
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -289,6 +287,7 @@ class CompareResult:
     labels: tuple[str, str] = ("A", "B")
     same_rules: bool = False
     tolerance: float | None = None
+    quality: object = None         # quality_compare's QualityCompare (compare --quality), else None
     _diffs: dict = field(default=None, repr=False)
     _effects: dict = field(default=None, repr=False)
 
@@ -341,6 +340,8 @@ class CompareResult:
         eq = self.equivalence()
         if eq is not None:
             out["equivalence"] = eq
+        if self.quality is not None:
+            out["quality"] = self.quality.summary()
         return out
 
     @property
@@ -366,17 +367,22 @@ class CompareResult:
 
 
 def compare(scenario_a, scenario_b, config, *, threads=None, out_dir=None, precision=None, keep=False,
-            progress=None, labels=("A", "B"), backend=None, tolerance=None) -> CompareResult:
+            progress=None, labels=("A", "B"), backend=None, tolerance=None, quality_games=None,
+            resume=False, log=None) -> CompareResult:
     """Play A and B on common random numbers, chunk by chunk in lockstep.
 
     ``out_dir``: writes DIR/manifest.json (kind compare), DIR/a/ and DIR/b/ (run
-    directories) and DIR/compare.json. ``backend``: where both runs' chunks play
+    directories) and DIR/compare.json; Ctrl-C keeps both runs' finished chunks and ``resume``
+    finishes them (`backends/work.py`). ``backend``: where both runs' chunks play
     (shared; `simkit.backends.dask.make_backend`). ``precision``: stop once the 95% half-width of
     both primary differences is <= it, after the minimum sample (``config.games`` is the ceiling).
-    ``tolerance``: also test equivalence (TOST) within ±tolerance. Different games are refused.
+    ``tolerance``: also test equivalence (TOST) within ±tolerance. ``quality_games``: also trace
+    that many games of each and compare their quality (`quality_compare`; ``result.quality``).
+    Different games are refused.
     """
     from simkit.backends.store import atomic_write_json
-    from simkit.engine.runner import RunSession, _progress, environment
+    from simkit.backends.work import Work
+    from simkit.engine.runner import _progress
     from simkit.errors import UsageError
 
     check_precision(precision)
@@ -384,60 +390,56 @@ def compare(scenario_a, scenario_b, config, *, threads=None, out_dir=None, preci
     if scenario_a.game != scenario_b.game:
         raise UsageError(f"compare needs two variants of one game, got {scenario_a.game} and {scenario_b.game}")
     identical_rules = same_rules(scenario_a, scenario_b)
-    out = Path(out_dir) if out_dir is not None else None
-    if out is not None:
-        if (out / "manifest.json").exists():
-            raise UsageError(f"directory {out} already holds results; choose another --out")
-        out.mkdir(parents=True, exist_ok=True)
-        manifest = {"kind": "compare", "status": "running", "labels": list(labels),
-                    "a": scenario_a.to_dict(), "b": scenario_b.to_dict(), "config": config.to_dict(),
-                    "precision": precision, "versions": environment(),
-                    "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
-        atomic_write_json(out / "manifest.json", manifest)
-    sa = RunSession(scenario_a, config, threads=threads, out_dir=out / "a" if out else None, progress=False,
-                    keep=keep, precision=precision, backend=backend)
-    try:
-        sb = RunSession(scenario_b, config, threads=threads, out_dir=out / "b" if out else None, progress=False,
-                        keep=keep, precision=precision, backend=backend)
-    except BaseException:
-        sa.close()
-        raise
-    paired = PairedTally()
-    bar = _progress(progress, 2 * config.games, 0)
-    stopped = interrupted = False
-    try:
-        while True:
-            got_a = sa.step()
-            got_b = sb.step()
-            if got_a is None and got_b is None:
-                break
-            for which, got in (("a", got_a), ("b", got_b)):
-                if got is not None:
-                    paired.add(which, got[0], got[1])
-                    if bar:
-                        bar.update(len(got[1]))
-            if precision is not None and paired.settled and precision_reached(paired, precision):
-                stopped = True
-                break
-    except KeyboardInterrupt:
-        interrupted = True
-    except BaseException:
-        sa.close()
-        sb.close()
-        raise
-    finally:
-        if bar:
-            bar.close()
-    ra = sa.finish(interrupted=interrupted, stopped=stopped)
-    rb = sb.finish(interrupted=interrupted, stopped=stopped)
-    result = CompareResult(ra, rb, paired, precision, stopped, interrupted, out, tuple(labels), identical_rules,
-                           tolerance)
-    if out is not None:
-        summary = result.summary()
-        atomic_write_json(out / "compare.json", summary)
-        manifest = json.loads((out / "manifest.json").read_text())
-        manifest["status"] = "interrupted" if interrupted else "complete"
-        manifest["games_done"] = paired.n
-        manifest["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-        atomic_write_json(out / "manifest.json", manifest)
+    work = Work.of(out_dir, resume)
+    out = work.out
+    identity = {"a": scenario_a.to_dict(), "b": scenario_b.to_dict(), "config": config.to_dict(),
+                "precision": precision, "quality_games": quality_games}
+    with work.start("compare", identity, labels=list(labels), a=scenario_a.to_dict(), b=scenario_b.to_dict(),
+                    config=config.to_dict(), precision=precision):
+        sa = work.session("a", scenario_a, config, threads=threads, keep=keep, precision=precision, backend=backend)
+        try:
+            sb = work.session("b", scenario_b, config, threads=threads, keep=keep, precision=precision,
+                              backend=backend)
+        except BaseException:
+            sa.close()
+            raise
+        paired = PairedTally()
+        bar = _progress(progress, 2 * config.games, 0)
+        stopped = interrupted = False
+        try:
+            while True:
+                got_a = sa.step()
+                got_b = sb.step()
+                if got_a is None and got_b is None:
+                    break
+                for which, got in (("a", got_a), ("b", got_b)):
+                    if got is not None:
+                        paired.add(which, got[0], got[1])
+                        if bar:
+                            bar.update(len(got[1]))
+                if precision is not None and paired.settled and precision_reached(paired, precision):
+                    stopped = True
+                    break
+        except KeyboardInterrupt:
+            interrupted = True
+        except BaseException:
+            sa.close()
+            sb.close()
+            raise
+        finally:
+            if bar:
+                bar.close()
+        ra = sa.finish(interrupted=interrupted, stopped=stopped)
+        rb = sb.finish(interrupted=interrupted, stopped=stopped)
+        work.ended(ra, rb)
+        result = CompareResult(ra, rb, paired, precision, stopped, False, out, tuple(labels), identical_rules,
+                               tolerance)
+        if quality_games:
+            from simkit.analysis.quality_compare import quality_compare
+            result.quality = quality_compare(scenario_a, scenario_b, config, quality_games, labels=labels,
+                                             work=work, log=log)
+        if out is not None:
+            # the quality comparison has files of its own (compare_quality.json, ...)
+            atomic_write_json(out / "compare.json", {k: v for k, v in result.summary().items() if k != "quality"})
+        work.complete(games_done=paired.n)
     return result

@@ -54,10 +54,10 @@ def _split(spec, records) -> dict:
             "capped_draw_rate": float((draws & capped).mean())}
 
 
-def _self_play(scenario, config, policy, threads):
-    from simkit.engine.runner import simulate
-    return simulate(scenario, replace(config, policies=(policy, policy)), threads=threads, progress=False,
-                    keep=True).records()
+def _self_play(scenario, config, policy, threads, work):
+    from simkit.analysis.matchup import run_name
+    return work.run(run_name(policy, policy), scenario, replace(config, policies=(policy, policy)),
+                    threads=threads).records()
 
 
 def _material_curve(scenario, config, policy, games: int) -> dict:
@@ -83,22 +83,33 @@ def _material_curve(scenario, config, policy, games: int) -> dict:
             "mean_abs_lead_by_fifth": [float(t / c) if c else None for t, c in zip(total, count)]}
 
 
-def diagnose(scenario, config, levels, *, threads=None, contempt: float = CONTEMPT, traced: int = 20) -> dict:
-    """Run the four measurements for ``levels`` (weakest first) and return the finding with its numbers."""
+def diagnose(scenario, config, levels, *, threads=None, contempt: float = CONTEMPT, traced: int = 20,
+             work=None) -> dict:
+    """Run the four measurements for ``levels`` (weakest first) and return the finding with its numbers.
+
+    ``work``: the command's `Work` (backends/work.py) the games are runs of, each named by its seating
+    (``runs/<policy>-vs-<policy>``, self-play too), so Ctrl-C keeps them and a resume reloads them; the
+    material curve's few traced games are played again (they are not kept)."""
     from simkit.analysis.matchup import pair_score
+    from simkit.backends.work import Work
     from simkit.policies import MCTS, parse_policy
     spec = scenario.spec
+    work = work or Work()
     levels = list(levels)
+    strong = levels[-1]
+    probes = parse_policy(spec, strong).base == MCTS and "mcts_contempt" in {o.name for o in spec.options}
+    runs = len(levels) + 2 * (len(levels) >= 2) + 2 * probes     # self-play, cross-play, contempt probe
+    from simkit import progress
+    progress.games_added(runs * config.games, runs)      # a command's size did not know it would diagnose
     rows = []
     for lv in levels:
-        rows.append({"level": lv, **_split(spec, _self_play(scenario, config, lv, threads))})
-    strong = levels[-1]
+        rows.append({"level": lv, **_split(spec, _self_play(scenario, config, lv, threads, work))})
     out = {"kind": "draw_diagnosis", "game": spec.name, "scenario": scenario.name, "levels": rows,
            "games_per_seating": config.games, "seed": config.seed}
     evidence = []
     if len(levels) >= 2:
         weak = levels[-2]
-        c = pair_score(scenario, config, strong, weak, threads=threads)
+        c = pair_score(scenario, config, strong, weak, threads=threads, work=work)
         recs = np.concatenate(list(c.pop("records").values()))
         decided = float(np.mean(recs[:, 1] >= 0))
         out["cross_play"] = {"strong": strong, "weak": weak, "score": c["score"], "ci": c["ci"],
@@ -107,9 +118,9 @@ def diagnose(scenario, config, levels, *, threads=None, contempt: float = CONTEM
             evidence.append(f"{strong} converts games against {weak}: it scores {c['score']:.3f} "
                             f"[{c['ci'][0]:.3f}, {c['ci'][1]:.3f}] and {decided:.1%} of the games are decided, "
                             f"where its self-play draws {rows[-1]['draw_rate']:.1%}")
-    if parse_policy(spec, strong).base == MCTS and "mcts_contempt" in {o.name for o in spec.options}:
+    if probes:
         probe = f"{strong}/mcts_contempt={contempt:g}"
-        c = pair_score(scenario, config, probe, strong, threads=threads)
+        c = pair_score(scenario, config, probe, strong, threads=threads, work=work)
         recs = np.concatenate(list(c.pop("records").values()))
         n = len(recs)
         d = int((recs[:, 1] < 0).sum())

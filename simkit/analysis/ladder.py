@@ -10,7 +10,6 @@ SkillTrace measure the same thing).
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -81,43 +80,44 @@ def gain_word(step) -> str:
     return "gains" if lo > 0.5 else "loses to the rung below" if hi < 0.5 else "no significant gain"
 
 
-def ladder(scenario, rungs, config, *, threads=None, out_dir=None, log=None, draws=True) -> LadderResult:
-    """Play each rung of ``rungs`` against the one below (``config.games`` games per seat order).
+def ladder(scenario, rungs, config, *, threads=None, out_dir=None, log=None, resume=False,
+           draws=True) -> LadderResult:
+    """Play each rung of ``rungs`` against the one below (``config.games`` games per seat order);
+    ``out_dir`` keeps each seating's run (`backends/work.py`: Ctrl-C keeps them, ``resume`` finishes).
 
-    ``draws``: when draws or capped games dominate a rung, diagnose them there (analysis/draws.py) and
-    put the finding in the result."""
+    ``draws``: when draws or capped games dominate a rung, diagnose them there (analysis/draws.py; its games
+    are runs in ``draws/``) and put the finding in the result."""
     from simkit.analysis.matchup import check_policies
-    from simkit.backends.store import atomic_write_bytes, atomic_write_json, claim_result_dir, mark_complete
-    from simkit.engine.runner import environment
+    from simkit.backends.store import atomic_write_bytes, atomic_write_json
+    from simkit.backends.work import Work
 
     rungs = check_policies(scenario.spec, rungs)
-    out = claim_result_dir(out_dir)
-    if out is not None:
-        atomic_write_json(out / "manifest.json", {
-            "kind": "ladder", "status": "running", "scenario": scenario.to_dict(), "rungs": rungs,
-            "config": config.to_dict(), "versions": environment(),
-            "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
-    steps = []
-    for below, rung in zip(rungs, rungs[1:]):
-        t0 = time.perf_counter()
-        c = pair_score(scenario, config, rung, below, threads=threads)
-        flags = []
-        recs = c.pop("records")
-        for (a, b), rec in recs.items():
-            # no "try a stronger policy" here: the ladder itself shows whether the next rung is stronger
-            flags += [f["message"] for f in play_flags(scenario.spec, rec, (a, b), hint=False)]
-        drawish = drawish_share(scenario.spec, np.concatenate(list(recs.values())))
-        steps.append({"rung": rung, "below": below, **c, "flags": sorted(set(flags)), "drawish_share": drawish,
-                      "gain": None, "elapsed_s": round(time.perf_counter() - t0, 3)})
-        steps[-1]["gain"] = gain_word(steps[-1])
-        if log:
-            log(f"{rung} vs {below}: {c['score']:.3f} [{c['ci'][0]:.3f}, {c['ci'][1]:.3f}]")
-    res = LadderResult(scenario.game, scenario.name, rungs, steps, config.games, config.seed, out)
-    top = max((i for i, st in enumerate(steps) if st["drawish_share"] > DRAWISH), default=None)
-    if draws and top is not None:
-        res.draw_diagnosis = diagnose(scenario, config, [steps[top]["below"], steps[top]["rung"]], threads=threads)
-    if out is not None:
-        atomic_write_json(out / "ladder.json", res.summary())
-        atomic_write_bytes(out / "ladder.csv", res.table.to_csv(index=False).encode())
-        mark_complete(out)
+    work = Work.of(out_dir, resume)
+    out = work.out
+    identity = {"scenario": scenario.to_dict(), "rungs": rungs, "config": config.to_dict(), "draws": draws}
+    with work.start("ladder", identity, scenario=scenario.to_dict(), rungs=rungs, config=config.to_dict()):
+        steps = []
+        for below, rung in zip(rungs, rungs[1:]):
+            before = work.elapsed
+            c = pair_score(scenario, config, rung, below, threads=threads, work=work)
+            flags = []
+            recs = c.pop("records")
+            for (a, b), rec in recs.items():
+                # no "try a stronger policy" here: the ladder itself shows whether the next rung is stronger
+                flags += [f["message"] for f in play_flags(scenario.spec, rec, (a, b), hint=False)]
+            drawish = drawish_share(scenario.spec, np.concatenate(list(recs.values())))
+            steps.append({"rung": rung, "below": below, **c, "flags": sorted(set(flags)), "drawish_share": drawish,
+                          "gain": None, "elapsed_s": round(work.elapsed - before, 3)})
+            steps[-1]["gain"] = gain_word(steps[-1])
+            if log:
+                log(f"{rung} vs {below}: {c['score']:.3f} [{c['ci'][0]:.3f}, {c['ci'][1]:.3f}]")
+        res = LadderResult(scenario.game, scenario.name, rungs, steps, config.games, config.seed, out)
+        top = max((i for i, st in enumerate(steps) if st["drawish_share"] > DRAWISH), default=None)
+        if draws and top is not None:
+            res.draw_diagnosis = diagnose(scenario, config, [steps[top]["below"], steps[top]["rung"]],
+                                          threads=threads, work=work.child("draws"))
+        if out is not None:
+            atomic_write_json(out / "ladder.json", res.summary())
+            atomic_write_bytes(out / "ladder.csv", res.table.to_csv(index=False).encode())
+        work.complete()
     return res

@@ -10,7 +10,6 @@ diagonal is empty (a policy against itself scores 1/2 by symmetry of the seat sw
 from __future__ import annotations
 
 import itertools
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -69,21 +68,26 @@ class MatchupResult:
                 "degenerate": self.flags}
 
 
-def pair_score(scenario, config, p: str, q: str, *, threads=None) -> dict:
+def run_name(a: str, b: str) -> str:
+    """The run directory of policy ``a`` as side 0 against ``b`` (a result directory's runs/...)."""
+    return "runs/" + "-vs-".join(x.replace(":", "_").replace("/", "_") for x in (a, b))
+
+
+def pair_score(scenario, config, p: str, q: str, *, threads=None, work=None) -> dict:
     """p's expected score against q: game i is played with p as side 0 and again with q as
     side 0 (same seed and index), and p's score in pair i is the mean of its two scores.
 
     Returns {"score", "ci", "p_value", "as_side0", "as_side1", "games", "draw_rate", "records"}:
     the mean with its score interval (`pair_interval`), the p-value of "equally strong" (score
     1/2), p's score in each seat, the pairs played, the share of drawn games, and the two runs'
-    records.
+    records. ``work``: the command's `Work` (each seating is one of its runs).
     """
     from dataclasses import replace
-    from simkit.engine.runner import simulate
+    from simkit.backends.work import Work
+    work = work or Work()
     s0, recs = {}, {}
     for a, b in ((p, q), (q, p)):
-        rec = simulate(scenario, replace(config, policies=(a, b)), threads=threads, progress=False,
-                       keep=True).records()
+        rec = work.run(run_name(a, b), scenario, replace(config, policies=(a, b)), threads=threads).records()
         recs[(a, b)] = rec
         s0[(a, b)] = game_values(rec)["side0_score"]
     score_p = (s0[(p, q)] + (1.0 - s0[(q, p)])) / 2
@@ -111,31 +115,31 @@ def flip_cell(c: dict) -> dict:
             "draw_rate": c["draw_rate"]}
 
 
-def matchup(scenario, policies, config, *, threads=None, out_dir=None, log=None) -> MatchupResult:
-    from simkit.backends.store import atomic_write_bytes, atomic_write_json, claim_result_dir, mark_complete
-    from simkit.engine.runner import environment
+def matchup(scenario, policies, config, *, threads=None, out_dir=None, log=None, resume=False) -> MatchupResult:
+    """Every pair of ``policies`` in both seat orders; ``out_dir`` keeps each seating's run
+    (`backends/work.py`: Ctrl-C keeps them, ``resume`` finishes the matrix)."""
+    from simkit.backends.store import atomic_write_bytes, atomic_write_json
+    from simkit.backends.work import Work
 
     pols = check_policies(scenario.spec, policies)
-    out = claim_result_dir(out_dir)
-    if out is not None:
-        atomic_write_json(out / "manifest.json", {
-            "kind": "matchup", "status": "running", "scenario": scenario.to_dict(), "policies": pols,
-            "config": config.to_dict(), "versions": environment(),
-            "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
+    work = Work.of(out_dir, resume)
+    out = work.out
     from simkit.analysis.degenerate import play_flags
-    cells = {}
-    flags = []
-    for p, q in itertools.combinations(pols, 2):
-        cells[(p, q)] = pair_score(scenario, config, p, q, threads=threads)
-        for seats, rec in cells[(p, q)].pop("records").items():
-            flags += [f["message"] for f in play_flags(scenario.spec, rec, seats)]
-        cells[(q, p)] = flip_cell(cells[(p, q)])
-        if log:
-            log(f"{p} vs {q}: {p} scores {cells[(p, q)]['score']:.4f}")
-    order = {(p, q): None for p in pols for q in pols if p != q}
-    result = MatchupResult(pols, {k: cells[k] for k in order}, config.games, out, flags)
-    if out is not None:
-        atomic_write_json(out / "matchup.json", result.summary())
-        atomic_write_bytes(out / "matchup.csv", result.table.to_csv(index=False).encode())
-        mark_complete(out)
+    identity = {"scenario": scenario.to_dict(), "policies": pols, "config": config.to_dict()}
+    with work.start("matchup", identity, scenario=scenario.to_dict(), policies=pols, config=config.to_dict()):
+        cells = {}
+        flags = []
+        for p, q in itertools.combinations(pols, 2):
+            cells[(p, q)] = pair_score(scenario, config, p, q, threads=threads, work=work)
+            for seats, rec in cells[(p, q)].pop("records").items():
+                flags += [f["message"] for f in play_flags(scenario.spec, rec, seats)]
+            cells[(q, p)] = flip_cell(cells[(p, q)])
+            if log:
+                log(f"{p} vs {q}: {p} scores {cells[(p, q)]['score']:.4f}")
+        order = {(p, q): None for p in pols for q in pols if p != q}
+        result = MatchupResult(pols, {k: cells[k] for k in order}, config.games, out, flags)
+        if out is not None:
+            atomic_write_json(out / "matchup.json", result.summary())
+            atomic_write_bytes(out / "matchup.csv", result.table.to_csv(index=False).encode())
+        work.complete()
     return result

@@ -150,11 +150,21 @@ class QualityResult:
                 "formulas": "docs/quality.md"}
 
 
-def trace_games(scenario, config, games: int | None = None, *, pv=None, log=None):
+TRACE_CHUNK = 200       # games traced between two writes of a quality run's directory
+
+
+def trace_games(scenario, config, games: int | None = None, *, pv=None, log=None, store_dir=None,
+                resume: bool = False, saved: list | None = None, took: list | None = None):
     """Play games 0 .. n-1 (n = ``games``, default ``config.games``) of ``config`` through the game's
     trajectory hook: game i has seed ``config.seed``, index i and the first player the batch run gives
     it, so two variants traced with one config are paired on common random numbers. Returns the
-    per-game frame (record columns and every metric of PER_GAME) and the chance scale."""
+    per-game frame (record columns and every metric of PER_GAME) and the chance scale.
+
+    ``store_dir``: each chunk of TRACE_CHUNK games is written there as it finishes (part-*.parquet,
+    with the seconds it took), so an interrupt keeps them, and ``resume`` reads them back instead of
+    tracing them again; ``saved`` (a list) receives the size of every chunk written, ``took`` the
+    seconds of every chunk (a resumed one's too: the time of the whole run)."""
+    import time
     import pandas as pd
 
     from simkit.engine.rng import FIRST_MODES, first_players_nb
@@ -171,41 +181,96 @@ def trace_games(scenario, config, games: int | None = None, *, pv=None, log=None
     scale = float(scenario.rules.get("mcts_scale", 1.0))
     firsts = np.zeros(n, dtype=np.int8)
     first_players_nb(FIRST_MODES.index(config.first), np.int64(config.seed), np.int64(0), np.int64(n), firsts)
-    rows = []
+    columns = ["game", "first", "winner", "length", "end_reason", *PER_GAME]
+    parts, spent = _trace_parts(store_dir, n) if store_dir is not None and resume else ({}, [])
+    if took is not None:
+        took += spent
+    if store_dir is not None:
+        store_dir.mkdir(parents=True, exist_ok=True)
     from simkit import progress
-    progress.run_started(spec.name, n, kernels="trace")
-    for g in range(n):
-        values, legal, inter, rec = spec.trajectory(params, config.seed, g, int(firsts[g]), pv)
-        progress.games_done(1)
-        m = game_metrics(chances(values, scale), legal, inter, int(rec[1]))
-        rows.append({"game": g, "first": int(rec[0]), "winner": int(rec[1]), "length": int(rec[2]),
-                     "end_reason": spec.end_reasons[int(rec[3])], **m})
-        if log and (g + 1) % 200 == 0:
-            log(f"{g + 1:,} of {n:,} games")
-    return pd.DataFrame(rows, columns=["game", "first", "winner", "length", "end_reason", *PER_GAME]), scale
+    found = sum(len(p) for p in parts.values())
+    if found:
+        progress.games_resumed(found)
+    progress.run_started(spec.name, n - found, kernels="trace")
+    for start in range(0, n, TRACE_CHUNK):
+        if start in parts:
+            continue
+        rows, t0 = [], time.perf_counter()
+        for g in range(start, min(n, start + TRACE_CHUNK)):
+            values, legal, inter, rec = spec.trajectory(params, config.seed, g, int(firsts[g]), pv)
+            progress.games_done(1)
+            m = game_metrics(chances(values, scale), legal, inter, int(rec[1]))
+            rows.append({"game": g, "first": int(rec[0]), "winner": int(rec[1]), "length": int(rec[2]),
+                         "end_reason": spec.end_reasons[int(rec[3])], **m})
+            if log and (g + 1) % 200 == 0:
+                log(f"{g + 1:,} of {n:,} games")
+        parts[start] = pd.DataFrame(rows, columns=columns)
+        spent = time.perf_counter() - t0
+        if took is not None:
+            took.append(spent)
+        if store_dir is not None:
+            _write_part(store_dir, start, parts[start], spent)
+            if saved is not None:
+                saved.append(len(rows))
+            progress.games_saved(len(rows))      # on disk and counted: what a Ctrl-C from here on keeps
+    if not parts:
+        return pd.DataFrame([], columns=columns), scale
+    return pd.concat([parts[s] for s in sorted(parts)], ignore_index=True), scale
 
 
-def quality(scenario, config, *, out_dir=None, log=None) -> QualityResult:
-    """Play ``config.games`` games one at a time through the game's trajectory hook."""
-    import time
+def _write_part(store_dir, start: int, frame, elapsed: float):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from simkit.backends.store import ELAPSED_KEY
+    path = store_dir / f"part-{start:012d}.parquet"
+    tmp = path.with_name(f".{path.name}.tmp")
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    pq.write_table(table.replace_schema_metadata({ELAPSED_KEY: repr(float(elapsed)).encode()}), tmp)
+    tmp.replace(path)
 
+
+def _trace_parts(store_dir, n: int) -> tuple[dict, list]:
+    """start -> frame of the whole chunks of traced games a directory holds (a damaged one is traced
+    again), and the seconds each took."""
+    import pyarrow.parquet as pq
+    from simkit.backends.store import ELAPSED_KEY
+    out, spent = {}, []
+    for path in sorted(store_dir.glob("part-*.parquet")) if store_dir.exists() else ():
+        try:
+            start = int(path.stem.split("-")[1])
+            table = pq.read_table(path)
+            frame = table.replace_schema_metadata(None).to_pandas()
+            took = float((table.schema.metadata or {}).get(ELAPSED_KEY, b"0"))
+        except Exception:
+            continue
+        if start % TRACE_CHUNK == 0 and len(frame) == min(TRACE_CHUNK, n - start):
+            out[start] = frame
+            spent.append(took)
+    return out, spent
+
+
+def quality(scenario, config, *, out_dir=None, log=None, resume=False) -> QualityResult:
+    """Play ``config.games`` games one at a time through the game's trajectory hook; ``out_dir``
+    keeps them in chunks of TRACE_CHUNK games as they finish (DIR/traces/: Ctrl-C keeps them,
+    ``resume`` traces only the rest)."""
+    from simkit.backends.work import Work
     from simkit.engine.runner import validate_config
     from simkit.errors import UsageError
     spec = scenario.spec
     if getattr(spec, "trajectory", None) is None:
         raise UsageError(f"{spec.name} records no per-move trajectory yet, so its quality metrics "
                          f"cannot be computed")
-    pv = validate_config(spec, config)
-    from simkit.backends.store import atomic_write_bytes, atomic_write_json, claim_result_dir
-    out = claim_result_dir(out_dir)         # before any game is traced
-    t0 = time.perf_counter()
-    frame, scale = trace_games(scenario, config, pv=pv, log=log)
-    res = QualityResult(spec.name, scenario.name, frame, config, scale)
-    if out is not None:
-        from simkit.engine.runner import environment
-        atomic_write_json(out / "quality.json", res.summary() | {"elapsed_s": round(time.perf_counter() - t0, 2)})
-        atomic_write_bytes(out / "quality_games.csv", res.per_game.to_csv(index=False).encode())
-        atomic_write_json(out / "manifest.json", {
-            "kind": "quality", "status": "complete", "scenario": scenario.to_dict(), "config": config.to_dict(),
-            "versions": environment(), "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
+    validate_config(spec, config)
+    from simkit.backends.store import atomic_write_bytes, atomic_write_json
+    work = Work.of(out_dir, resume)
+    out = work.out
+    identity = {"scenario": scenario.to_dict(), "config": config.to_dict()}
+    with work.start("quality", identity, scenario=scenario.to_dict(), config=config.to_dict()):
+        frame, scale = work.traces("traces", scenario, config, log=log)
+        res = QualityResult(spec.name, scenario.name, frame, config, scale)
+        if out is not None:
+            # elapsed: the tracing time over every session of a resumed command
+            atomic_write_json(out / "quality.json", res.summary() | {"elapsed_s": round(work.elapsed, 2)})
+            atomic_write_bytes(out / "quality_games.csv", res.per_game.to_csv(index=False).encode())
+        work.complete()
     return res

@@ -42,7 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
-from simkit.analysis.quality import BOUNDED, NEEDS_WINNER, PER_GAME, summarize, trace_games
+from simkit.analysis.quality import BOUNDED, NEEDS_WINNER, PER_GAME, summarize
 from simkit.analysis.stats import RULE_OF_THREE, discrete_mean, holm, paired_mean
 
 ALPHA = 0.05
@@ -223,20 +223,27 @@ class QualityCompare:
 
 
 def quality_compare(scenario_a, scenario_b, config, games: int, *, out_dir=None, labels=None,
-                    log=None) -> QualityCompare:
+                    log=None, work=None) -> QualityCompare:
     """Trace games 0 .. games-1 of A and of B (same seeds) and compare their quality metrics.
 
     ``out_dir`` (a compare directory): writes compare_quality.json, compare_quality.csv (one row
-    per metric) and quality_games.csv (one row per game and variant, column ``variant`` a/b)."""
+    per metric) and quality_games.csv (one row per game and variant, column ``variant`` a/b).
+    ``work``: the compare's `Work` (its traced games kept in DIR/quality/a and b, resumed from
+    there); its directory is then the out_dir."""
+    from simkit.backends.work import Work
     from simkit.errors import UsageError
     if games < 2:
         raise UsageError(f"--quality-games must be at least 2, got {games}")
+    if work is None:
+        work = Work()
+    else:
+        out_dir = work.out
     t0 = time.perf_counter()
     frames, scales = [], []
     for which, sc in (("A", scenario_a), ("B", scenario_b)):
         if log:
             log(f"quality: tracing {games:,} games of {which}")
-        f, s = trace_games(sc, config, games)
+        f, s = work.traces(f"quality/{which.lower()}", sc, config, games)
         frames.append(f)
         scales.append(s)
     res = QualityCompare(scenario_a.game, scenario_a.spec.length_unit,
@@ -262,12 +269,6 @@ def write_compare(res: QualityCompare, out: Path):
 
 
 # ---- sweeps --------------------------------------------------------------------------------
-
-def cell_quality(scenario, config, games: int) -> dict:
-    """One sweep cell's quality metrics (summarize's mean, 95% interval and games per metric)."""
-    frame, _ = trace_games(scenario, config, games)
-    return summarize(frame)
-
 
 def flat_quality(metrics: dict) -> dict:
     """The sweep-row columns of a cell's quality: quality_<metric>, _ci_lo, _ci_hi."""
@@ -307,6 +308,6 @@ def sweep_quality_summary(target, keys, base_sets, first_cell, config, games: in
             "formulas": "docs/quality.md"}
 
 
-__all__ = ["NEEDS_WINNER", "QualityCompare", "cell_quality", "difference", "differences", "flat_quality",
+__all__ = ["NEEDS_WINNER", "QualityCompare", "difference", "differences", "flat_quality",
            "label", "quality_compare", "sweep_quality_frame",
            "sweep_quality_summary"]

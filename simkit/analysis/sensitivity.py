@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import math
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -94,16 +93,7 @@ class SensitivityResult:
                 "config": self.config.to_dict()}
 
 
-def sensitivity(target, config, *, options=None, base_sets=None, threads=None, out_dir=None, log=None):
-    from simkit.analysis.metrics import game_values
-    from simkit.backends.store import atomic_write_bytes, atomic_write_json, claim_result_dir
-    from simkit.engine.runner import environment, simulate, validate_config
-    from simkit.scenario import load_scenario
-    from simkit.scenario.sweep import cell_overrides
-
-    base = load_scenario(target, list(base_sets or []))
-    spec = base.spec
-    validate_config(spec, config)
+def _knobs(spec, options):
     knobs = rule_knobs(spec)
     if options:
         names = {o.name: o for o in spec.options}
@@ -115,35 +105,63 @@ def sensitivity(target, config, *, options=None, base_sets=None, threads=None, o
         knobs = [names[n] for n in options]
     if not knobs:
         raise UsageError(f"{spec.name} has no numeric rule option to vary")
-    out = claim_result_dir(out_dir)
-    t0 = time.perf_counter()
-    vb = game_values(simulate(base, config, threads=threads, progress=False, keep=True).records())
-    rows, skipped = [], []
-    for o in knobs:
-        value = base.rules[o.name]
-        for direction, v in steps_of(o, value):
-            try:
-                sc = load_scenario(target, cell_overrides(base_sets, [o.name], (v,)))
-            except ScenarioError as e:
-                skipped.append((o.name, v, str(e)))
-                continue
-            vv = game_values(simulate(sc, config, threads=threads, progress=False, keep=True).records())
-            for metric, col in EFFECTS.items():
-                e = effect(metric, vv[col], vb[col])
-                rows.append({"option": o.name, "direction": direction, "value": v, "base_value": value,
-                             "metric": metric, "effect": e["effect"], "ci_lo": e["ci"][0], "ci_hi": e["ci"][1],
-                             "p_value": e["p_value"]})
-            if log:
-                fpa = next(r for r in rows[::-1] if r["metric"] == "first_player_advantage")
-                log(f"{o.name}={v} ({direction}): first-player advantage {fpa['effect']:+.4f}")
-    _holm(rows)
-    res = SensitivityResult(spec.name, base.name, rows, skipped, config, out)
-    if out is not None:
-        atomic_write_json(out / "sensitivity.json", res.summary() | {"elapsed_s": round(time.perf_counter() - t0, 2)})
-        atomic_write_bytes(out / "sensitivity.csv", res.table.to_csv(index=False).encode())
-        atomic_write_json(out / "manifest.json", {
-            "kind": "sensitivity", "status": "complete", "scenario": base.to_dict(), "config": config.to_dict(),
-            "versions": environment(), "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
+    return knobs
+
+
+def plan(base, config, options=None, *, threads=None):
+    """The runs a sensitivity plays (`simkit.plan.Plan`): the base and every step (a step its option's
+    rules refuse is counted, though it is skipped)."""
+    from simkit.plan import Part, Plan
+    steps = sum(len(steps_of(o, base.rules[o.name])) for o in _knobs(base.spec, options))
+    return Plan("sensitivity", 1 + steps, "settings", [Part(base.game, config.policies, config.games, 1 + steps)],
+                threads=threads)
+
+
+def sensitivity(target, config, *, options=None, base_sets=None, threads=None, out_dir=None, log=None,
+                resume=False):
+    """Every step of every numeric rule option against the base; each setting is a run directory of
+    ``out_dir`` (`backends/work.py`: Ctrl-C keeps them, ``resume`` finishes)."""
+    from simkit.analysis.metrics import game_values
+    from simkit.backends.store import atomic_write_bytes, atomic_write_json
+    from simkit.backends.work import Work
+    from simkit.engine.runner import validate_config
+    from simkit.scenario import load_scenario
+    from simkit.scenario.sweep import cell_overrides
+
+    base = load_scenario(target, list(base_sets or []))
+    spec = base.spec
+    validate_config(spec, config)
+    knobs = _knobs(spec, options)
+    work = Work.of(out_dir, resume)
+    out = work.out
+    identity = {"scenario": base.to_dict(), "options": [o.name for o in knobs], "config": config.to_dict()}
+    with work.start("sensitivity", identity, scenario=base.to_dict(), config=config.to_dict()):
+        vb = game_values(work.run("runs/base", base, config, threads=threads).records())
+        rows, skipped = [], []
+        for o in knobs:
+            value = base.rules[o.name]
+            for direction, v in steps_of(o, value):
+                try:
+                    sc = load_scenario(target, cell_overrides(base_sets, [o.name], (v,)))
+                except ScenarioError as e:
+                    skipped.append((o.name, v, str(e)))
+                    continue
+                vv = game_values(work.run(f"runs/{o.name}={v}", sc, config, threads=threads).records())
+                for metric, col in EFFECTS.items():
+                    e = effect(metric, vv[col], vb[col])
+                    rows.append({"option": o.name, "direction": direction, "value": v, "base_value": value,
+                                 "metric": metric, "effect": e["effect"], "ci_lo": e["ci"][0], "ci_hi": e["ci"][1],
+                                 "p_value": e["p_value"]})
+                if log:
+                    fpa = next(r for r in rows[::-1] if r["metric"] == "first_player_advantage")
+                    log(f"{o.name}={v} ({direction}): first-player advantage {fpa['effect']:+.4f}")
+        _holm(rows)
+        res = SensitivityResult(spec.name, base.name, rows, skipped, config, out)
+        if out is not None:
+            # elapsed: every setting's playing time, over every session of a resumed command
+            atomic_write_json(out / "sensitivity.json", res.summary() | {"elapsed_s": round(work.elapsed, 2)})
+            atomic_write_bytes(out / "sensitivity.csv", res.table.to_csv(index=False).encode())
+        work.complete()
     return res
 
 

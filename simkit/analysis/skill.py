@@ -86,16 +86,29 @@ class SkillResult:
 ORDER_GAMES = (20, 200)   # the paired check of a skill order plays a quarter of --games, within these bounds
 
 
-def skill_order(scenario, levels, config, *, threads=None) -> list[dict]:
+def order_games(games: int) -> int:
+    """The game pairs of each step of `skill_order`: a quarter of ``games``, within ORDER_GAMES."""
+    return min(max(games // 4, ORDER_GAMES[0]), ORDER_GAMES[1])
+
+
+def order_parts(game: str, levels, games: int) -> list:
+    """The runs `skill_order` plays, as parts of a command's `simkit.plan.Plan`."""
+    from simkit.plan import Part
+    n = order_games(games)
+    return [Part(game, seats, n) for below, lvl in zip(levels, levels[1:]) for seats in ((lvl, below), (below, lvl))]
+
+
+def skill_order(scenario, levels, config, *, threads=None, work=None) -> list[dict]:
     """Does each level beat the one before? Each level against the one below, both seats, paired, on a quarter
     of the run's games (ORDER_GAMES bounds): the levels of a ``--skill`` table are meant to be a skill order,
-    and a trend over them means nothing if they are not."""
+    and a trend over them means nothing if they are not. ``work``: the command's `Work` (each seating is one
+    of its runs: Ctrl-C keeps them, a resume reloads them)."""
     from simkit.analysis.matchup import pair_score
-    n = min(max(config.games // 4, ORDER_GAMES[0]), ORDER_GAMES[1])
+    n = order_games(config.games)
     cfg = replace(config, games=n)
     out = []
     for below, lvl in zip(levels, levels[1:]):
-        c = pair_score(scenario, cfg, lvl, below, threads=threads)
+        c = pair_score(scenario, cfg, lvl, below, threads=threads, work=work)
         c.pop("records")
         lo, hi = c["ci"]
         status = "stronger" if lo > 0.5 else "weaker" if hi < 0.5 else "not shown stronger"
@@ -142,67 +155,71 @@ def metric_estimates(s: dict) -> dict:
     return out
 
 
-def skill_run(scenario, levels, config, *, threads=None, out_dir=None, log=None, order=True,
+def level_name(i: int, level: str) -> str:
+    """A level's directory in a skill directory: its rank and policy ('1-mcts_100')."""
+    return f"{i}-{level.replace(':', '_').replace('/', '_')}"
+
+
+def skill_run(scenario, levels, config, *, threads=None, out_dir=None, log=None, resume=False, order=True,
               draws=True) -> SkillResult:
-    """Play ``scenario`` at each level of ``levels`` (policy names, both sides) on the same seeds.
+    """Play ``scenario`` at each level of ``levels`` (policy names, both sides) on the same seeds;
+    ``out_dir`` keeps one run directory per level (`backends/work.py`: Ctrl-C keeps them, ``resume``
+    finishes the levels), and the checks' games beside them (`_checks`).
 
     ``order``: check (paired, `skill_order`) that each level beats the one before; ``draws``: when draws or
     capped games dominate a level, run the draw diagnosis (simkit/analysis/draws.py) there."""
-    from pathlib import Path
     from simkit.analysis.degenerate import play_flags, reversal
     from simkit.analysis.matchup import check_policies
-    from simkit.engine.runner import simulate
+    from simkit.backends.work import Work
     levels = check_policies(scenario.spec, levels)
-    runs, per = [], []
-    for i, lvl in enumerate(levels):
-        cfg = replace(config, policies=(lvl, lvl))
-        sub = None if out_dir is None else Path(out_dir) / f"{i}-{lvl.replace(':', '_')}"
-        res = simulate(scenario, cfg, threads=threads, out_dir=sub, progress=False, keep=True)
-        s = res.summary()
-        s["degenerate"] = [f["message"] for f in play_flags(scenario.spec, res.records(), cfg.policies)]
-        runs.append(s)
-        per.append(metric_estimates(s))
-        if log:
-            log(f"{lvl}: first-player advantage {s['first_player_advantage']:+.4f}")
-    # a level whose games are all drawn or capped says nothing about who is favoured: its balance
-    # estimates are left out of the trend, marked, and a trend over fewer than two levels is no information
-    blank = {lvl: why for lvl, why in uninformative(scenario.spec, zip(levels, runs)).items()}
-    metrics = {}
-    for m, (_, neutral) in SKILL_METRICS.items():
-        est = [(math.nan,) * 3 if lvl in blank and neutral is not None else p[m] for lvl, p in zip(levels, per)]
-        metrics[m] = {"estimates": est, "trend": trend(est), "verdict": verdict(est, neutral)}
-        if neutral is not None and blank:
-            metrics[m]["missing"] = dict(blank)
-            if sum(e == e for e, _, _ in est) < 2:
-                metrics[m]["verdict"] = "no information"
-        if neutral is not None:
-            flag = reversal(m, {lvl: e for lvl, e in zip(levels, est) if e[0] == e[0]})
-            if flag:
-                metrics[m]["flag"] = flag["message"]
-    # side effects beside the balance: games stopped at a cap and each way a game ends at some level
-    from simkit.analysis.side_effects import end_key, of_summary, seen_reasons
-    effects = [of_summary(s) for s in runs]
-    for m in ["cap_rate"] + [end_key(r) for r in seen_reasons(runs)]:
-        est = [fx[m] for fx in effects]
-        metrics[m] = {"estimates": est, "trend": trend(est), "verdict": verdict(est, None)}
-    result = SkillResult(levels, runs, metrics, _checks(scenario, levels, config, runs, threads, order, draws))
-    if out_dir is not None:
-        import time
-        from simkit.backends.store import atomic_write_json
-        from simkit.engine.runner import environment
-        atomic_write_json(Path(out_dir) / "skill.json", result.summary())
-        atomic_write_json(Path(out_dir) / "manifest.json", {
-            "kind": "skill", "status": "complete", "scenario": scenario.to_dict(), "levels": levels,
-            "config": config.to_dict(), "versions": environment(),
-            "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
+    work = Work.of(out_dir, resume)
+    identity = {"scenario": scenario.to_dict(), "levels": levels, "config": config.to_dict(), "order": order,
+                "draws": draws}
+    with work.start("skill", identity, measure="run", scenario=scenario.to_dict(), levels=levels,
+                    config=config.to_dict()):
+        runs, per = [], []
+        for i, lvl in enumerate(levels):
+            cfg = replace(config, policies=(lvl, lvl))
+            res = work.run(level_name(i, lvl), scenario, cfg, threads=threads)
+            s = res.summary()
+            s["degenerate"] = [f["message"] for f in play_flags(scenario.spec, res.records(), cfg.policies)]
+            runs.append(s)
+            per.append(metric_estimates(s))
+            if log:
+                log(f"{lvl}: first-player advantage {s['first_player_advantage']:+.4f}")
+        # a level whose games are all drawn or capped says nothing about who is favoured: its balance
+        # estimates are left out of the trend, marked, and a trend over fewer than two levels is no information
+        blank = {lvl: why for lvl, why in uninformative(scenario.spec, zip(levels, runs)).items()}
+        metrics = {}
+        for m, (_, neutral) in SKILL_METRICS.items():
+            est = [(math.nan,) * 3 if lvl in blank and neutral is not None else p[m] for lvl, p in zip(levels, per)]
+            metrics[m] = {"estimates": est, "trend": trend(est), "verdict": verdict(est, neutral)}
+            if neutral is not None and blank:
+                metrics[m]["missing"] = dict(blank)
+                if sum(e == e for e, _, _ in est) < 2:
+                    metrics[m]["verdict"] = "no information"
+            if neutral is not None:
+                flag = reversal(m, {lvl: e for lvl, e in zip(levels, est) if e[0] == e[0]})
+                if flag:
+                    metrics[m]["flag"] = flag["message"]
+        # side effects beside the balance: games stopped at a cap and each way a game ends at some level
+        from simkit.analysis.side_effects import end_key, of_summary, seen_reasons
+        effects = [of_summary(s) for s in runs]
+        for m in ["cap_rate"] + [end_key(r) for r in seen_reasons(runs)]:
+            est = [fx[m] for fx in effects]
+            metrics[m] = {"estimates": est, "trend": trend(est), "verdict": verdict(est, None)}
+        result = SkillResult(levels, runs, metrics, _checks(scenario, levels, config, runs, threads, order, draws,
+                                                            work))
+        _write(work, result, "run")
     return result
 
 
-def _checks(scenario, levels, config, runs, threads, order: bool, draws: bool) -> dict:
-    """The skill-order check and (where draws or caps dominate a level) the draw diagnosis."""
+def _checks(scenario, levels, config, runs, threads, order: bool, draws: bool, work) -> dict:
+    """The skill-order check and (where draws or caps dominate a level) the draw diagnosis; their games are
+    runs of ``work`` (in ``order/`` and ``draws/``: Ctrl-C keeps them, a resume reloads them)."""
     info = {}
     if order and len(levels) >= 2:
-        info["order"] = skill_order(scenario, levels, config, threads=threads)
+        info["order"] = skill_order(scenario, levels, config, threads=threads, work=work.child("order"))
         info["order_messages"] = order_messages(info["order"])
     if draws:
         from simkit.analysis.draws import DRAWISH, diagnose
@@ -211,7 +228,7 @@ def _checks(scenario, levels, config, runs, threads, order: bool, draws: bool) -
         if top is not None:
             lv = levels[max(top - 1, 0):top + 1]
             info["draw_diagnosis"] = diagnose(scenario, replace(config, games=min(config.games, 200)), lv,
-                                              threads=threads)
+                                              threads=threads, work=work.child("draws"))
     return info
 
 
@@ -231,52 +248,53 @@ def _over_levels(levels, per_level: list[dict], neutral_of) -> dict:
     return out
 
 
-def _write(out_dir, result, kind, extra):
-    import time
-    from pathlib import Path
-    from simkit.backends.store import atomic_write_json
-    from simkit.engine.runner import environment
-    atomic_write_json(Path(out_dir) / "skill.json", result.summary() | {"measure": kind})
-    atomic_write_json(Path(out_dir) / "manifest.json", {
-        "kind": "skill", "measure": kind, "status": "complete", "levels": result.levels, "versions": environment(),
-        "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")} | extra)
+def _write(work, result, kind):
+    """skill.json, and the manifest says complete."""
+    if work.out is not None:
+        from simkit.backends.store import atomic_write_json
+        atomic_write_json(work.out / "skill.json", result.summary() | {"measure": kind})
+    work.complete()
 
 
 def skill_compare(a, b, levels, config, *, threads=None, out_dir=None, labels=("A", "B"),
-                  order=True) -> SkillResult:
+                  resume=False, order=True) -> SkillResult:
     """`compare --skill`: B - A at every level (both sides at that level), same seeds; a difference's
     neutral value is 0, so "reversing" means B is better at one level and worse at another."""
-    from pathlib import Path
     from simkit.analysis.compare import compare
     from simkit.analysis.degenerate import play_flags
     from simkit.analysis.matchup import check_policies
+    from simkit.backends.work import Work
     levels = check_policies(a.spec, levels)
-    runs, per = [], []
-    for i, lvl in enumerate(levels):
-        cfg = replace(config, policies=(lvl, lvl))
-        sub = None if out_dir is None else Path(out_dir) / f"{i}-{lvl.replace(':', '_')}"
-        res = compare(a, b, cfg, threads=threads, out_dir=sub, keep=True, labels=labels)
-        flags = []
-        for which, run in (("A", res.a), ("B", res.b)):
-            flags += [f"{which}: {f['message']}" for f in play_flags(a.spec, run.records(), cfg.policies)]
-        runs.append({"level": lvl, "games": res.paired.n, "verdict": res.verdict, "degenerate": flags,
-                     "differences": res.differences, "side_effects": res.side_effects})
-        # B - A of the balance metrics, then of how games end (the ones that happen at every level)
-        per.append({m: (d["diff"], d["ci"][0], d["ci"][1]) for m, d in (res.differences | res.side_effects).items()})
-    result = SkillResult(levels, runs, _over_levels(levels, per, lambda m: 0.0),
-                         _checks(a, levels, config, [], threads, order, False))
-    if out_dir is not None:
-        _write(out_dir, result, "compare B - A", {"a": a.to_dict(), "b": b.to_dict(), "labels": list(labels),
-                                                  "scenario": a.to_dict(), "config": config.to_dict()})
+    work = Work.of(out_dir, resume)
+    identity = {"a": a.to_dict(), "b": b.to_dict(), "levels": levels, "config": config.to_dict(), "order": order}
+    with work.start("skill", identity, measure="compare B - A", levels=levels, a=a.to_dict(), b=b.to_dict(),
+                    labels=list(labels), scenario=a.to_dict(), config=config.to_dict()):
+        runs, per = [], []
+        for i, lvl in enumerate(levels):
+            cfg = replace(config, policies=(lvl, lvl))
+            res = compare(a, b, cfg, threads=threads, out_dir=work.child(level_name(i, lvl)), keep=True,
+                          labels=labels)
+            flags = []
+            for which, run in (("A", res.a), ("B", res.b)):
+                flags += [f"{which}: {f['message']}" for f in play_flags(a.spec, run.records(), cfg.policies)]
+            runs.append({"level": lvl, "games": res.paired.n, "verdict": res.verdict, "degenerate": flags,
+                         "differences": res.differences, "side_effects": res.side_effects})
+            # B - A of the balance metrics, then of how games end (the ones that happen at every level)
+            per.append({m: (d["diff"], d["ci"][0], d["ci"][1])
+                        for m, d in (res.differences | res.side_effects).items()})
+        result = SkillResult(levels, runs, _over_levels(levels, per, lambda m: 0.0),
+                             _checks(a, levels, config, [], threads, order, False, work))
+        _write(work, result, "compare B - A")
     return result
 
 
-def shared_snapshot_ply(base, levels, config, threads=None) -> tuple[int, str]:
+def shared_snapshot_ply(base, levels, config, threads=None, work=None) -> tuple[int, str]:
     """One snapshot ply for every level: the smallest of the levels' defaults (`default_snapshot_ply`),
     so the regression reads material at the same moment of the game at every skill (a trend over
     levels then measures skill, not time) and before most games end at every level."""
     from simkit.analysis.values import default_snapshot_ply
-    got = [(default_snapshot_ply(base, replace(config, policies=(lvl, lvl)), threads), lvl) for lvl in levels]
+    got = [(default_snapshot_ply(base, replace(config, policies=(lvl, lvl)), threads, work,
+                                 name=f"pilots/{level_name(i, lvl)}"), lvl) for i, lvl in enumerate(levels)]
     (ply, source), lvl = min(got, key=lambda x: x[0][0])
     if len({p for (p, _), _ in got}) == 1:
         return ply, f"{source}, the same at every level"
@@ -285,48 +303,53 @@ def shared_snapshot_ply(base, levels, config, threads=None) -> tuple[int, str]:
 
 
 def skill_values(base, levels, config, *, threads=None, out_dir=None, snapshot_ply=None,
-                 order=True) -> SkillResult:
+                 resume=False, order=True) -> SkillResult:
     """`values --skill`: every unit value (ablation, and regression coefficients) at every level; a
     value's neutral is 0, so "reversing" means a unit helps at one skill and hurts at another. Every
     level's regression reads the material at the same snapshot ply (``snapshot_ply``, else
     `shared_snapshot_ply`); a coefficient whose fit did not converge is marked at its level, not
     given as an estimate."""
-    from pathlib import Path
     from simkit.analysis.matchup import check_policies
     from simkit.analysis.values import unit_values
+    from simkit.backends.work import Work
     levels = check_policies(base.spec, levels)
-    if snapshot_ply is None:
-        snapshot_ply, source = shared_snapshot_ply(base, levels, config, threads)
-    else:
-        source = "given"
-    runs, per, missing = [], [], {}
-    nan3 = (math.nan, math.nan, math.nan)
-    for i, lvl in enumerate(levels):
-        cfg = replace(config, policies=(lvl, lvl))
-        sub = None if out_dir is None else Path(out_dir) / f"{i}-{lvl.replace(':', '_')}"
-        res = unit_values(base, cfg, threads=threads, out_dir=sub, snapshot_ply=snapshot_ply)
-        t = res.table
-        t = t[t["method"].isin(["ablation", "regression_coef"])]
-        level = {f"{r.method}:{r.unit}": (float(r.value), float(r.ci_lo), float(r.ci_hi))
-                 for r in t.itertuples() if r.value == r.value}
-        for u, v in res.data["regression"]["units"].items():
-            if not v.get("converged", True):
-                level[f"regression_coef:{u}"] = nan3
-                missing.setdefault(f"regression_coef:{u}", {})[lvl] = "not converged"
-        per.append(level)
-        runs.append({"level": lvl, "degenerate": res.data.get("degenerate", [])})
-    # a value estimated at some levels only is kept, marked where it is not (values.json says why)
-    for m in dict.fromkeys(m for level in per for m in level):     # in order of appearance
-        for lvl, level in zip(levels, per):
-            if m not in level:
-                level[m] = nan3
-                missing.setdefault(m, {})[lvl] = "not estimated"
-    metrics = _over_levels(levels, per, lambda m: 0.0)
-    for m, why in missing.items():
-        if m in metrics:
-            metrics[m]["missing"] = why
-    result = SkillResult(levels, runs, metrics, {"snapshot_ply": snapshot_ply, "snapshot_ply_source": source,
-                                                 **_checks(base, levels, config, [], threads, order, False)})
-    if out_dir is not None:
-        _write(out_dir, result, "unit values", {"scenario": base.to_dict(), "config": config.to_dict()})
+    work = Work.of(out_dir, resume)
+    identity = {"scenario": base.to_dict(), "levels": levels, "config": config.to_dict(),
+                "snapshot_ply": snapshot_ply, "order": order}
+    with work.start("skill", identity, measure="unit values", levels=levels, scenario=base.to_dict(),
+                    config=config.to_dict()):
+        if snapshot_ply is None:
+            snapshot_ply, source = shared_snapshot_ply(base, levels, config, threads, work)
+        else:
+            source = "given"
+        runs, per, missing = [], [], {}
+        nan3 = (math.nan, math.nan, math.nan)
+        for i, lvl in enumerate(levels):
+            cfg = replace(config, policies=(lvl, lvl))
+            res = unit_values(base, cfg, threads=threads, out_dir=work.child(level_name(i, lvl)),
+                              snapshot_ply=snapshot_ply)
+            t = res.table
+            t = t[t["method"].isin(["ablation", "regression_coef"])]
+            level = {f"{r.method}:{r.unit}": (float(r.value), float(r.ci_lo), float(r.ci_hi))
+                     for r in t.itertuples() if r.value == r.value}
+            for u, v in res.data["regression"]["units"].items():
+                if not v.get("converged", True):
+                    level[f"regression_coef:{u}"] = nan3
+                    missing.setdefault(f"regression_coef:{u}", {})[lvl] = "not converged"
+            per.append(level)
+            runs.append({"level": lvl, "degenerate": res.data.get("degenerate", [])})
+        # a value estimated at some levels only is kept, marked where it is not (values.json says why)
+        for m in dict.fromkeys(m for level in per for m in level):     # in order of appearance
+            for lvl, level in zip(levels, per):
+                if m not in level:
+                    level[m] = nan3
+                    missing.setdefault(m, {})[lvl] = "not estimated"
+        metrics = _over_levels(levels, per, lambda m: 0.0)
+        for m, why in missing.items():
+            if m in metrics:
+                metrics[m]["missing"] = why
+        result = SkillResult(levels, runs, metrics, {"snapshot_ply": snapshot_ply, "snapshot_ply_source": source,
+                                                     **_checks(base, levels, config, [], threads, order, False,
+                                                               work)})
+        _write(work, result, "unit values")
     return result

@@ -8,7 +8,6 @@ with `_ci_lo` / `_ci_hi` (docs/metrics.md).
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,7 +48,7 @@ class SweepResult:
     config: object
     precision: float | None = None
     out_dir: Path | None = None
-    interrupted: bool = False
+    interrupted: bool = False        # always False: an interrupted sweep raises `Interrupted` (backends/work.py)
     quality: dict | None = None      # --quality: sweep_quality.json's content (None: not traced)
 
     @property
@@ -66,105 +65,124 @@ class SweepResult:
                 "rows": self.rows} | ({"quality": self.quality} if self.quality else {})
 
 
-def load_cells(target, keys, grid, base_sets):
-    """Load and validate every cell before anything is played (errors name the key)."""
+def cell_scenario(target, keys, values, base_sets):
+    """One grid cell's scenario (its rules validated; an error names the key)."""
     from simkit.scenario import Scenario, load_scenario
     from simkit.scenario.sweep import cell_overrides
     if isinstance(target, Scenario):   # cells start from its resolved rules: rules changed in Python are kept
-        return [target.with_overrides(cell_overrides(base_sets, keys, values)) for values in grid]
-    return [load_scenario(target, cell_overrides(base_sets, keys, values)) for values in grid]
+        return target.with_overrides(cell_overrides(base_sets, keys, values))
+    return load_scenario(target, cell_overrides(base_sets, keys, values))
+
+
+def load_cells(target, keys, grid, base_sets):
+    """Every cell's scenario, loaded and validated (errors name the key)."""
+    return [cell_scenario(target, keys, values, base_sets) for values in grid]
+
+
+CHECK_EVERY_CELL = 10_000   # grids up to this size have every cell's rules checked before any plays
+
+
+def check_cells(target, keys, grid, base_sets) -> None:
+    """Refuse a grid with an invalid cell before anything plays (the error names the key). Each cell's
+    scenario is built as it will be played and dropped (none is kept: a large grid costs no memory);
+    beyond CHECK_EVERY_CELL cells only each value of each key is checked here, on its own, and a
+    combination that breaks a rule across keys stops the sweep when its cell is reached."""
+    if len(grid) <= CHECK_EVERY_CELL or not hasattr(grid, "lists"):
+        for values in grid:
+            cell_scenario(target, keys, values, base_sets)
+        return
+    for k, values in zip(keys, grid.lists):
+        for v in values:
+            cell_scenario(target, [k], (v,), base_sets)
 
 
 def sweep(target, keys, grid, config, *, base_sets=None, threads=None, out_dir=None, precision=None,
-          progress=None, log=None, backend=None, quality_games=None) -> SweepResult:
+          progress=None, log=None, backend=None, quality_games=None, resume=False) -> SweepResult:
     """Play every grid cell; write DIR/sweep.parquet, DIR/sweep.csv, DIR/manifest.json (kind sweep).
 
-    ``backend`` (e.g. a Dask cluster from `make_backend`) plays every cell's chunks.
+    ``grid``: a sequence of cells (`simkit.scenario.sweep.Grid`: computed cell by cell). Each cell
+    is a run directory DIR/cells/<i>/ keeping its tally, not its records (`backends/work.py`), so
+    Ctrl-C keeps the finished cells and the cell's finished chunks, and ``resume`` finishes the
+    sweep. ``backend`` (e.g. a Dask cluster from `make_backend`) plays every cell's chunks.
     ``quality_games``: also trace that many games per cell (same seeds in every cell) and add the
     quality metrics (quality_<metric>, _ci_lo, _ci_hi) to each row; writes DIR/sweep_quality.csv
     and DIR/sweep_quality.json (docs/quality.md).
     """
     from simkit.analysis.degenerate import tally_flags
     from simkit.backends.store import atomic_write_bytes, atomic_write_json
-    from simkit.engine.runner import environment, simulate
-    from simkit.errors import UsageError
+    from simkit.backends.work import Work
+    from simkit.engine.runner import validate_config
 
     check_precision(precision)
-    cells = load_cells(target, keys, grid, base_sets)
-    values = {k: [] for k in keys}
-    for sc in cells:
-        for k in keys:
-            v = _resolved(sc.rules, k)
-            if v not in values[k]:
-                values[k].append(v)
-    out = Path(out_dir) if out_dir is not None else None
-    manifest = None
-    if out is not None:
-        if (out / "manifest.json").exists():
-            raise UsageError(f"directory {out} already holds results; choose another --out")
-        out.mkdir(parents=True, exist_ok=True)
-        manifest = {"kind": "sweep", "status": "running", "target": str(getattr(target, "path", target)),
-                    "game": cells[0].game,
-                    # the records call every game's length "plies"; this game counts it in length_unit
-                    "length_unit": cells[0].spec.length_unit,
-                    "columns": {c: f"{c.split('_')[0]} game length in {cells[0].spec.length_unit}"
-                                for c in ("mean_plies", "median_plies")},
-                    "keys": list(keys), "values": values, "cells": len(cells),
-                    "base_overrides": dict(base_sets) if isinstance(base_sets, dict) else list(base_sets or []),
-                    "scenario": cells[0].to_dict(),
-                    "config": config.to_dict(), "precision": precision, "versions": environment(),
-                    "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
-        atomic_write_json(out / "manifest.json", manifest)
+    first = cell_scenario(target, keys, grid[0], base_sets)
+    validate_config(first.spec, config)
+    check_cells(target, keys, grid, base_sets)
+    work = Work.of(out_dir, resume)
+    out = work.out
+    n = len(grid)
+    axes = [list(v) for v in grid.lists] if hasattr(grid, "lists") else [list(c) for c in grid]
+    sets = dict(base_sets) if isinstance(base_sets, dict) else list(base_sets or [])
+    identity = {"target": str(getattr(target, "path", target)), "base_overrides": sets, "keys": list(keys),
+                ("axes" if hasattr(grid, "lists") else "cells"): axes, "config": config.to_dict(),
+                "precision": precision, "quality_games": quality_games}
+    fields = {"target": str(getattr(target, "path", target)), "game": first.game,
+              # the records call every game's length "plies"; this game counts it in length_unit
+              "length_unit": first.spec.length_unit,
+              "columns": {c: f"{c.split('_')[0]} game length in {first.spec.length_unit}"
+                          for c in ("mean_plies", "median_plies")},
+              "keys": list(keys), "cells": n, "base_overrides": sets, "scenario": first.to_dict(),
+              "config": config.to_dict(), "precision": precision}
     rows, summaries = [], []
     quality_cells = []
-    interrupted = False
-    for i, sc in enumerate(cells):
-        res = simulate(sc, config, threads=threads, progress=progress, keep=False, precision=precision,
-                       backend=backend)
-        s = res.summary()
-        flags = tally_flags(res.tally, config.policies)
-        s["degenerate"] = [f["message"] for f in flags]
-        row = {k: _resolved(sc.rules, k) for k in keys}
-        row.update(flat_row(s))
-        # the cell's degenerate-play flags by name and share, e.g. "capped 35%" (empty: none)
-        row["degenerate"] = "; ".join(f"{f['flag']} {f['share']:.0%}" for f in flags)
-        if quality_games and not res.interrupted:
-            from simkit.analysis.quality_compare import cell_quality, flat_quality
-            q = cell_quality(sc, config, quality_games)
-            row.update(flat_quality(q))
-            quality_cells.append(({k: row[k] for k in keys}, q))
-        rows.append(row)
-        summaries.append(s)
-        if log:
-            from simkit.report.fmt import setting      # values as --set takes them (true, not True)
-            log(f"cell {i + 1}/{len(cells)}: " + ", ".join(setting(k, row[k]) for k in keys)
-                + f": FPA {s['first_player_advantage']:+.4f} ({s['games']:,} games)"
-                + (f"; quality traced on {quality_games:,} games" if quality_cells and len(quality_cells) == i + 1
-                   else ""))
-        if res.interrupted:
-            interrupted = True
-            break
-    holm_cells(rows)
-    quality = None
-    if quality_cells:
-        from simkit.analysis.quality_compare import sweep_quality_summary
-        quality = sweep_quality_summary(target, keys, base_sets, cells[0], config, quality_games, quality_cells)
-    result = SweepResult(list(keys), values, rows, summaries, config, precision, out, interrupted, quality)
-    if out is not None:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-        df = result.table
-        tmp = out / ".sweep.parquet.tmp"
-        pq.write_table(pa.Table.from_pandas(df, preserve_index=False), tmp)
-        tmp.replace(out / "sweep.parquet")
-        atomic_write_bytes(out / "sweep.csv", df.to_csv(index=False).encode())
-        if quality:
-            from simkit.analysis.quality_compare import sweep_quality_frame
-            atomic_write_json(out / "sweep_quality.json", quality)
-            atomic_write_bytes(out / "sweep_quality.csv",
-                               sweep_quality_frame(keys, quality_cells).to_csv(index=False).encode())
-        manifest["status"] = "interrupted" if interrupted else "complete"
-        manifest["cells_done"] = len(rows)
-        manifest["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-        atomic_write_json(out / "manifest.json", manifest)
+    with work.start("sweep", identity, **fields):
+        for i in range(n):
+            sc = first if i == 0 else cell_scenario(target, keys, grid[i], base_sets)
+            res = work.run(f"cells/{i:06d}", sc, config, threads=threads, keep=False, records=False,
+                           precision=precision, backend=backend)
+            s = res.summary()
+            flags = tally_flags(res.tally, config.policies)
+            s["degenerate"] = [f["message"] for f in flags]
+            row = {k: _resolved(sc.rules, k) for k in keys}
+            row.update(flat_row(s))
+            # the cell's degenerate-play flags by name and share, e.g. "capped 35%" (empty: none)
+            row["degenerate"] = "; ".join(f"{f['flag']} {f['share']:.0%}" for f in flags)
+            if quality_games:
+                from simkit.analysis.quality import summarize as quality_of
+                from simkit.analysis.quality_compare import flat_quality
+                frame, _ = work.traces(f"quality/{i:06d}", sc, config, quality_games)
+                q = quality_of(frame)
+                row.update(flat_quality(q))
+                quality_cells.append(({k: row[k] for k in keys}, q))
+            rows.append(row)
+            summaries.append(s)
+            if log:
+                from simkit.report.fmt import setting      # values as --set takes them (true, not True)
+                log(f"cell {i + 1}/{n}: " + ", ".join(setting(k, row[k]) for k in keys)
+                    + f": FPA {s['first_player_advantage']:+.4f} ({s['games']:,} games)"
+                    + (f"; quality traced on {quality_games:,} games" if quality_games else ""))
+        holm_cells(rows)
+        values = {k: [] for k in keys}
+        for r in rows:
+            for k in keys:
+                if r[k] not in values[k]:
+                    values[k].append(r[k])
+        quality = None
+        if quality_cells:
+            from simkit.analysis.quality_compare import sweep_quality_summary
+            quality = sweep_quality_summary(target, keys, base_sets, first, config, quality_games, quality_cells)
+        result = SweepResult(list(keys), values, rows, summaries, config, precision, out, False, quality)
+        if out is not None:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+            df = result.table
+            tmp = out / ".sweep.parquet.tmp"
+            pq.write_table(pa.Table.from_pandas(df, preserve_index=False), tmp)
+            tmp.replace(out / "sweep.parquet")
+            atomic_write_bytes(out / "sweep.csv", df.to_csv(index=False).encode())
+            if quality:
+                from simkit.analysis.quality_compare import sweep_quality_frame
+                atomic_write_json(out / "sweep_quality.json", quality)
+                atomic_write_bytes(out / "sweep_quality.csv",
+                                   sweep_quality_frame(keys, quality_cells).to_csv(index=False).encode())
+        work.complete(values=values, cells_done=len(rows))
     return result

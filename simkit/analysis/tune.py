@@ -53,12 +53,10 @@ that matters ("and games get N% longer: A -> B plies (+D [lo, hi] on the same ga
 """
 from __future__ import annotations
 
-import itertools
 import json
 import math
 import random
 import re
-import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -440,36 +438,43 @@ def search(points, evaluate, objectives, *, games: int, verify_games: int, seed:
 MAX_POINTS = 64
 
 
-def tune(target, knobs, objectives, config, *, base_sets=None, verify_games=None, tolerance=0.01,
-         finalists=3, lexicographic=False, threads=None, out_dir=None, log=None) -> TuneResult:
-    """Tune ``knobs`` (list of ``KEY=RANGE``) of ``target`` for ``objectives`` (list of text)."""
-    from simkit.backends.store import atomic_write_bytes, atomic_write_json, claim_result_dir
-    from simkit.engine.runner import environment, simulate, validate_config
+def _sample(lists, seed: int) -> list:
+    """The settings raced: every combination of the knobs' ``lists`` of values, or a sample of MAX_POINTS of
+    them by ``seed``."""
+    from simkit.scenario.sweep import Grid
+    grid = Grid(lists)       # never listed: three knobs of 1,000 values are 10**9 settings
+    if len(grid) > MAX_POINTS:      # a seeded sample keeps the search bounded and reproducible
+        return [grid[i] for i in random.Random(seed).sample(range(len(grid)), MAX_POINTS)]
+    return list(grid)
+
+
+def _rounds(settings: int, games: int, finalists: int) -> tuple[list, int]:
+    """The rounds of `search` as [(settings, games per setting)], and the finalists it leaves."""
+    rounds, alive, n = [], settings, games
+    while True:
+        rounds.append((alive, n))
+        if alive <= finalists:
+            return rounds, alive
+        alive, n = max(finalists, (alive + 1) // 2), n * 2
+
+
+def _points(target, knobs, config, base_sets):
+    """(base scenario, keys, the settings raced: at most MAX_POINTS, identical rules raced once,
+    {setting: its twin}, {setting: scenario})."""
+    from simkit.analysis.compare import same_rules
     from simkit.scenario import load_scenario
     from simkit.scenario.sweep import cell_overrides
-
     base = load_scenario(target, list(base_sets or []))
-    validate_config(base.spec, config)
     if not knobs:
         raise UsageError("give at least one --knob KEY=A..B (or KEY=V1,V2,... or KEY=A..B:STEP)")
-    if not objectives:
-        raise UsageError("give at least one --objective, e.g. first_player_advantage=0")
-    if not 0 < tolerance < 1:
-        raise UsageError(f"--tolerance must be between 0 and 1, got {tolerance}")
-    objs = [parse_objective(o) for o in objectives]
-    check_objectives(objs)
     parsed = [parse_knob(k, base.spec) for k in knobs]
     keys = [k for k, _ in parsed]
     if len(set(keys)) != len(keys):
         raise UsageError("--knob: a key is given twice")
-    points = list(itertools.product(*[v for _, v in parsed]))
-    if len(points) > MAX_POINTS:      # a seeded sample keeps the search bounded and reproducible
-        points = random.Random(config.seed).sample(points, MAX_POINTS)
+    points = _sample([v for _, v in parsed], config.seed)
     scenarios = {pt: load_scenario(target, cell_overrides(base_sets, keys, pt)) for pt in points}
-    out = claim_result_dir(out_dir)         # before the search, so a taken --out costs nothing
     # settings that resolve to identical rules play identical games: race only the first of each
     # (e.g. zero extra activations spread over any number of turns)
-    from simkit.analysis.compare import same_rules
     kept: list = []
     same_as: dict = {}
     for pt in points:
@@ -478,36 +483,84 @@ def tune(target, knobs, objectives, config, *, base_sets=None, verify_games=None
             kept.append(pt)
         else:
             same_as[pt] = twin
-    points = kept
+    return base, keys, kept, same_as, scenarios
+
+
+def plan(target, knobs, config, *, base_sets=None, verify_games=None, finalists=3, threads=None):
+    """The games a tune plays (`simkit.plan.Plan`): successive halving's rounds, the finalists'
+    verification, the recommendation's confirmation and the unchanged scenario on both."""
+    from simkit.plan import Part, Plan
+    base, _, points, _, _ = _points(target, knobs, config, base_sets)
+    verify = verify_games or 8 * config.games
+    rounds, alive = _rounds(len(points), config.games, finalists)
+    parts = [Part(base.game, config.policies, n, k) for k, n in rounds]
+    stages = 1 + (alive > 1)            # verification, and a confirmation when it chose among finalists
+    parts.append(Part(base.game, config.policies, verify, alive + (alive > 1) + stages))
+    return Plan("tune", len(points), "settings", parts, threads=threads)
+
+
+def run_name(point, games: int, seed: int, config, keys) -> str:
+    """The run directory of one evaluation: its stage (by seed), games and setting ('unchanged' for
+    the scenario as given), so a resumed tune finds every evaluation where it left it."""
+    stage = "search" if seed == config.seed else "verify" if seed == stage_seed(config.seed, "verify") \
+        else "confirm" if seed == stage_seed(config.seed, "confirm") else f"seed{seed}"
+    from simkit.report.fmt import setting
+    what = "unchanged" if point is None else ",".join(setting(k, v) for k, v in zip(keys, point))
+    safe = "".join(ch if ch.isalnum() or ch in "-_.=," else "_" for ch in what)
+    return f"runs/{stage}/{games}/{safe}"
+
+
+def tune(target, knobs, objectives, config, *, base_sets=None, verify_games=None, tolerance=0.01,
+         finalists=3, lexicographic=False, threads=None, out_dir=None, log=None, resume=False) -> TuneResult:
+    """Tune ``knobs`` (list of ``KEY=RANGE``) of ``target`` for ``objectives`` (list of text).
+    Every evaluation is a run directory of ``out_dir`` (`backends/work.py`): Ctrl-C keeps them and
+    ``resume`` replays the search from them, playing only what is missing."""
+    from simkit.backends.store import atomic_write_bytes, atomic_write_json
+    from simkit.backends.work import Work
+    from simkit.engine.runner import validate_config
+    from simkit.scenario import load_scenario
+
+    validate_config(load_scenario(target, list(base_sets or [])).spec, config)
+    if not objectives:
+        raise UsageError("give at least one --objective, e.g. first_player_advantage=0")
+    if not 0 < tolerance < 1:
+        raise UsageError(f"--tolerance must be between 0 and 1, got {tolerance}")
+    objs = [parse_objective(o) for o in objectives]
+    check_objectives(objs)
+    base, keys, points, same_as, scenarios = _points(target, knobs, config, base_sets)
     verify_games = verify_games or 8 * config.games
     cache: dict = {}
     ends: dict = {}          # (setting, games, seed) -> the games' first, winner, length, end reason
     scenarios[None] = base   # the unchanged scenario, the side effects' reference
+    work = Work.of(out_dir, resume)
+    out = work.out
+    identity = {"scenario": base.to_dict(), "knobs": list(knobs), "objectives": [o.text for o in objs],
+                "config": config.to_dict(), "verify_games": verify_games, "tolerance": tolerance,
+                "finalists": finalists, "lexicographic": lexicographic}
 
     def evaluate(pt, games, seed):
         k = (pt, games, seed)
         if k not in cache:
-            run = simulate(scenarios[pt], replace(config, games=games, seed=seed), threads=threads,
-                           progress=False, keep=True)
+            run = work.run(run_name(pt, games, seed, config, keys), scenarios[pt],
+                           replace(config, games=games, seed=seed), threads=threads)
             cache[k], ends[k] = run.summary(), run.records()[:, :4].copy()
         return cache[k]
 
-    t0 = time.perf_counter()
-    res = search(points, evaluate, objs, games=config.games, verify_games=verify_games, seed=config.seed,
-                 tolerance=tolerance, finalists=finalists, lexicographic=lexicographic, log=log)
-    res.keys, res.config, res.out_dir = keys, config, Path(out_dir) if out_dir else None
-    res.same_as = {pt: twin for pt, twin in same_as.items()}
-    res.length_unit, res.caps = base.spec.length_unit, tuple(base.spec.cap_reasons)
-    from simkit.analysis.sweep import _resolved
-    side_effects(res, evaluate, ends, base.spec, tuple(_resolved(base.rules, k) for k in keys))
-    if out is not None:
-        import pandas as pd
-        atomic_write_json(out / "tune.json", res.summary() | {"elapsed_s": round(time.perf_counter() - t0, 2)})
-        atomic_write_bytes(out / "tune.csv", pd.DataFrame(res.rows()).to_csv(index=False).encode())
-        atomic_write_json(out / "manifest.json", {
-            "kind": "tune", "status": "complete", "scenario": base.to_dict(), "knobs": list(knobs),
-            "objectives": [o.text for o in objs], "config": config.to_dict(), "versions": environment(),
-            "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
+    with work.start("tune", identity, scenario=base.to_dict(), knobs=list(knobs),
+                    objectives=[o.text for o in objs], config=config.to_dict()):
+        res = search(points, evaluate, objs, games=config.games, verify_games=verify_games, seed=config.seed,
+                     tolerance=tolerance, finalists=finalists, lexicographic=lexicographic, log=log)
+        res.keys, res.config, res.out_dir = keys, config, out
+        res.same_as = {pt: twin for pt, twin in same_as.items()}
+        res.length_unit, res.caps = base.spec.length_unit, tuple(base.spec.cap_reasons)
+        from simkit.analysis.sweep import _resolved
+        side_effects(res, evaluate, ends, base.spec, tuple(_resolved(base.rules, k) for k in keys))
+        if out is not None:
+            import pandas as pd
+            # elapsed: every evaluation's playing time, over every session of a resumed tune
+            atomic_write_json(out / "tune.json", res.summary() | {"elapsed_s": round(work.elapsed, 2)})
+            atomic_write_bytes(out / "tune.csv", pd.DataFrame(res.rows()).to_csv(index=False).encode())
+        work.complete()
     return res
 
 
@@ -533,26 +586,12 @@ def strength_summary(pairs: dict) -> dict:
             "strength_vs": {q: float(np.mean(v)) for q, v in pairs.items()}}
 
 
-def tune_strength(target, knobs, objectives, config, *, panel=None, base_sets=None, verify_games=None,
-                  tolerance=0.01, finalists=3, threads=None, out_dir=None, log=None) -> TuneResult:
-    """Tune the search knobs of ``config.policies[0]`` (e.g. mcts:400) for strength: each setting plays every
-    opponent of ``panel`` (default `default_panel`) in both seats on the same seeds, and its objective is its
-    pooled expected score (``--objective strength=max``; the pooled interval treats pairs as independent,
-    although a pair's games against different opponents share a seed). Racing, verification and
-    confirmation as for rule knobs; a setting's knobs go on its side only (``mcts:400/mcts_c=0.5``)."""
-    from simkit.analysis.matchup import pair_score
-    from simkit.analysis.metrics import game_values
-    from simkit.backends.store import atomic_write_bytes, atomic_write_json, claim_result_dir
-    from simkit.engine.runner import environment
-    from simkit.policies import _knob_text, knob_columns, parse_policy
+def _strength_setup(target, knobs, config, panel, base_sets):
+    """(base scenario, the tuned policy, knob keys, the settings raced, the panel) of a strength tune."""
+    from simkit.policies import knob_columns, parse_policy
     from simkit.scenario import load_scenario
-
     base = load_scenario(target, list(base_sets or []))
     spec = base.spec
-    objs = [parse_objective(o) for o in objectives]
-    if len(objs) != 1 or objs[0].metric != "strength":
-        raise UsageError("--objective strength is tuned alone (strength=max, or strength>=T); tune rule "
-                         "objectives in a separate run")
     policy = parse_policy(spec, config.policies[0]).name
     allowed = knob_columns(spec)
     parsed = [parse_knob(k, spec) for k in knobs]
@@ -566,39 +605,81 @@ def tune_strength(target, knobs, objectives, config, *, panel=None, base_sets=No
     if len(set(keys)) != len(keys):
         raise UsageError("--knob: a key is given twice")
     panel = [parse_policy(spec, q).name for q in (panel or default_panel(spec, policy))]
-    points = list(itertools.product(*[v for _, v in parsed]))
-    if len(points) > MAX_POINTS:
-        points = random.Random(config.seed).sample(points, MAX_POINTS)
-    out = claim_result_dir(out_dir)
+    return base, policy, keys, _sample([v for _, v in parsed], config.seed), panel
+
+
+def strength_plan(target, knobs, config, *, panel=None, base_sets=None, verify_games=None, finalists=3,
+                  threads=None):
+    """The games a strength tune plays (`simkit.plan.Plan`): every setting against every opponent of the
+    panel in both seats, in successive halving's rounds, the finalists' verification and the
+    recommendation's confirmation. A setting is priced as ``--policy`` (its knobs change little of a
+    search's cost per game)."""
+    from simkit.plan import Part, Plan
+    base, policy, _, points, panel = _strength_setup(target, knobs, config, panel, base_sets)
+    verify = verify_games or 8 * config.games
+    rounds, alive = _rounds(len(points), config.games, finalists)
+    # the rounds, then the finalists' verification and (when it chose among them) the confirmation
+    stages = rounds + [(alive + (alive > 1), verify)]
+    parts = [Part(base.game, seats, n, k) for k, n in stages for q in panel for seats in ((policy, q), (q, policy))]
+    return Plan("tune", len(points), "settings", parts, threads=threads)
+
+
+def tune_strength(target, knobs, objectives, config, *, panel=None, base_sets=None, verify_games=None,
+                  tolerance=0.01, finalists=3, threads=None, out_dir=None, log=None, resume=False) -> TuneResult:
+    """Tune the search knobs of ``config.policies[0]`` (e.g. mcts:400) for strength: each setting plays every
+    opponent of ``panel`` (default `default_panel`) in both seats on the same seeds, and its objective is its
+    pooled expected score (``--objective strength=max``; the pooled interval treats pairs as independent,
+    although a pair's games against different opponents share a seed). Racing, verification and
+    confirmation as for rule knobs; a setting's knobs go on its side only (``mcts:400/mcts_c=0.5``).
+    Every evaluation's seatings are run directories of ``out_dir`` (`backends/work.py`): Ctrl-C keeps them
+    and ``resume`` replays the search from them, playing only what is missing."""
+    from simkit.analysis.matchup import pair_score
+    from simkit.analysis.metrics import game_values
+    from simkit.backends.store import atomic_write_bytes, atomic_write_json
+    from simkit.backends.work import Work
+    from simkit.policies import _knob_text
+
+    objs = [parse_objective(o) for o in objectives]
+    if len(objs) != 1 or objs[0].metric != "strength":
+        raise UsageError("--objective strength is tuned alone (strength=max, or strength>=T); tune rule "
+                         "objectives in a separate run")
+    base, policy, keys, points, panel = _strength_setup(target, knobs, config, panel, base_sets)
+    spec = base.spec
     verify_games = verify_games or 8 * config.games
+    work = Work.of(out_dir, resume)
+    out = work.out
+    identity = {"scenario": base.to_dict(), "knobs": list(knobs), "objectives": [o.text for o in objs],
+                "panel": panel, "config": config.to_dict(), "verify_games": verify_games, "tolerance": tolerance,
+                "finalists": finalists}
     cache: dict = {}
 
     def evaluate(pt, games, seed):
         k = (pt, games, seed)
         if k not in cache:
             cand = policy + _knob_text(tuple(zip(keys, pt)))
+            ev = work.child(run_name(pt, games, seed, config, keys))     # its seatings: runs/<cand>-vs-<q>, ...
             pairs = {}
             for q in panel:
-                recs = pair_score(base, replace(config, games=games, seed=seed), cand, q, threads=threads)["records"]
+                recs = pair_score(base, replace(config, games=games, seed=seed), cand, q, threads=threads,
+                                  work=ev)["records"]
                 first, second = (game_values(recs[seats])["side0_score"] for seats in ((cand, q), (q, cand)))
                 pairs[q] = (first + 1.0 - second) / 2      # the candidate's score in each pair of seatings
             cache[k] = strength_summary(pairs)
         return cache[k]
 
-    t0 = time.perf_counter()
-    res = search(points, evaluate, objs, games=config.games, verify_games=verify_games, seed=config.seed,
-                 tolerance=tolerance, finalists=finalists, log=log)
-    res.keys, res.config, res.out_dir = keys, config, Path(out_dir) if out_dir else None
-    res.length_unit, res.caps, res.panel = spec.length_unit, tuple(spec.cap_reasons), panel
-    if out is not None:
-        import pandas as pd
-        atomic_write_json(out / "tune.json", res.summary() | {"panel": panel, "policy": policy,
-                                                            "elapsed_s": round(time.perf_counter() - t0, 2)})
-        atomic_write_bytes(out / "tune.csv", pd.DataFrame(res.rows()).to_csv(index=False).encode())
-        atomic_write_json(out / "manifest.json", {
-            "kind": "tune", "status": "complete", "scenario": base.to_dict(), "knobs": list(knobs),
-            "objectives": [o.text for o in objs], "panel": panel, "config": config.to_dict(),
-            "versions": environment(), "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
+    with work.start("tune", identity, scenario=base.to_dict(), knobs=list(knobs),
+                    objectives=[o.text for o in objs], panel=panel, config=config.to_dict()):
+        res = search(points, evaluate, objs, games=config.games, verify_games=verify_games, seed=config.seed,
+                     tolerance=tolerance, finalists=finalists, log=log)
+        res.keys, res.config, res.out_dir = keys, config, out
+        res.length_unit, res.caps, res.panel = spec.length_unit, tuple(spec.cap_reasons), panel
+        if out is not None:
+            import pandas as pd
+            # elapsed: every evaluation's playing time, over every session of a resumed tune
+            atomic_write_json(out / "tune.json", res.summary() | {"panel": panel, "policy": policy,
+                                                                "elapsed_s": round(work.elapsed, 2)})
+            atomic_write_bytes(out / "tune.csv", pd.DataFrame(res.rows()).to_csv(index=False).encode())
+        work.complete()
     return res
 
 

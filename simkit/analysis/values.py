@@ -20,9 +20,7 @@ one B from the same side, on common random numbers.
 """
 from __future__ import annotations
 
-import json
 import math
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,16 +35,17 @@ SE_MAX = 10.0     # a logit coefficient with a larger standard error is not an e
 MIN_VARYING = 10  # games in which a unit's material difference must differ from its usual value
 
 
-def default_snapshot_ply(scenario, config, threads=None) -> tuple[int, str]:
+def default_snapshot_ply(scenario, config, threads=None, work=None, name="runs/pilot") -> tuple[int, str]:
     """The game's own default (``spec.extra['snapshot_ply']``) or half the median length of a
-    pilot of 2,000 games: material mid-game, before most games are decided."""
+    pilot of 2,000 games: material mid-game, before most games are decided. ``work``: the
+    command's `Work` (the pilot is one of its runs, ``name``)."""
     from dataclasses import replace
-    from simkit.engine.runner import simulate
+    from simkit.backends.work import Work
     spec = scenario.spec
     if spec.extra.get("snapshot_ply"):
         return int(spec.extra["snapshot_ply"]), f"{spec.name} default"
-    pilot = simulate(scenario, replace(config, games=min(PILOT_GAMES, config.games), chunk_size=None),
-                     threads=threads, progress=False, keep=False)
+    pilot = (work or Work()).run(name, scenario, replace(config, games=min(PILOT_GAMES, config.games),
+                                                         chunk_size=None), threads=threads, keep=False)
     median = pilot.summary()["plies_quantiles"]["0.5"]
     return max(1, int(round(median / 2))), f"half the median length ({median:g}) of a {pilot.games_done:,}-game pilot"
 
@@ -97,6 +96,11 @@ def ablation_entry(base_side0: np.ndarray, ablated_side0: dict) -> dict:
     return out
 
 
+def _run_name(s: int, u: str) -> str:
+    """The run directory of side ``s`` playing one ``u`` short (shared by the ablation and --pair)."""
+    return f"runs/remove_{s}-{u}"
+
+
 def _removal(base, s: int, u: str, extra: int = 1):
     """The scenario with ``extra`` more ``u`` removed from side ``s`` (None + why when refused)."""
     from simkit.errors import ScenarioError
@@ -110,10 +114,10 @@ def _removal(base, s: int, u: str, extra: int = 1):
     return sc, None
 
 
-def ablation(base, base_records, config, *, threads=None, log=None) -> dict:
+def ablation(base, base_records, config, *, threads=None, log=None, work=None) -> dict:
     """Per unit type: mean over games and available sides of (base score - ablated score)."""
-    from simkit.engine.runner import simulate
-
+    from simkit.backends.work import Work
+    work = work or Work()
     spec = base.spec
     bv = game_values(base_records)["side0_score"]
     out = {}
@@ -128,7 +132,7 @@ def ablation(base, base_records, config, *, threads=None, log=None) -> dict:
             if sc is None:
                 skipped[str(s)] = why
                 continue
-            rec = simulate(sc, config, threads=threads, progress=False, keep=True).records()
+            rec = work.run(_run_name(s, u), sc, config, threads=threads).records()
             ablated[s] = game_values(rec)["side0_score"]
         entry = ablation_entry(bv, ablated)
         entry["skipped"] = skipped
@@ -138,12 +142,13 @@ def ablation(base, base_records, config, *, threads=None, log=None) -> dict:
     return out
 
 
-def pair_test(base, a: str, b: str, config, *, threads=None, log=None) -> dict:
+def pair_test(base, a: str, b: str, config, *, threads=None, log=None, work=None) -> dict:
     """Is unit ``a`` worth more than unit ``b``? For each side s: side s's score with one b removed
     (it keeps its a) minus its score with one a removed (it keeps its b), game by game on the same
-    seeds; the mean over sides is > 0 when a is worth more."""
-    from simkit.engine.runner import simulate
+    seeds; the mean over sides is > 0 when a is worth more. ``work``: the command's `Work`."""
+    from simkit.backends.work import Work
     from simkit.errors import UsageError
+    work = work or Work()
     spec = base.spec
     for u in (a, b):
         if u not in spec.unit_types:
@@ -159,8 +164,8 @@ def pair_test(base, a: str, b: str, config, *, threads=None, log=None) -> dict:
         if sa is None or sb is None:
             skipped[str(s)] = why_a or why_b
             continue
-        va = game_values(simulate(sa, config, threads=threads, progress=False, keep=True).records())["side0_score"]
-        vb = game_values(simulate(sb, config, threads=threads, progress=False, keep=True).records())["side0_score"]
+        va = game_values(work.run(_run_name(s, a), sa, config, threads=threads).records())["side0_score"]
+        vb = game_values(work.run(_run_name(s, b), sb, config, threads=threads).records())["side0_score"]
         d = (vb - va) if s == 0 else (va - vb)       # side s keeps a (b removed) minus keeps b (a removed)
         diffs.append(d)
         pm = discrete_mean(d)
@@ -177,6 +182,21 @@ def pair_test(base, a: str, b: str, config, *, threads=None, log=None) -> dict:
             "skipped": skipped, "games": len(diffs[0]), "verdict": verdict,
             "measure": f"side's expected score keeping its {a} (one {b} removed) minus keeping its {b} (one {a} "
                        f"removed), same seeds, mean over sides"}
+
+
+def pair_values(base, a: str, b: str, config, *, threads=None, log=None, out_dir=None, resume=False) -> dict:
+    """`values --pair` on its own: `pair_test` with its runs kept in ``out_dir`` (Ctrl-C keeps them,
+    ``resume`` finishes) and the result in DIR/pair.json."""
+    from simkit.backends.store import atomic_write_json
+    from simkit.backends.work import Work
+    work = Work.of(out_dir, resume)
+    identity = {"scenario": base.to_dict(), "config": config.to_dict(), "pair": [a, b]}
+    with work.start("values", identity, scenario=base.to_dict(), config=config.to_dict(), pair=[a, b]):
+        res = pair_test(base, a, b, config, threads=threads, log=log, work=work)
+        if work.out is not None:
+            atomic_write_json(work.out / "pair.json", res)
+        work.complete()
+    return res
 
 
 def regression(spec, records, snapshot_ply: int | None = None) -> dict:
@@ -364,76 +384,70 @@ def _ranking(entries: dict, key: str = "value") -> list[str]:
 
 
 def unit_values(base, config, *, threads=None, out_dir=None, snapshot_ply=None, log=None,
-                pair: tuple[str, str] | None = None) -> ValuesResult:
+                pair: tuple[str, str] | None = None, resume: bool = False) -> ValuesResult:
     """Both methods on one base run (``config.snapshot_ply`` is replaced by ``snapshot_ply``
-    or the default of `default_snapshot_ply`)."""
+    or the default of `default_snapshot_ply`). Every run is a run directory of ``out_dir``
+    (`backends/work.py`): Ctrl-C keeps them and ``resume`` finishes the measurement."""
     from dataclasses import replace
     from simkit.backends.store import atomic_write_bytes, atomic_write_json
-    from simkit.engine.runner import environment, simulate
+    from simkit.backends.work import Work
     from simkit.errors import UsageError
 
-    out = Path(out_dir) if out_dir is not None else None
-    if out is not None and (out / "manifest.json").exists():
-        raise UsageError(f"directory {out} already holds results; choose another --out")
-    if snapshot_ply is None:
-        snapshot_ply, source = default_snapshot_ply(base, config, threads)
-    else:
-        if snapshot_ply < 0:
-            raise UsageError(f"--snapshot-ply must be >= 0, got {snapshot_ply}")
-        source = "given"
-    config = replace(config, snapshot_ply=snapshot_ply)
-    t0 = time.perf_counter()
-    if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        atomic_write_json(out / "manifest.json", {
-            "kind": "values", "status": "running", "scenario": base.to_dict(), "config": config.to_dict(),
-            "versions": environment(), "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
-    base_run = simulate(base, config, threads=threads, progress=False, keep=True)
-    records = base_run.records()
-    abl = ablation(base, records, config, threads=threads, log=log)
-    # several units are tested at once: Holm over the ablation p-values
-    adj = holm({u: a["p_value"] for u, a in abl.items()})
-    for u, a in abl.items():
-        a["p_holm"] = adj[u]
-    reg = regression(base.spec, records, snapshot_ply)
-    tested = sum(1 for a in abl.values() if a["p_value"] == a["p_value"])
-    notes = [f"ablation p-values are Holm-adjusted over the {tested} unit types tested (p_holm)"]
-    disagree = method_disagreements(abl, reg)
-    for d in disagree:
-        notes.append(f"the methods disagree: {d}")
-    sides = [u for u, a in abl.items() if a.get("sides_disagree")]
-    for u in sides:
-        sv = abl[u]["sides"]
-        notes.append(f"the two sides disagree on {u}: side 0 {sv['0']['value']:+.4f}, side 1 {sv['1']['value']:+.4f} "
-                     f"(significant, 95%)")
-    from simkit.analysis.degenerate import play_flags
-    degenerate = [f["message"] for f in play_flags(base.spec, records, config.policies)]
-    notes += [f"degenerate play: {m}" for m in degenerate]
-    draws = float((records[:, 1] < 0).mean()) if len(records) else 0.0
-    if draws > 0.9:
-        notes.append(f"{100 * draws:.0f}% of the base games are draws: values say little; try another --policy "
-                     f"or more decisive rules")
-    data = {"kind": "values", "game": base.game, "scenario": base.name, "policies": list(config.policies),
-            "seed": config.seed, "games": base_run.games_done, "snapshot_ply": snapshot_ply,
-            "snapshot_ply_source": source,
-            "ablation_measure": "change in a side's expected score (win 1, draw 1/2) when it has one more unit "
-                                "of the type (base minus one removed), averaged over both sides",
-            "regression_measure": "logit coefficient of the material difference at the snapshot ply (decided games "
-                                  "still running then; draws dropped); value = coefficient / |reference unit's|, "
-                                  "signs kept",
-            "ablation": abl, "regression": reg,
-            "ranking": {"ablation": _ranking(abl), "regression": _ranking(_estimated(reg["units"]), "coef")},
-            "methods_disagree": disagree, "sides_disagree": sides,
-            "draw_rate": draws, "notes": notes, "degenerate": degenerate,
-            "elapsed_s": round(time.perf_counter() - t0, 3)}
-    if pair is not None:
-        data["pair"] = pair_test(base, pair[0], pair[1], config, threads=threads, log=log)
-    data["elapsed_s"] = round(time.perf_counter() - t0, 3)
-    result = ValuesResult(data, out)
-    if out is not None:
-        atomic_write_json(out / "values.json", data)
-        atomic_write_bytes(out / "values.csv", result.table.to_csv(index=False).encode())
-        manifest = json.loads((out / "manifest.json").read_text())
-        manifest.update(status="complete", finished=time.strftime("%Y-%m-%dT%H:%M:%S%z"))
-        atomic_write_json(out / "manifest.json", manifest)
+    work = Work.of(out_dir, resume)
+    out = work.out
+    if snapshot_ply is not None and snapshot_ply < 0:
+        raise UsageError(f"--snapshot-ply must be >= 0, got {snapshot_ply}")
+    identity = {"scenario": base.to_dict(), "config": config.to_dict(), "snapshot_ply": snapshot_ply,
+                "pair": list(pair) if pair else None}
+    with work.start("values", identity, scenario=base.to_dict(), config=config.to_dict()):
+        if snapshot_ply is None:
+            snapshot_ply, source = default_snapshot_ply(base, config, threads, work)
+        else:
+            source = "given"
+        config = replace(config, snapshot_ply=snapshot_ply)
+        base_run = work.run("runs/base", base, config, threads=threads)
+        records = base_run.records()
+        abl = ablation(base, records, config, threads=threads, log=log, work=work)
+        # several units are tested at once: Holm over the ablation p-values
+        adj = holm({u: a["p_value"] for u, a in abl.items()})
+        for u, a in abl.items():
+            a["p_holm"] = adj[u]
+        reg = regression(base.spec, records, snapshot_ply)
+        tested = sum(1 for a in abl.values() if a["p_value"] == a["p_value"])
+        notes = [f"ablation p-values are Holm-adjusted over the {tested} unit types tested (p_holm)"]
+        disagree = method_disagreements(abl, reg)
+        for d in disagree:
+            notes.append(f"the methods disagree: {d}")
+        sides = [u for u, a in abl.items() if a.get("sides_disagree")]
+        for u in sides:
+            sv = abl[u]["sides"]
+            notes.append(f"the two sides disagree on {u}: side 0 {sv['0']['value']:+.4f}, side 1 "
+                         f"{sv['1']['value']:+.4f} (significant, 95%)")
+        from simkit.analysis.degenerate import play_flags
+        degenerate = [f["message"] for f in play_flags(base.spec, records, config.policies)]
+        notes += [f"degenerate play: {m}" for m in degenerate]
+        draws = float((records[:, 1] < 0).mean()) if len(records) else 0.0
+        if draws > 0.9:
+            notes.append(f"{100 * draws:.0f}% of the base games are draws: values say little; try another --policy "
+                         f"or more decisive rules")
+        data = {"kind": "values", "game": base.game, "scenario": base.name, "policies": list(config.policies),
+                "seed": config.seed, "games": base_run.games_done, "snapshot_ply": snapshot_ply,
+                "snapshot_ply_source": source,
+                "ablation_measure": "change in a side's expected score (win 1, draw 1/2) when it has one more "
+                                    "unit of the type (base minus one removed), averaged over both sides",
+                "regression_measure": "logit coefficient of the material difference at the snapshot ply (decided "
+                                      "games still running then; draws dropped); value = coefficient / |reference "
+                                      "unit's|, signs kept",
+                "ablation": abl, "regression": reg,
+                "ranking": {"ablation": _ranking(abl), "regression": _ranking(_estimated(reg["units"]), "coef")},
+                "methods_disagree": disagree, "sides_disagree": sides,
+                "draw_rate": draws, "notes": notes, "degenerate": degenerate}
+        if pair is not None:
+            data["pair"] = pair_test(base, pair[0], pair[1], config, threads=threads, log=log, work=work)
+        data["elapsed_s"] = round(work.elapsed, 3)     # every run's playing time, over every session
+        result = ValuesResult(data, out)
+        if out is not None:
+            atomic_write_json(out / "values.json", data)
+            atomic_write_bytes(out / "values.csv", result.table.to_csv(index=False).encode())
+        work.complete()
     return result

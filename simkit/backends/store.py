@@ -5,6 +5,7 @@
     DIR/games.parquet   one row per game (written when the run is complete)
     DIR/aggregate.csv   the game's aggregate (e.g. deaths per cell)
     DIR/summary.json    the `--json` object
+    DIR/tally.npz       the run's tally (`engine/tally.py`): a finished run reloads in O(1)
 
 Every file is written to a temporary name and renamed, so a reader never sees a
 half-written file and a run killed at any moment can be resumed.
@@ -33,25 +34,6 @@ def atomic_write_bytes(path: Path, data: bytes):
 
 def atomic_write_json(path: Path, obj):
     atomic_write_bytes(path, (json.dumps(obj, indent=2, default=_jsonable) + "\n").encode())
-
-
-def claim_result_dir(out_dir) -> Path | None:
-    """The result directory of an analysis command, created; refused (before any game is played)
-    when it already holds results. None stays None (write nothing)."""
-    if out_dir is None:
-        return None
-    out = Path(out_dir)
-    if (out / "manifest.json").exists():
-        raise UsageError(f"directory {out} already holds results; choose another --out")
-    out.mkdir(parents=True, exist_ok=True)
-    return out
-
-
-def mark_complete(out: Path):
-    """Set a result directory's manifest to complete, with the finishing time."""
-    manifest = json.loads((out / "manifest.json").read_text())
-    atomic_write_json(out / "manifest.json",
-                      manifest | {"status": "complete", "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
 
 
 def _jsonable(x):
@@ -85,7 +67,9 @@ def environment() -> dict:
             "cpu_count": os.cpu_count()}
 
 
-def start_run(out: Path, scenario, config, threads: int):
+def start_run(out: Path, scenario, config, threads: int, command: dict | None = None):
+    """Create a run directory (status running). ``command``: the command line's options
+    (`simkit.cli.longrun`), so ``--resume --out DIR`` alone finishes the run."""
     if (out / "manifest.json").exists():
         raise UsageError(f"run directory {out} already holds a run; use --resume to finish it "
                          f"or choose another --out")
@@ -94,6 +78,8 @@ def start_run(out: Path, scenario, config, threads: int):
     manifest = {"kind": "run", "status": "running", "scenario": scenario.to_dict(), "config": config.to_dict(),
                 "threads": threads, "versions": environment(), "sources": game_sources(scenario.spec),
                 "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+    if command is not None:
+        manifest["command"] = command
     atomic_write_json(out / "manifest.json", manifest)
 
 
@@ -126,29 +112,66 @@ def _fsync(path: Path):
         os.close(fd)
 
 
-def load_chunks(out: Path, scenario, config):
-    """Yield (start, records, aggregate, elapsed) of the finished chunks of a run to resume; refused
-    (one line) when the run was started with other options or by other kernel sources."""
-    import pyarrow.parquet as pq
+def first_difference(have, want, path: str = "") -> tuple[str, object, object] | None:
+    """The first key (dotted path) where two JSON-like values differ: (path, have, want), or None."""
+    if isinstance(have, dict) and isinstance(want, dict):
+        for k in list(have) + [k for k in want if k not in have]:
+            d = first_difference(have.get(k), want.get(k), f"{path}.{k}" if path else str(k))
+            if d:
+                return d
+        return None
+    norm = [json.loads(json.dumps(x, sort_keys=True, default=str)) for x in (have, want)]
+    return None if norm[0] == norm[1] else (path, have, want)
+
+
+def check_resume(out: Path, scenario, config, *, complete_ok: bool = False) -> dict:
+    """The manifest of a run to resume, after the checks (each refusal one line): a run is there,
+    not complete (unless ``complete_ok``: a finished sub-run of a longer command is reloaded), started
+    with the same scenario and options (the first that differs is named) and the same kernel sources."""
     mpath = out / "manifest.json"
     if not mpath.exists():
         raise UsageError(f"--resume: {out} holds no run (no manifest.json)")
     manifest = json.loads(mpath.read_text())
-    if manifest.get("status") == "complete":
+    if manifest.get("status") == "complete" and not complete_ok:
         raise UsageError(f"--resume: the run in {out} is already complete")
-    want = {"scenario": scenario.to_dict()["rules"], "config": config.to_dict(), "game": scenario.game}
-    have = {"scenario": manifest["scenario"]["rules"], "config": manifest["config"],
-            "game": manifest["scenario"]["game"]}
-    if json.dumps(want, sort_keys=True, default=str) != json.dumps(have, sort_keys=True, default=str):
-        raise UsageError(f"--resume: {out} was started with another scenario or options; "
-                         f"run with the same target, --set, --games, --seed, --policy, --first and --chunk-size")
+    want = {"game": scenario.game, "rules": scenario.to_dict()["rules"], "config": config.to_dict()}
+    have = {"game": manifest["scenario"]["game"], "rules": manifest["scenario"]["rules"],
+            "config": manifest["config"]}
+    diff = first_difference(have, want)
+    if diff:
+        key, was, now = diff
+        raise UsageError(f"--resume: {out} was started with {key} = {json.dumps(was, default=str)}, not "
+                         f"{json.dumps(now, default=str)}; run with the same target, --set, --games, --seed, "
+                         f"--policy, --first and --chunk-size")
     from simkit.engine.cache import game_sources
     here = game_sources(scenario.spec)
     if (manifest.get("sources") or {}).get("stamp") != here["stamp"]:
         # the records depend on the kernel sources: two engines' games must not mix in one run
         raise UsageError(f"--resume: {out} was started by other simkit code ({here['folder']}, simkit/engine or "
                          f"simkit/policies.py changed since); start afresh: delete {out} or choose another --out")
+    return manifest
+
+
+def load_chunks(out: Path, scenario, config, manifest: dict | None = None):
+    """Yield (start, records, aggregate, elapsed) of the finished chunks of a run to resume (checked
+    by `check_resume` unless its ``manifest`` is given). A complete run's chunks are cut from its
+    games.parquet (the whole aggregate and elapsed time come with the first chunk), so a longer
+    command replays a finished sub-run chunk by chunk, exactly as it first saw it."""
+    import pyarrow.parquet as pq
+    if manifest is None:
+        manifest = check_resume(out, scenario, config)
     fields = scenario.spec.record_fields
+    if manifest.get("status") == "complete":
+        records = read_records(out, scenario.spec)
+        total = load_tally(out, scenario.spec)
+        first = True
+        for start, count in config.chunks():
+            if start >= len(records):
+                break
+            yield (start, records[start:start + count], total.aggregate if first else None,
+                   float(manifest.get("elapsed_s", 0.0)) if first else 0.0)
+            first = False
+        return
     sizes = dict(config.chunks())
     for path in sorted((out / "chunks").glob("chunk-*.parquet")):
         try:
@@ -169,12 +192,34 @@ def load_chunks(out: Path, scenario, config):
         yield start, records, aggregate, elapsed
 
 
-def finish_run(out: Path, result, complete: bool):
+TALLY = "tally.npz"
+
+
+def save_tally(out: Path, tally):
+    import io
+    buf = io.BytesIO()
+    np.savez(buf, **tally.arrays())
+    atomic_write_bytes(out / TALLY, buf.getvalue())
+
+
+def load_tally(out: Path, spec):
+    """The tally a finished run saved (`save_tally`)."""
+    from simkit.engine.tally import Tally
+    with np.load(out / TALLY) as z:
+        return Tally.from_arrays(spec, dict(z))
+
+
+def finish_run(out: Path, result, complete: bool, records: bool = True):
+    """Close a run directory: summary.json and the manifest's status; a complete run also gets
+    games.parquet (unless ``records`` is False: a sweep cell keeps only its tally), aggregate.csv
+    and tally.npz, and its chunk files go."""
     import pyarrow.parquet as pq
     spec = result.scenario.spec
     manifest = json.loads((out / "manifest.json").read_text())
     summary = result.summary()
-    if complete:
+    if complete and not records:
+        save_tally(out, result.tally)
+    elif complete:
         # the counted games are a prefix 0..games_done-1; a chunk finished past it (Dask, stopped
         # early) is not part of the run
         paths = [p for s, p in _chunk_paths(out) if s < result.games_done]
@@ -196,7 +241,9 @@ def finish_run(out: Path, result, complete: bool):
             labels = spec.aggregate_index(result.scenario.params()) if spec.aggregate_index else range(agg.size)
             lines = ["cell,count"] + [f"\"{lab}\",{int(v)}" for lab, v in zip(labels, np.ravel(agg))]
             atomic_write_bytes(out / "aggregate.csv", ("\n".join(lines) + "\n").encode())
+        save_tally(out, result.tally)
     manifest["status"] = "complete" if complete else "interrupted"
+    manifest["records"] = bool(records)
     manifest["games_done"] = result.games_done
     manifest["elapsed_s"] = round(result.elapsed, 3)          # every session's, a resumed run's too
     manifest["resumed_games"] = result.resumed_games

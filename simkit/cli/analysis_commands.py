@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import math
-import sys
 import time
 from pathlib import Path
 
@@ -12,7 +11,8 @@ from simkit.cli import cli
 from simkit.cli.options import (PYTHON_POLICY_HELP, backend_options, play_options, policies_of, precision_option,
                                 scenario_options, tolerance_option)
 from simkit.cli.quality_tables import quality_options
-from simkit.cli.progress import command_progress, progress_option
+from simkit.cli.longrun import long_command
+from simkit.cli.progress import progress_option
 from simkit.policies import FIRST_MODES
 from simkit.errors import UsageError
 
@@ -79,7 +79,7 @@ def _save_opts(f):
 # ---------------------------------------------------------------------------------- compare
 
 @cli.command()
-@click.argument("targets", nargs=-1, required=True, metavar="A [B]")
+@click.argument("targets", nargs=-1, metavar="A [B]")
 @play_options
 @click.option("--set-a", "sets_a", multiple=True, metavar="KEY=VALUE", help="Override for A only (repeatable).")
 @click.option("--set-b", "sets_b", multiple=True, metavar="KEY=VALUE", help="Override for B only (repeatable).")
@@ -92,9 +92,10 @@ def _save_opts(f):
                    "metric, whether B - A is stable, converging or reversing over skill.")
 @quality_options
 @progress_option
+@long_command
 def compare(targets, sets, games, seed, policy, policy0, policy1, first, threads, chunk_size, snapshot_ply,
             sets_a, sets_b, precision, tolerance, backend, workers, scheduler, out, no_save, as_json, skill,
-            quality, quality_games, progress):
+            quality, quality_games, progress, lr):
     """Compare two scenarios on common random numbers: same seeds, game indices and policies.
 
     A and B are game names or scenario files of one game; with one TARGET,
@@ -104,6 +105,7 @@ def compare(targets, sets, games, seed, policy, policy0, policy1, first, threads
     and at least its practical threshold, largest first. --quality also traces
     --quality-games games of each variant (same seeds) and compares the game-quality
     metrics (docs/quality.md): B - A, 95% intervals, Holm over the metrics.
+    Ctrl-C keeps the finished chunks; --resume --out DIR finishes the comparison.
 
     \b
     Examples:
@@ -113,10 +115,13 @@ def compare(targets, sets, games, seed, policy, policy0, policy1, first, threads
       simkit compare martian_chess --set-b field_promotion=false --policy random --tolerance 0.02
       simkit compare skorm --set-b archer_range=3 --backend dask --workers 2
       simkit compare warfare --set-b activations=4 --games 200 --skill greedy,mcts:100
+      simkit compare --resume --out runs/my-compare
     """
     from simkit.analysis.compare import compare as run_compare
     from simkit.engine.runner import RunConfig
+    from simkit.plan import Part, Plan
     from simkit.scenario import load_scenario
+    lr.require(targets=targets)
     if len(targets) > 2:
         raise UsageError(f"compare takes one or two targets (A [B]), got {len(targets)}")
     ta = targets[0]
@@ -132,8 +137,9 @@ def compare(targets, sets, games, seed, policy, policy0, policy1, first, threads
     if same_rules(a, b):
         raise UsageError(f"A and B resolve to identical rules of {a.game} (nothing to compare): "
                          f"change B with --set-b KEY=VALUE or give another scenario")
-    config = RunConfig(games=games, seed=seed, policies=policies_of(policy, policy0, policy1), first=first,
-                       chunk_size=chunk_size, snapshot_ply=snapshot_ply)
+    pols = policies_of(policy, policy0, policy1)
+    config = RunConfig(games=games, seed=seed, policies=pols, first=first, chunk_size=chunk_size,
+                       snapshot_ply=snapshot_ply)
     la, lb = _label(a), _label(b)
     out_dir = _out_dir("compare", f"{a.name}-vs-{b.name}", out, no_save)
     from simkit.engine.runner import validate_config
@@ -142,10 +148,13 @@ def compare(targets, sets, games, seed, policy, policy0, policy1, first, threads
         if precision is not None or tolerance is not None or backend or scheduler or quality:
             raise UsageError("--skill runs locally to completion: drop --precision, --tolerance, --backend "
                              "and --quality")
-        from simkit.analysis.skill import skill_compare
+        levels = skill.split(",")
+        from simkit.analysis.skill import order_parts, skill_compare
+        lr.size(Plan("compare", len(levels), "levels", [Part(a.game, (lvl, lvl), games, 2) for lvl in levels]
+                     + order_parts(a.game, levels, games), threads=threads))
         from simkit.cli.skill_commands import print_skill
-        with command_progress(progress, "compare over skill"):
-            res = skill_compare(a, b, skill.split(","), config, threads=threads, out_dir=out_dir, labels=(la, lb))
+        with lr.progress(progress):
+            res = skill_compare(a, b, levels, config, threads=threads, out_dir=lr.work(out_dir), labels=(la, lb))
         if as_json:
             return _echo_json(res.summary())
         print_skill(res, f"B - A over skill\nA = {_esc(la)}\nB = {_esc(lb)}\n({config.games:,} games per level, "
@@ -154,28 +163,22 @@ def compare(targets, sets, games, seed, policy, policy0, policy1, first, threads
         if out_dir:
             click.echo(f"skill directory: {out_dir} (skill.json; one compare directory per level)")
         return None
+    lr.size(Plan("compare", 2, "variants", [Part(a.game, pols, games, 2)]
+                 + ([Part(a.game, pols, quality_games, 2, traced=True)] if quality else []), threads=threads))
     from simkit.backends.dask import make_backend
-    with make_backend(backend, scheduler, workers, threads) as be, \
-            command_progress(progress, "compare", total=2 * config.games, runs=2):
-        res = run_compare(a, b, config, threads=threads, out_dir=out_dir, precision=precision, labels=(la, lb),
-                          backend=be, tolerance=tolerance, progress=False)
+    with make_backend(backend, scheduler, workers, threads) as be, lr.progress(progress):
+        res = run_compare(a, b, config, threads=threads, out_dir=lr.work(out_dir), precision=precision,
+                          labels=(la, lb), backend=be, tolerance=tolerance, progress=False,
+                          quality_games=quality_games if quality else None,
+                          log=None if as_json else (lambda m: click.echo(m, err=True)))
     s = res.summary()
-    qc = None
-    if quality and not res.interrupted:
-        from simkit.analysis.quality_compare import quality_compare
-        qc = quality_compare(a, b, config, quality_games, out_dir=out_dir, labels=(la, lb),
-                             log=None if as_json else (lambda m: click.echo(m, err=True)))
-        s["quality"] = qc.summary()
     if as_json:
         _echo_json(s)
     else:
         _print_compare(res, s, out_dir)
-        if qc is not None:
+        if res.quality is not None:
             from simkit.cli.quality_tables import print_quality_compare
-            print_quality_compare(qc, out_dir)
-    if res.interrupted:
-        click.echo(f"interrupted after {res.paired.n:,} game pairs", err=True)
-        sys.exit(130)
+            print_quality_compare(res.quality, out_dir)
 
 
 def _print_compare(res, s, out_dir):
@@ -248,7 +251,7 @@ def _print_compare(res, s, out_dir):
 # ------------------------------------------------------------------------------------ sweep
 
 @cli.command()
-@click.argument("target")
+@click.argument("target", required=False)
 @click.option("--vary", "varies", multiple=True, metavar="KEY=V1,V2|A..B",
               help="A rule option and its values (repeatable; the grid is every combination). "
                    "A..B is the integers A to B.")
@@ -258,14 +261,17 @@ def _print_compare(res, s, out_dir):
 @_save_opts
 @quality_options
 @progress_option
+@long_command
 def sweep(target, varies, sets, games, seed, policy, policy0, policy1, first, threads, chunk_size, snapshot_ply,
-          precision, backend, workers, scheduler, out, no_save, as_json, quality, quality_games, progress):
+          precision, backend, workers, scheduler, out, no_save, as_json, quality, quality_games, progress, lr):
     """Run TARGET for every combination of the --vary values; one row of metrics per cell.
 
     Every cell uses the same seed (common random numbers). Writes sweep.parquet and
     sweep.csv (the varied keys, then each metric with _ci_lo/_ci_hi). --quality also
     traces --quality-games games per cell (same seeds) and adds each game-quality metric
     with its 95% interval (quality_<metric>, _ci_lo, _ci_hi; sweep_quality.csv/.json).
+    Prints its size first and refuses more than 1,000 cells or an estimated hour without
+    --yes; Ctrl-C keeps the finished cells and chunks, --resume --out DIR finishes the sweep.
 
     \b
     Examples:
@@ -273,26 +279,30 @@ def sweep(target, varies, sets, games, seed, policy, policy0, policy1, first, th
       simkit sweep warfare --vary activations=2..4 --policy greedy --games 400 --quality --quality-games 60
       simkit sweep martian_chess --vary clock=deadlock,leader,off --vary field_promotion=true,false
       simkit sweep storm_the_castle --vary dispatch_points=2..6 --scheduler tcp://10.0.0.5:8786
+      simkit sweep --resume --out runs/my-sweep
     """
     from simkit.analysis.metrics import check_precision
-    from simkit.analysis.sweep import load_cells, sweep as run_sweep
-    from simkit.engine.runner import RunConfig
+    from simkit.plan import Part, Plan
     from simkit.scenario import load_scenario
     from simkit.scenario.sweep import parse_grid
+    lr.require(target=target)
     check_precision(precision)
     base = load_scenario(target, list(sets))
     keys, grid = parse_grid(list(varies), base.spec)
-    load_cells(target, keys, grid, list(sets))          # every cell validated before anything runs
-    config = RunConfig(games=games, seed=seed, policies=policies_of(policy, policy0, policy1), first=first,
-                       chunk_size=chunk_size, snapshot_ply=snapshot_ply)
+    pols = policies_of(policy, policy0, policy1)
+    cells = len(grid)
+    lr.size(Plan("sweep", cells, "cells", [Part(base.game, pols, games, cells)]
+                 + ([Part(base.game, pols, quality_games, cells, traced=True)] if quality else []), threads=threads))
+    from simkit.analysis.sweep import sweep as run_sweep
+    from simkit.engine.runner import RunConfig
+    config = RunConfig(games=games, seed=seed, policies=pols, first=first, chunk_size=chunk_size,
+                       snapshot_ply=snapshot_ply)
     out_dir = _out_dir("sweep", f"{base.game}-{base.name}", out, no_save)
     log = None if as_json else (lambda m: click.echo(m, err=True))
-    from simkit.engine.runner import validate_config
-    validate_config(base.spec, config)
     from simkit.backends.dask import make_backend
-    with make_backend(backend, scheduler, workers, threads) as be, \
-            command_progress(progress, "sweep", total=len(grid) * config.games, runs=len(grid)):
-        res = run_sweep(target, keys, grid, config, base_sets=list(sets), threads=threads, out_dir=out_dir,
+    with make_backend(backend, scheduler, workers, threads) as be, lr.progress(progress):
+        # every cell is checked before anything plays (simkit.analysis.sweep.check_cells)
+        res = run_sweep(target, keys, grid, config, base_sets=list(sets), threads=threads, out_dir=lr.work(out_dir),
                         precision=precision, progress=False, log=log, backend=be,
                         quality_games=quality_games if quality else None)
     if as_json:
@@ -302,9 +312,6 @@ def sweep(target, varies, sets, games, seed, policy, policy0, policy1, first, th
         if res.quality:
             from simkit.cli.quality_tables import print_sweep_quality
             print_sweep_quality(res, base.spec, out_dir)
-    if res.interrupted:
-        click.echo(f"interrupted after {len(res.rows)} cells", err=True)
-        sys.exit(130)
 
 
 def _print_sweep(res, base, out_dir):
@@ -368,7 +375,7 @@ def print_side_effects(c, keys, rows, summaries, spec, title: str, labels=None):
 # ----------------------------------------------------------------------------------- values
 
 @cli.command()
-@click.argument("target")
+@click.argument("target", required=False)
 @scenario_options
 @click.option("--games", "-n", type=int, default=50_000, show_default=True,
               help="Games per run (base and each ablation).")
@@ -391,8 +398,9 @@ def print_side_effects(c, keys, rows, summaries, spec, title: str, labels=None):
               help="Repeat the measurement at each skill level (both sides play it; same seeds) and say, per "
                    "unit value, whether it is stable, converging or reversing over skill.")
 @progress_option
+@long_command
 def values(target, sets, games, seed, policy, policy0, policy1, first, threads, chunk_size, snapshot_ply,
-           pair, out, no_save, as_json, skill, progress):
+           pair, out, no_save, as_json, skill, progress, lr):
     """Unit values of TARGET two ways: ablation (remove one unit, paired runs) and regression.
 
     Ablation: change in a side's expected score when it has one unit more (base minus
@@ -401,7 +409,7 @@ def values(target, sets, games, seed, policy, policy0, policy1, first, threads, 
     running then), raw coefficients with intervals, and values relative to the game's
     reference unit with signs kept (Fieller intervals) when the signs agree. Units
     whose loss ends the game are left out. Disagreements between the methods or the
-    sides are flagged.
+    sides are flagged. Ctrl-C keeps every finished run; --resume --out DIR finishes.
 
     \b
     Examples:
@@ -409,22 +417,31 @@ def values(target, sets, games, seed, policy, policy0, policy1, first, threads, 
       simkit values martian_chess --policy greedy --games 100000 --snapshot-ply 12 --json
       simkit values skorm --pair archer,horseman --games 20000
       simkit values martian_chess --games 20000 --skill random,greedy
+      simkit values --resume --out runs/my-values
     """
-    from simkit.analysis.values import pair_test, unit_values
+    from simkit.analysis.values import PILOT_GAMES, pair_values, unit_values
     from simkit.engine.runner import RunConfig
+    from simkit.plan import Part, Plan
     from simkit.scenario import load_scenario
+    lr.require(target=target)
     base = load_scenario(target, list(sets))
-    config = RunConfig(games=games, seed=seed, policies=(policy0 or policy, policy1 or policy), first=first,
-                       chunk_size=chunk_size)
+    pols = (policy0 or policy, policy1 or policy)
+    config = RunConfig(games=games, seed=seed, policies=pols, first=first, chunk_size=chunk_size)
     from simkit.engine.runner import validate_config
     validate_config(base.spec, config)
     log = None if as_json else (lambda m: click.echo(m, err=True))
+    spec = base.spec
+    # the runs: a pilot (when the snapshot ply is not given), the base and one per unit and side
+    units = sum(u not in spec.game_ending_units for u in spec.unit_types)
+    pilot = [] if snapshot_ply is not None or spec.extra.get("snapshot_ply") else [min(PILOT_GAMES, games)]
+    out_dir = _out_dir("values", f"{base.game}-{base.name}", out, no_save)
     if pair is not None:
         parts = [p.strip() for p in pair.split(",")]
         if len(parts) != 2:
             raise UsageError(f"--pair takes two unit types A,B, got {pair!r}")
-        with command_progress(progress, "values --pair"):
-            res = pair_test(base, parts[0], parts[1], config, threads=threads, log=log)
+        lr.size(Plan("values --pair", 4, "runs", [Part(base.game, pols, games, 4)], threads=threads))
+        with lr.progress(progress):
+            res = pair_values(base, parts[0], parts[1], config, threads=threads, log=log, out_dir=lr.work(out_dir))
         if as_json:
             return _echo_json(res)
         c = _console()
@@ -439,13 +456,19 @@ def values(target, sets, games, seed, policy, policy0, policy1, first, threads, 
             c.print(f"  side {side} skipped: {_esc(why)}")
         c.print(f"{res['a']} - {res['b']}: {res['value']:+.4f} [{lo:+.4f}, {hi:+.4f}], p={_p(res['p_value'])}: "
                 f"{res['verdict']}")
+        if out_dir:
+            c.print(f"values directory: {out_dir} (pair.json)")
         return None
-    out_dir = _out_dir("values", f"{base.game}-{base.name}", out, no_save)
     if skill:
-        from simkit.analysis.skill import skill_values
+        levels = skill.split(",")
+        from simkit.analysis.skill import order_parts, skill_values
+        lr.size(Plan("values", len(levels), "levels",
+                     [Part(base.game, (lvl, lvl), g) for lvl in levels for g in pilot]
+                     + [Part(base.game, (lvl, lvl), games, 1 + 2 * units) for lvl in levels]
+                     + order_parts(base.game, levels, games), threads=threads))
         from simkit.cli.skill_commands import print_skill
-        with command_progress(progress, "values over skill"):
-            sres = skill_values(base, skill.split(","), config, threads=threads, out_dir=out_dir,
+        with lr.progress(progress):
+            sres = skill_values(base, levels, config, threads=threads, out_dir=lr.work(out_dir),
                                 snapshot_ply=snapshot_ply)
         if as_json:
             return _echo_json(sres.summary())
@@ -458,8 +481,11 @@ def values(target, sets, games, seed, policy, policy0, policy1, first, threads, 
         if out_dir:
             click.echo(f"skill directory: {out_dir} (skill.json; one values directory per level)")
         return None
-    with command_progress(progress, "values"):
-        res = unit_values(base, config, threads=threads, out_dir=out_dir, snapshot_ply=snapshot_ply, log=log)
+    lr.size(Plan("values", 1 + 2 * units, "runs", [Part(base.game, pols, g) for g in pilot]
+                 + [Part(base.game, pols, games, 1 + 2 * units)], threads=threads))
+    with lr.progress(progress):
+        res = unit_values(base, config, threads=threads, out_dir=lr.work(out_dir), snapshot_ply=snapshot_ply,
+                          log=log)
     if as_json:
         return _echo_json(res.summary())
     from rich.table import Table
@@ -512,8 +538,8 @@ def values(target, sets, games, seed, policy, policy0, policy1, first, threads, 
 # ---------------------------------------------------------------------------------- matchup
 
 @cli.command()
-@click.argument("target")
-@click.option("--policies", required=True, metavar="P1,P2,...",
+@click.argument("target", required=False)
+@click.option("--policies", default=None, metavar="P1,P2,...",
               help="The policies to pit against each other; " + PYTHON_POLICY_HELP)
 @scenario_options
 @click.option("--games", "-n", type=int, default=10_000, show_default=True, help="Games per seat order and pair.")
@@ -523,11 +549,13 @@ def values(target, sets, games, seed, policy, policy0, policy1, first, threads, 
 @click.option("--chunk-size", type=int, default=None, help="Games per chunk.")
 @_save_opts
 @progress_option
-def matchup(target, policies, sets, games, seed, first, threads, chunk_size, out, no_save, as_json, progress):
+@long_command
+def matchup(target, policies, sets, games, seed, first, threads, chunk_size, out, no_save, as_json, progress, lr):
     """Skill-gap matrix: every pair of policies, both seat orders, same seeds.
 
     Each entry is the row policy's expected score (win 1, draw 1/2) against the
     column policy, averaged over both seat orders, with a 95% interval.
+    Ctrl-C keeps every finished seating; --resume --out DIR finishes the matrix.
 
     \b
     Examples:
@@ -536,14 +564,19 @@ def matchup(target, policies, sets, games, seed, first, threads, chunk_size, out
     """
     from simkit.analysis.matchup import check_policies, matchup as run_matchup
     from simkit.engine.runner import RunConfig
+    from simkit.plan import Part, Plan
     from simkit.scenario import load_scenario
+    lr.require(target=target)
+    if not policies:
+        raise click.UsageError("Missing option '--policies'.")
     sc = load_scenario(target, list(sets))
     pols = check_policies(sc.spec, policies.split(","))
     config = RunConfig(games=games, seed=seed, policies=(pols[0], pols[1]), first=first, chunk_size=chunk_size)
     out_dir = _out_dir("matchup", f"{sc.game}-{sc.name}", out, no_save)
-    runs = len(pols) * (len(pols) - 1)      # every pair in both seat orders
-    with command_progress(progress, "matchup", total=runs * games, runs=runs):
-        res = run_matchup(sc, pols, config, threads=threads, out_dir=out_dir)
+    lr.size(Plan("matchup", len(pols) * (len(pols) - 1), "seatings",
+                 [Part(sc.game, (p, q), games) for p in pols for q in pols if p != q], threads=threads))
+    with lr.progress(progress):
+        res = run_matchup(sc, pols, config, threads=threads, out_dir=lr.work(out_dir))
     if as_json:
         return _echo_json(res.summary())
     from rich.table import Table

@@ -11,6 +11,7 @@ import click
 
 from simkit.cli import cli
 from simkit.cli.options import backend_options, play_options, policies_of, precision_option, scenario_options
+from simkit.cli.longrun import long_command
 from simkit.cli.options import tolerance_option
 from simkit.errors import UsageError
 
@@ -86,23 +87,27 @@ def _default_out(scenario) -> Path:
 
 
 @cli.command()
-@click.argument("target")
+@click.argument("target", required=False)
 @play_options
 @click.option("--out", type=click.Path(file_okay=False), default=None,
               help="Run directory (default: runs/<game>-<scenario>-<time>).")
-@click.option("--resume", is_flag=True, help="Finish the interrupted run in --out.")
 @click.option("--no-save", is_flag=True, help="Write no run directory.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
-@click.option("--progress/--no-progress", default=None, help="Progress bar on stderr (default: on a terminal).")
+@click.option("--progress/--no-progress", default=None,
+              help="Progress bar on stderr (default: on a terminal; in a log, a line every minute).")
 @precision_option
 @tolerance_option
 @backend_options
 @click.option("--skill", default=None, metavar="P1,P2,...",
               help="Repeat the run at each skill level (both sides play it; same seeds) and say, per metric, "
                    "whether the result is stable, converging or reversing over skill.")
+@long_command
 def run(target, sets, games, seed, policy, policy0, policy1, first, threads, chunk_size, snapshot_ply,
-        out, resume, no_save, as_json, progress, precision, tolerance, backend, workers, scheduler, skill):
+        out, no_save, as_json, progress, precision, tolerance, backend, workers, scheduler, skill, lr):
     """Play a balance run of TARGET (a game name or a scenario file).
+
+    Ctrl-C keeps the finished chunks (exit 130); `--resume --out DIR` finishes the run with the
+    options it was started with.
 
     \b
     Examples:
@@ -113,26 +118,36 @@ def run(target, sets, games, seed, policy, policy0, policy1, first, threads, chu
       simkit run martian_chess --policy random --tolerance 0.02
       simkit run martian_chess --games 1000000 --backend dask --workers 2
       simkit run warfare --games 400 --skill greedy,mcts:100,mcts:400
+      simkit run --resume --out runs/my-run
     """
     from simkit.analysis.metrics import check_precision, check_tolerance
-    from simkit.engine.runner import RunConfig, simulate
+    from simkit.plan import Part, Plan
+    lr.require(target=target)
     check_precision(precision)
     check_tolerance(tolerance)
     from simkit.scenario import load_scenario
     scenario = load_scenario(target, list(sets))
-    config = RunConfig(games=games, seed=seed, policies=policies_of(policy, policy0, policy1), first=first,
-                       chunk_size=chunk_size, snapshot_ply=snapshot_ply)
-    if resume and not out:
-        raise UsageError("--resume needs --out DIR (the run to finish)")
+    pols = policies_of(policy, policy0, policy1)
+    levels = skill.split(",") if skill else None
+    if levels:      # each level, then the check that they are a skill order (`skill.order_parts`)
+        from simkit.analysis.skill import order_parts
+        lr.size(Plan("run", len(levels), "levels", [Part(scenario.game, (lvl, lvl), games) for lvl in levels]
+                     + order_parts(scenario.game, levels, games), threads=threads))
+    else:
+        lr.size(Plan("run", 1, "runs", [Part(scenario.game, pols, games)], threads=threads))
+    from simkit.engine.runner import RunConfig, simulate
+    config = RunConfig(games=games, seed=seed, policies=pols, first=first, chunk_size=chunk_size,
+                       snapshot_ply=snapshot_ply)
     out_dir = None if no_save else Path(out) if out else _default_out(scenario)
     if skill:
-        return _run_skill(scenario, config, skill, threads, out_dir, as_json, resume, precision, backend, progress)
+        return _run_skill(scenario, config, levels, threads, out_dir, as_json, precision, backend, progress, lr)
     from simkit.backends.dask import make_backend
     from simkit.engine.runner import validate_config
     validate_config(scenario.spec, config)      # option errors before any cluster starts
-    with make_backend(backend, scheduler, workers, threads) as be:
-        result = simulate(scenario, config, threads=threads, out_dir=out_dir, resume=resume,
-                          progress=progress, keep=False, precision=precision, backend=be)
+    lr.out = out_dir
+    with make_backend(backend, scheduler, workers, threads) as be, lr.progress(progress, bar=False):
+        result = simulate(scenario, config, threads=threads, out_dir=out_dir, resume=lr.resume,
+                          progress=progress, keep=False, precision=precision, backend=be, command=lr.command)
     s = result.summary()
     if tolerance is not None and result.games_done:
         from simkit.analysis.metrics import fpa_equivalence
@@ -142,20 +157,19 @@ def run(target, sets, games, seed, policy, policy0, policy1, first, threads, chu
     else:
         _print_run(result, s, out_dir)
     if result.interrupted:
-        click.echo(f"interrupted: {result.games_done:,} of {games:,} games finished and kept"
-                   + (f" in {out_dir}; finish with --resume --out {out_dir}" if out_dir else ""), err=True)
+        click.echo(f"interrupted: kept {result.games_done:,} of {games:,} games in {out_dir}; finish with: "
+                   f"{lr.finish_with()}" if out_dir else f"interrupted after {result.games_done:,} of {games:,} "
+                   f"games: nothing kept (--no-save); run with --out DIR to be able to stop and resume", err=True)
         sys.exit(130)
 
 
-def _run_skill(scenario, config, skill, threads, out_dir, as_json, resume, precision, backend, progress):
+def _run_skill(scenario, config, levels, threads, out_dir, as_json, precision, backend, progress, lr):
     from simkit.analysis.skill import skill_run
-    from simkit.cli.progress import command_progress
     from simkit.cli.skill_commands import print_skill
-    if resume or precision is not None or backend:
-        raise UsageError("--skill runs locally to completion: drop --resume, --precision and --backend")
-    levels = skill.split(",")
-    with command_progress(progress, "run over skill", total=len(levels) * config.games, runs=len(levels)):
-        res = skill_run(scenario, levels, config, threads=threads, out_dir=out_dir)
+    if precision is not None or backend:
+        raise UsageError("--skill runs locally to completion: drop --precision and --backend")
+    with lr.progress(progress):
+        res = skill_run(scenario, levels, config, threads=threads, out_dir=lr.work(out_dir), resume=lr.resume)
     if as_json:
         return _echo_json(res.summary())
     print_skill(res, f"{scenario.spec.title}: {scenario.name} over skill ({config.games:,} games per level, "

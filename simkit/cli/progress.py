@@ -1,15 +1,24 @@
-"""Progress bars of the long commands (values, sweep, compare, matchup, ladder, tune, sensitivity, quality).
+"""Progress of the long commands (run, values, sweep, compare, matchup, ladder, tune, sensitivity, quality).
 
-`run` draws its own bar (simkit.engine.runner); the multi-run commands play many
-runs, so their bar counts the games of all runs, learning each run's size when
-it starts (simkit.progress), with the run number beside it. The bar goes to
-stderr, only on a terminal unless forced (``--progress``), and disappears when
-done (``transient``), so what a command prints on stdout never changes.
+On a terminal, a bar: `run` draws its own (simkit.engine.runner); the multi-run commands play
+many runs, so their bar counts the games of all runs (the plan's total, simkit/plan.py, or
+learning each run's size when it starts), with the run number beside it. The bar goes to
+stderr, only on a terminal unless forced (``--progress``), and disappears when done
+(``transient``), so what a command prints on stdout never changes.
+
+Not on a terminal (stderr a log file), a plain line every `interval()` seconds (60, or
+``SIMKIT_PROGRESS_SECONDS``): games done of the total, elapsed, and the time left at this
+session's pace ("sweep: 45,000 of 100,000 games (45%), 1 min 12 s elapsed, about 1 min 28 s
+left"). A resume's games found on disk count as done (simkit.progress ``games_resumed``) but
+not toward the pace. ``--no-progress`` silences both.
 """
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
+import threading
+import time
 
 import click
 
@@ -51,8 +60,71 @@ class _Bar:
     def games_done(self, n):
         self.p.advance(self.task, n)
 
+    def games_resumed(self, n):
+        self.p.advance(self.task, n)
+
+    def games_added(self, n, runs):
+        if self.fixed:         # an unfixed total grows as runs start
+            self.p.update(self.task, total=(self.p.tasks[0].total or 0) + n)
+        if self.runs:
+            self.runs += runs
+
     def close(self):
         self.p.stop()
+
+
+def interval() -> float:
+    """Seconds between two progress lines in a log (SIMKIT_PROGRESS_SECONDS, default 60)."""
+    try:     # at most ten days: a timer's wait cannot take an unbounded timeout
+        return min(max(float(os.environ.get("SIMKIT_PROGRESS_SECONDS", 60)), 0.01), 864_000.0)
+    except ValueError:
+        return 60.0
+
+
+class _Lines:
+    """A plain progress line every `interval()` seconds on stderr, from a timer thread (the kernels
+    release the GIL, so a line comes even while a long chunk plays)."""
+
+    def __init__(self, what: str, total: int | None):
+        self.what, self.total = what, total
+        self.done = self.played = 0
+        self.t0 = time.perf_counter()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="simkit-progress", daemon=True)
+        self._thread.start()
+
+    def run_started(self, game, games, kernels):
+        pass
+
+    def games_done(self, n):
+        self.done += n
+        self.played += n
+
+    def games_resumed(self, n):
+        self.done += n
+
+    def games_added(self, n, runs):
+        if self.total:
+            self.total += n
+
+    def line(self) -> str:
+        from simkit.plan import duration
+        el = time.perf_counter() - self.t0
+        head = f"{self.what}: {self.done:,}" + (f" of {self.total:,}" if self.total else "") + " games"
+        if self.total:
+            head += f" ({100 * self.done / self.total:.0f}%)"
+        head += f", {duration(el)} elapsed"
+        if self.total and self.played and self.done < self.total:
+            head += f", about {duration((self.total - self.done) * el / self.played)} left"
+        return head
+
+    def _loop(self):
+        while not self._stop.wait(interval()):
+            print(self.line(), file=sys.stderr, flush=True)
+
+    def close(self):
+        self._stop.set()
+        self._thread.join(timeout=5)      # no line after the command's own output
 
 
 def wanted(flag: bool | None) -> bool:
@@ -61,10 +133,25 @@ def wanted(flag: bool | None) -> bool:
 
 
 @contextlib.contextmanager
-def command_progress(flag: bool | None, what: str, *, total: int | None = None, runs: int | None = None):
-    """A bar over every game the block plays. ``total``: all its games when known in advance
-    (else the bar grows as runs start); ``runs``: how many runs, for the "run k/K" label."""
+def command_progress(flag: bool | None, what: str, *, total: int | None = None, runs: int | None = None,
+                     bar: bool = True):
+    """A bar over every game the block plays (on a terminal, or forced), else progress lines in a log
+    (unless ``--no-progress``). ``total``: all its games when known in advance (else the bar grows as
+    runs start); ``runs``: how many runs, for the "run k/K" label; ``bar=False``: lines only (the
+    command draws its own bar)."""
     if not wanted(flag):
+        if flag is None:       # not a terminal: lines in the log
+            lines = _Lines(what, total)
+            hooks.listen(lines)
+            try:
+                yield None
+            finally:
+                hooks.unlisten(lines)
+                lines.close()
+        else:
+            yield None
+        return
+    if not bar:
         yield None
         return
     bar = _Bar(what, total, runs, force=bool(flag))

@@ -5,9 +5,10 @@ import click
 
 from simkit.cli import cli
 from simkit.cli.analysis_commands import _echo_json, _out_dir
+from simkit.cli.longrun import long_command
 from simkit.cli.options import scenario_options
-from simkit.cli.progress import command_progress, progress_option
 from simkit.cli.options import PYTHON_POLICY_HELP
+from simkit.cli.progress import progress_option
 from simkit.policies import FIRST_MODES
 
 
@@ -39,7 +40,7 @@ def _saves(files: str, kind: str, printed: str):
 
 
 @cli.command()
-@click.argument("target")
+@click.argument("target", required=False)
 @scenario_options
 @click.option("--rungs", default=None, metavar="P1,P2,...",
               help="The ladder's policies, weakest first (default: random, greedy, mcts:START doubling "
@@ -55,12 +56,14 @@ def _saves(files: str, kind: str, printed: str):
                    "players (docs/skill.md, \"Draw diagnosis\").")
 @_saves("ladder.json/ladder.csv", "ladder", "ladder.json")
 @progress_option
+@long_command
 def ladder(target, sets, rungs, start, ceiling, games, seed, first, threads, draw_diagnosis, out, no_save, as_json,
-           progress):
+           progress, lr):
     """Skill ladder of TARGET: each rung against the rung below, both seat orders, same seeds.
 
     A rung gains when its score's 95% interval is above 1/2; the skill depth is
     the number of rungs that gain, from the bottom, before the first that does not.
+    Ctrl-C keeps every finished seating; --resume --out DIR finishes the ladder.
 
     \b
     Examples:
@@ -71,16 +74,21 @@ def ladder(target, sets, rungs, start, ceiling, games, seed, first, threads, dra
     from simkit.analysis.ladder import ladder as run_ladder, rungs_of
     from simkit.engine.runner import RunConfig
     from simkit.errors import UsageError
+    from simkit.plan import Part, Plan
     from simkit.scenario import load_scenario
+    lr.require(target=target)
     sc = load_scenario(target, list(sets))
     if start < 1 or ceiling < start:
         raise UsageError(f"--start must be >= 1 and --ceiling >= --start, got {start} and {ceiling}")
     names = rungs.split(",") if rungs else rungs_of(sc.spec, start, ceiling)
     config = RunConfig(games=games, seed=seed, policies=(names[0], names[0]), first=first)
     out_dir = _out_dir("ladder", f"{sc.game}-{sc.name}", out, no_save)
-    runs = 2 * (len(names) - 1)             # each rung against the one below, both seat orders
-    with command_progress(progress, "ladder", total=runs * games, runs=runs):
-        res = run_ladder(sc, names, config, threads=threads, out_dir=out_dir, draws=draw_diagnosis)
+    # each rung against the one below, both seat orders (a draw diagnosis, where one is needed, plays more:
+    # how many is known only after the rungs)
+    lr.size(Plan("ladder", len(names) - 1, "rungs", [Part(sc.game, seats, games) for lo, hi in zip(names, names[1:])
+                                                     for seats in ((hi, lo), (lo, hi))], threads=threads))
+    with lr.progress(progress):
+        res = run_ladder(sc, names, config, threads=threads, out_dir=lr.work(out_dir), draws=draw_diagnosis)
     if as_json:
         return _echo_json(res.summary())
     from rich.table import Table
@@ -158,7 +166,7 @@ def print_skill(result, title: str, differences: bool = False, unit: str = "plie
 
 
 @cli.command()
-@click.argument("target")
+@click.argument("target", required=False)
 @scenario_options
 @click.option("--knob", "knobs", multiple=True, metavar="KEY=RANGE",
               help="A rule option to search: KEY=A..B (integers), KEY=A..B:STEP (floats) or KEY=V1,V2,... "
@@ -182,15 +190,17 @@ def print_skill(result, title: str, differences: bool = False, unit: str = "plie
 @_threads
 @_saves("tune.json/tune.csv", "tune", "tune.json")
 @progress_option
+@long_command
 def tune(target, sets, knobs, objectives, lexicographic, tolerance, games, verify_games, finalists, panel, policy,
-         policy0, policy1, seed, first, threads, out, no_save, as_json, progress):
+         policy0, policy1, seed, first, threads, out, no_save, as_json, progress, lr):
     """Search rule knobs of TARGET for the setting that meets the objectives.
 
     Successive halving on common random numbers, then a verification of the
     finalists on fresh games; prints the recommended setting with every
     objective's estimate, 95% interval and whether it is met, and its side
     effects: length, draws, caps and end reasons against the unchanged
-    scenario on the same games (the verdict names those that moved).
+    scenario on the same games (the verdict names those that moved). Ctrl-C keeps every
+    finished evaluation; --resume --out DIR replays the search from them and plays the rest.
 
     \b
     Examples:
@@ -206,25 +216,34 @@ def tune(target, sets, knobs, objectives, lexicographic, tolerance, games, verif
     game's own): each setting plays a panel of opponents (--panel) in both seats, and
     its strength is its expected score against them.
     """
-    from simkit.analysis.tune import metric_ci, tune as run_tune
+    from simkit.analysis.tune import metric_ci, plan as tune_plan, tune as run_tune
     from simkit.cli.options import policies_of
     from simkit.engine.runner import RunConfig
     from simkit.scenario import load_scenario
+    lr.require(target=target)
     sc = load_scenario(target, list(sets))
     config = RunConfig(games=games, seed=seed, policies=policies_of(policy, policy0, policy1), first=first)
+    strength = any(o.split("=")[0].split("<")[0].split(">")[0].strip() == "strength" for o in objectives)
+    if strength:
+        from simkit.analysis.tune import strength_plan
+        lr.size(strength_plan(target, list(knobs), config, panel=panel.split(",") if panel else None,
+                              base_sets=list(sets), verify_games=verify_games, finalists=finalists, threads=threads))
+    else:
+        lr.size(tune_plan(target, list(knobs), config, base_sets=list(sets), verify_games=verify_games,
+                          finalists=finalists, threads=threads))
     out_dir = _out_dir("tune", f"{sc.game}-{sc.name}", out, no_save)
     log = None if as_json else (lambda m: click.echo(m, err=True))
-    strength = any(o.split("=")[0].split("<")[0].split(">")[0].strip() == "strength" for o in objectives)
-    with command_progress(progress, "tune"):     # successive halving: the number of runs is not known ahead
+    with lr.progress(progress):
         if strength:
             from simkit.analysis.tune import tune_strength
             res = tune_strength(target, list(knobs), list(objectives), config, base_sets=list(sets),
                                 panel=panel.split(",") if panel else None, verify_games=verify_games,
-                                tolerance=tolerance, finalists=finalists, threads=threads, out_dir=out_dir, log=log)
+                                tolerance=tolerance, finalists=finalists, threads=threads, out_dir=lr.work(out_dir),
+                                log=log)
         else:
             res = run_tune(target, list(knobs), list(objectives), config, base_sets=list(sets),
                            verify_games=verify_games, tolerance=tolerance, finalists=finalists,
-                           lexicographic=lexicographic, threads=threads, out_dir=out_dir, log=log)
+                           lexicographic=lexicographic, threads=threads, out_dir=lr.work(out_dir), log=log)
     s = res.summary()
     if as_json:
         return _echo_json(s)
@@ -288,7 +307,7 @@ def tune(target, sets, knobs, objectives, lexicographic, tolerance, games, verif
 
 
 @cli.command()
-@click.argument("target")
+@click.argument("target", required=False)
 @scenario_options
 @click.option("--option", "options", multiple=True, metavar="KEY",
               help="A numeric rule option to vary (repeatable; default: every numeric rule option).")
@@ -297,30 +316,33 @@ def tune(target, sets, knobs, objectives, lexicographic, tolerance, games, verif
 @_threads
 @_saves("sensitivity.json/.csv", "sensitivity", "sensitivity.json")
 @progress_option
+@long_command
 def sensitivity(target, sets, options, games, policy, policy0, policy1, seed, first, threads, out, no_save,
-                as_json, progress):
+                as_json, progress, lr):
     """One step down and up of every numeric rule of TARGET: effects on balance, draws and length.
 
     Paired on common random numbers against the unchanged scenario, 95%
     intervals, p-values Holm-adjusted over every effect; `simkit report DIR`
-    draws the tornado chart.
+    draws the tornado chart. Ctrl-C keeps every finished setting; --resume --out DIR finishes.
 
     \b
     Examples:
       simkit sensitivity warfare --games 2000
       simkit sensitivity storm_the_castle --option dispatch_points --option hand_size
     """
-    from simkit.analysis.sensitivity import sensitivity as run_sens, tornado_order
+    from simkit.analysis.sensitivity import plan as sens_plan, sensitivity as run_sens, tornado_order
     from simkit.cli.options import policies_of
     from simkit.engine.runner import RunConfig
     from simkit.scenario import load_scenario
+    lr.require(target=target)
     sc = load_scenario(target, list(sets))
     config = RunConfig(games=games, seed=seed, policies=policies_of(policy, policy0, policy1), first=first)
+    lr.size(sens_plan(sc, config, list(options), threads=threads))
     out_dir = _out_dir("sensitivity", f"{sc.game}-{sc.name}", out, no_save)
     log = None if as_json else (lambda m: click.echo(m, err=True))
-    with command_progress(progress, "sensitivity"):
+    with lr.progress(progress):
         res = run_sens(target, config, options=list(options), base_sets=list(sets), threads=threads,
-                       out_dir=out_dir, log=log)
+                       out_dir=lr.work(out_dir), log=log)
     if as_json:
         return _echo_json(res.summary())
     from rich.table import Table
@@ -355,17 +377,19 @@ def sensitivity(target, sets, options, games, policy, policy0, policy1, seed, fi
 
 
 @cli.command()
-@click.argument("target")
+@click.argument("target", required=False)
 @scenario_options
 @click.option("--games", "-n", type=int, default=1000, show_default=True, help="Games to trace.")
 @_players
 @_saves("quality.json and quality_games.csv", "quality", "quality.json")
 @progress_option
-def quality(target, sets, games, policy, policy0, policy1, seed, first, out, no_save, as_json, progress):
+@long_command
+def quality(target, sets, games, policy, policy0, policy1, seed, first, out, no_save, as_json, progress, lr):
     """Game-quality metrics of TARGET from per-move trajectories, with 95% intervals.
 
     Lead changes, drama, decisiveness, uncertainty, stability, decision moves,
-    branching factor and its trend, interaction per turn (docs/quality.md).
+    branching factor and its trend, interaction per turn (docs/quality.md). Ctrl-C keeps
+    the games traced so far (in chunks of 200); --resume --out DIR traces the rest.
 
     \b
     Examples:
@@ -375,14 +399,15 @@ def quality(target, sets, games, policy, policy0, policy1, seed, first, out, no_
     from simkit.analysis.quality import quality as run_quality
     from simkit.cli.options import policies_of
     from simkit.engine.runner import RunConfig
+    from simkit.plan import Part, Plan
     from simkit.scenario import load_scenario
+    lr.require(target=target)
     sc = load_scenario(target, list(sets))
     config = RunConfig(games=games, seed=seed, policies=policies_of(policy, policy0, policy1), first=first)
+    lr.size(Plan("quality", 1, "runs", [Part(sc.game, config.policies, games, traced=True)]))
     out_dir = _out_dir("quality", f"{sc.game}-{sc.name}", out, no_save)
-    with command_progress(progress, "quality", total=games, runs=1) as bar:
-        # the bar says how far it is; the every-200-games log line is for logs without one
-        log = None if as_json or bar else (lambda m: click.echo(m, err=True))
-        res = run_quality(sc, config, out_dir=out_dir, log=log)
+    with lr.progress(progress):
+        res = run_quality(sc, config, out_dir=lr.work(out_dir))
     s = res.summary()
     if as_json:
         return _echo_json(s)

@@ -152,19 +152,24 @@ def validate_config(spec, config: RunConfig) -> tuple[int, ...]:
 
 def simulate(scenario, config: RunConfig, *, threads: int | None = None, out_dir: str | Path | None = None,
              resume: bool = False, progress: bool | None = None, keep: bool = True, backend=None,
-             stop=None, precision: float | None = None) -> RunResult:
+             stop=None, precision: float | None = None, records: bool = True, command: dict | None = None,
+             complete_ok: bool = False) -> RunResult:
     """Play ``config.games`` games of ``scenario``; return the tally (and records if ``keep``).
 
     ``stop(tally) -> bool`` is asked after every finished chunk (sequential stopping).
     ``precision``: stop once the 95% half-width of the first-player advantage is <= it
     (``config.games`` stays the ceiling); the summary then says ``stopped_at_precision``.
-    ``backend`` maps chunk calls (default: in this process, in order).
+    ``backend`` maps chunk calls (default: in this process, in order). ``records``: whether a
+    complete run directory keeps games.parquet (a sweep cell keeps only its tally);
+    ``command``: the command line's options, for the manifest; ``complete_ok``: a resume of a
+    complete run reloads it instead of refusing (a finished sub-run of a longer command).
     """
     if precision is not None:
         from simkit.analysis.metrics import precision_stop
         stop = precision_stop(precision, stop)
     session = RunSession(scenario, config, threads=threads, out_dir=out_dir, resume=resume, progress=progress,
-                         keep=keep, backend=backend, precision=precision)
+                         keep=keep, backend=backend, precision=precision, records=records, command=command,
+                         complete_ok=complete_ok)
     stopped = interrupted = False
     try:
         while session.step() is not None:
@@ -183,13 +188,17 @@ class RunSession:
     """`simulate` taken apart: set up, play one chunk per `step()`, then `finish()`.
 
     For callers that interleave runs chunk by chunk (`compare` plays A and B in
-    lockstep). Same run directory, records and summary as `simulate`.
+    lockstep). Same run directory, records and summary as `simulate`. A resumed run's
+    chunks found on disk come out of `step()` first, in game order, exactly as they
+    came when first played (a stop rule or a paired tally sees the same sequence).
     """
 
     def __init__(self, scenario, config: RunConfig, *, threads: int | None = None,
                  out_dir: str | Path | None = None, resume: bool = False, progress: bool | None = None,
-                 keep: bool = True, backend=None, precision: float | None = None):
+                 keep: bool = True, backend=None, precision: float | None = None, records: bool = True,
+                 command: dict | None = None, complete_ok: bool = False):
         self.scenario, self.config, self.keep, self.precision = scenario, config, keep, precision
+        self.records = records
         spec = scenario.spec
         policy_ids = validate_config(spec, config)
         self.threads = run_threads(threads)
@@ -201,26 +210,33 @@ class RunSession:
         self._pos = 0                          # index in _order of the first chunk not yet counted
         self._held: dict = {}                  # start -> (records, aggregate): stored, waiting for a gap
         self._ready: deque = deque()           # (start, records, aggregate) now countable, in order
+        self._loaded: set = set()              # starts of the chunks found on disk (not played now)
         self.out = out = Path(out_dir) if out_dir is not None else None
         # time already spent on the games a resumed run finds on disk: the run's speed and elapsed
         # time are over the whole run, not only this session
         self.elapsed_before = 0.0
+        self.replay = False                    # a complete run reloaded: nothing is played or rewritten
         if out is not None:
             if resume:
-                for start, records, aggregate, took in store.load_chunks(out, scenario, config):
-                    self._held[start] = (records, aggregate)
+                manifest = store.check_resume(out, scenario, config, complete_ok=complete_ok)
+                self.replay = manifest.get("status") == "complete"
+                for start, recs, aggregate, took in store.load_chunks(out, scenario, config, manifest):
+                    self._held[start] = (recs, aggregate)
+                    self._loaded.add(start)
                     self.elapsed_before += took
             else:
-                store.start_run(out, scenario, config, self.threads)
+                store.start_run(out, scenario, config, self.threads, command)
         have = set(self._held)
         self._advance()
-        while self._ready:   # resumed chunks already on disk: counted now, not returned by step()
-            self._count(*self._ready.popleft())
-        self.resumed_games = self.tally.games
-        todo = [(s, c) for s, c in chunks if s not in have]
+        # the games on disk that count now (a prefix); they are counted as step() returns them
+        self.resumed_games = sum(len(r) for _, r, _ in self._ready)
+        if self.resumed_games:
+            from simkit import progress as hooks
+            hooks.games_resumed(self.resumed_games)
+        todo = [] if self.replay else [(s, c) for s, c in chunks if s not in have]
         self.backend = backend or LocalBackend()
         self.elapsed = 0.0
-        self.bar = _progress(progress, config.games, self.tally.games)
+        self.bar = _progress(progress, config.games, self.resumed_games)
         self._chunks = iter(self.backend.map_chunks(spec.name, params, config.seed, todo, config.first,
                                                     policy_ids, config.snapshot_ply))
         self._closed = False
@@ -266,8 +282,12 @@ class RunSession:
             self._advance()
         start, records, aggregate = self._ready.popleft()
         self._count(start, records, aggregate)
-        if self.bar:
-            self.bar.update(len(records))
+        if start not in self._loaded:
+            if self.bar:
+                self.bar.update(len(records))
+            if self.out is not None:      # counted and on disk: what a Ctrl-C from here on keeps
+                from simkit import progress
+                progress.games_saved(len(records))
         return start, records
 
     def close(self):
@@ -284,10 +304,24 @@ class RunSession:
                            self.out,
                            self.parts if self.keep else {}, stopped_at_precision=stopped,
                            precision=self.precision, threads=self.threads, resumed_games=self.resumed_games)
-        if self.out is not None:
+        if self.out is not None and not self.replay:
             complete = not interrupted and (stopped or self.tally.games == self.config.games)
-            store.finish_run(self.out, result, complete=complete)
+            store.finish_run(self.out, result, complete=complete, records=self.records)
         return result
+
+
+def load_result(out: Path, scenario, config: RunConfig, *, precision: float | None = None) -> RunResult:
+    """A complete run directory as the RunResult its run returned (the tally saved with it; records
+    read from games.parquet when asked), after `store.check_resume`'s checks."""
+    manifest = store.check_resume(out, scenario, config, complete_ok=True)
+    if manifest.get("status") != "complete":
+        raise UsageError(f"{out} holds an unfinished run")
+    import json
+    summary = json.loads((out / "summary.json").read_text())
+    tally = store.load_tally(out, scenario.spec)
+    return RunResult(scenario, config, tally, float(manifest.get("elapsed_s", 0.0)), False, out,
+                     stopped_at_precision=bool(summary.get("stopped_at_precision")), precision=precision,
+                     threads=manifest.get("threads"), resumed_games=tally.games)
 
 
 class _Bar:

@@ -62,6 +62,26 @@ class Tally:
                 out.aggregate = t.aggregate.copy() if out.aggregate is None else out.aggregate + t.aggregate
         return out
 
+    def arrays(self) -> dict:
+        """Every count as a named array (`store.save_tally`); `from_arrays` gives the tally back."""
+        out = {"outcome": self.outcome, "length_hist": self.length_hist, "end_counts": self.end_counts,
+               "column_sums": self.column_sums}
+        if self.aggregate is not None:
+            out["aggregate"] = self.aggregate
+        if self.quiet is not None:
+            out["quiet"] = np.int64(self.quiet)
+        return out
+
+    @classmethod
+    def from_arrays(cls, spec, arrays: dict) -> "Tally":
+        t = cls(spec)
+        for k in ("outcome", "length_hist", "end_counts", "column_sums"):
+            setattr(t, k, np.asarray(arrays[k], dtype=np.int64))
+        t.aggregate = np.asarray(arrays["aggregate"], dtype=np.int64) if "aggregate" in arrays else None
+        if t.quiet is not None and "quiet" in arrays:
+            t.quiet = int(arrays["quiet"])
+        return t
+
     def column_totals(self) -> dict[str, int]:
         """Sums of every non-base record column (kills, losses, ... over all games)."""
         return {f: int(v) for f, v in zip(self.spec.record_fields, self.column_sums) if f not in BASE_FIELDS}

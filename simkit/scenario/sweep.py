@@ -7,11 +7,13 @@
 - ``A..B``: the integers A, A+1, ..., B (inclusive); ``A..B`` with B < A has no
   values and is refused; float ranges are refused (list float values instead).
 
-The grid is every combination, the first ``--vary`` varying slowest.
+The grid is every combination, the first ``--vary`` varying slowest. It is a `Grid`: cell i
+is computed from i when asked, so a million-cell grid costs nothing until its cells play.
 """
 from __future__ import annotations
 
 import itertools
+import math
 import re
 import tomllib
 from typing import Any
@@ -60,7 +62,31 @@ def parse_vary(item: str) -> tuple[str, list]:
     return key, values
 
 
-def parse_grid(items, spec) -> tuple[list[str], list[tuple]]:
+class Grid:
+    """Every combination of some lists of values, the first list varying slowest: ``len``,
+    ``grid[i]`` and iteration, each cell computed on demand (nothing is listed)."""
+
+    def __init__(self, lists):
+        self.lists = [list(v) for v in lists]
+
+    def __len__(self) -> int:
+        return math.prod(len(v) for v in self.lists)
+
+    def __getitem__(self, i: int) -> tuple:
+        if not -len(self) <= i < len(self):
+            raise IndexError(i)
+        i %= len(self)
+        out = []
+        for values in reversed(self.lists):
+            i, k = divmod(i, len(values))
+            out.append(values[k])
+        return tuple(reversed(out))
+
+    def __iter__(self):
+        return itertools.product(*self.lists)
+
+
+def parse_grid(items, spec) -> tuple[list[str], Grid]:
     """The varied keys and every combination of their values (the first key varies slowest)."""
     from simkit.scenario.schema import _suggest
     if not items:
@@ -77,7 +103,7 @@ def parse_grid(items, spec) -> tuple[list[str], list[tuple]]:
             raise UsageError(f"--vary: key '{key}' given twice; list all its values in one --vary")
         keys.append(key)
         lists.append(values)
-    return keys, list(itertools.product(*lists))
+    return keys, Grid(lists)
 
 
 def cell_overrides(base_sets, keys: list[str], values: tuple) -> dict:

@@ -37,10 +37,12 @@ def block(name: str, doc: str, cost: str, *commands: str):
 
 def simkit(cmd: str, *, stdout_only: bool = False) -> str:
     """Run ``simkit CMD`` in this process and return what it prints (stdout, then what it logs on
-    stderr as a terminal would show it, unless ``stdout_only``), trailing spaces stripped."""
+    stderr as a terminal would show it, unless ``stdout_only``), trailing spaces stripped. No size
+    or progress line (simkit/cli/longrun.py): they tell how long a command takes on a machine at a
+    moment, and a block holds what the command finds."""
     from click.testing import CliRunner
     from simkit.cli import cli
-    r = CliRunner().invoke(cli, shlex.split(cmd), catch_exceptions=False)
+    r = CliRunner().invoke(cli, shlex.split(cmd), catch_exceptions=False, env={"SIMKIT_PROGRESS_SECONDS": "1e12"})
     if r.exit_code != 0:
         raise RuntimeError(f"simkit {cmd} exited {r.exit_code}: {r.output[-2000:]}")
     text = r.stdout if stdout_only else r.output
@@ -86,4 +88,4 @@ def policy_args(policies) -> str:
 
 
 # registration: importing the pages fills BLOCKS (cheap ones first: the default run order)
-from simkit.report.doc_blocks import analysis, games, searches, search_players, agents  # noqa: E402,F401
+from simkit.report.doc_blocks import analysis, games, searches, search_players, agents, long_commands  # noqa: E402,F401
