@@ -6,8 +6,7 @@ import click
 from simkit.cli import cli
 from simkit.cli.analysis_commands import _echo_json, _out_dir
 from simkit.cli.longrun import long_command
-from simkit.cli.options import scenario_options
-from simkit.cli.options import PYTHON_POLICY_HELP
+from simkit.cli.options import PYTHON_POLICY_HELP, scenario_options
 from simkit.cli.progress import progress_option
 from simkit.policies import FIRST_MODES
 
