@@ -136,7 +136,8 @@ def test_priors_are_greedys_values_softmaxed():
         taken = float(board[m % 32]) if board[m % 32] and m % 32 // 16 != 0 else 0.0
         b, x = board.copy(), meta.copy()
         mv.apply_move_nb(b, x, p[2], m)
-        pips.append(taken if x[st.M_END] < 0 else (WIN if x[st.M_WINNER] == 0 else -WIN if x[st.M_WINNER] == 1 else 0.0))
+        end = WIN if x[st.M_WINNER] == 0 else -WIN if x[st.M_WINNER] == 1 else 0.0
+        pips.append(taken if x[st.M_END] < 0 else end)
         assert move_outcome_nb(board, meta, p[2], 0, m)[0] == taken
     pips = np.array(pips)
     assert (pips == WIN).any() and (pips == 0).any()      # captures that win at once, quiet moves

@@ -4,7 +4,6 @@ import copy
 import itertools
 
 import numpy as np
-import pytest
 
 from simkit.engine.search import DECISIVE, K_CHANCE, TF_PRIOR, TF_VISITS, TI_CODE, TI_COUNT, TI_FIRST, TI_KIND, \
     TI_NEXT, TI_PARENT
