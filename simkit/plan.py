@@ -9,7 +9,8 @@ kernel that quality uses), measured on the machine the docs quote by
     python -m simkit.plan --measure            # every game (about 3 minutes), or name some
 
 A policy pair costs the mean of its two policies' times per game; ``mcts:N`` costs the measured
-``mcts:100`` time scaled by N/100 (the search dominates), ``eps:P:X`` what X costs. A game the
+``mcts:100`` time scaled by N/100 (the search dominates), ``eps:P:X`` what X costs, ``P/KNOB=V``
+what P costs. A game the
 table does not hold gets no estimate (the size is still printed; only the cell limit applies).
 The speeds are at each game's default rules: rules that lengthen games lengthen the run, which
 the progress lines (simkit/cli/progress.py) then show from the games' real pace.
@@ -144,6 +145,7 @@ def _policy_seconds(table, game, policy: str, threads, traced):
     if g is None:
         return None
     name, scale = str(policy), 1.0        # not yet validated: a malformed name has no price
+    name = name.split("/", 1)[0]          # per-side search knobs (mcts:400/mcts_c=0.5) priced as the search
     if name.startswith("eps:"):
         name = name.split(":", 2)[-1]
     if name.startswith("mcts:"):

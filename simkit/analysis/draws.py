@@ -18,9 +18,10 @@ few paired games:
    level's self-play games (the game's quality trajectory): the mean size of the lead
    in each fifth of the game. A lead that never grows means nobody makes progress.
 
-Verdict: "the players" when the contempt probe avoids draws at no cost or the
-stronger side converts the cross-play games; otherwise "the game". The finding
-states the numbers it rests on.
+Verdict: "the players" when the draws vanish at the strongest level, the contempt
+probe avoids draws at no cost or the stronger side converts the cross-play games;
+"few draws" when no level's games are mostly drawn or capped; otherwise "the game".
+The finding states the numbers it rests on.
 """
 from __future__ import annotations
 
@@ -83,24 +84,53 @@ def _material_curve(scenario, config, policy, games: int) -> dict:
             "mean_abs_lead_by_fifth": [float(t / c) if c else None for t, c in zip(total, count)]}
 
 
+def _probe_skipped(spec, strong: str) -> str | None:
+    """Why the contempt probe does not apply to ``strong`` (None: it does)."""
+    from simkit.policies import MCTS, knob_columns, parse_policy
+    if parse_policy(spec, strong).base != MCTS:
+        return f"{strong} is not a search: no draw-averse copy of it to probe"
+    if "mcts_contempt" not in knob_columns(spec):
+        # the probe is a policy knob of one side (POLICY/mcts_contempt=0.3): a game without the per-side knob table
+        # cannot seat a draw-averse search against a neutral one
+        return f"{spec.name} has no per-side search knobs (POLICY/KNOB=VALUE): no probe"
+    return None
+
+
+def diagnosis_parts(scenario, levels, games: int, contempt: float = CONTEMPT) -> list:
+    """The runs `diagnose` plays, as parts of a command's `simkit.plan.Plan`: self-play at each level, the
+    strongest against the one below and, where it applies, the contempt probe against the neutral search
+    (both seats each)."""
+    from simkit.plan import Part
+    levels = list(levels)
+    strong, g = levels[-1], scenario.game
+    parts = [Part(g, (lv, lv), games) for lv in levels]
+    if len(levels) >= 2:
+        parts += [Part(g, seats, games) for seats in ((strong, levels[-2]), (levels[-2], strong))]
+    if _probe_skipped(scenario.spec, strong) is None:
+        probe = f"{strong}/mcts_contempt={contempt:g}"
+        parts += [Part(g, seats, games) for seats in ((probe, strong), (strong, probe))]
+    return parts
+
+
 def diagnose(scenario, config, levels, *, threads=None, contempt: float = CONTEMPT, traced: int = 20,
-             work=None) -> dict:
+             work=None, announce: bool = True) -> dict:
     """Run the four measurements for ``levels`` (weakest first) and return the finding with its numbers.
 
     ``work``: the command's `Work` (backends/work.py) the games are runs of, each named by its seating
     (``runs/<policy>-vs-<policy>``, self-play too), so Ctrl-C keeps them and a resume reloads them; the
-    material curve's few traced games are played again (they are not kept)."""
+    material curve's few traced games are played again (they are not kept). ``announce``: tell the progress
+    (`simkit.progress.games_added`) that these games were not in the command's size (ladder and ``--skill``
+    know they need a diagnosis only from the games they played)."""
     from simkit.analysis.matchup import pair_score
     from simkit.backends.work import Work
-    from simkit.policies import MCTS, parse_policy
     spec = scenario.spec
     work = work or Work()
     levels = list(levels)
     strong = levels[-1]
-    probes = parse_policy(spec, strong).base == MCTS and "mcts_contempt" in {o.name for o in spec.options}
-    runs = len(levels) + 2 * (len(levels) >= 2) + 2 * probes     # self-play, cross-play, contempt probe
-    from simkit import progress
-    progress.games_added(runs * config.games, runs)      # a command's size did not know it would diagnose
+    if announce:
+        from simkit import progress
+        parts = diagnosis_parts(scenario, levels, config.games, contempt)
+        progress.games_added(sum(p.games for p in parts), len(parts))
     rows = []
     for lv in levels:
         rows.append({"level": lv, **_split(spec, _self_play(scenario, config, lv, threads, work))})
@@ -118,7 +148,10 @@ def diagnose(scenario, config, levels, *, threads=None, contempt: float = CONTEM
             evidence.append(f"{strong} converts games against {weak}: it scores {c['score']:.3f} "
                             f"[{c['ci'][0]:.3f}, {c['ci'][1]:.3f}] and {decided:.1%} of the games are decided, "
                             f"where its self-play draws {rows[-1]['draw_rate']:.1%}")
-    if probes:
+    skipped = _probe_skipped(spec, strong)
+    if skipped:
+        out["contempt_probe_skipped"] = skipped
+    else:
         probe = f"{strong}/mcts_contempt={contempt:g}"
         c = pair_score(scenario, config, probe, strong, threads=threads, work=work)
         recs = np.concatenate(list(c.pop("records").values()))
@@ -136,6 +169,19 @@ def diagnose(scenario, config, levels, *, threads=None, contempt: float = CONTEM
                             f"avoided at no cost")
     out["material_curve"] = _material_curve(scenario, config, strong, traced)
     top = rows[-1]
+    # draws that vanish as skill grows belong to the weaker players, whatever the probes say
+    top_drawish = top["draw_rate"] + top["capped_rate"] - top["capped_draw_rate"]
+    worst = max(rows, key=lambda r: r["draw_rate"] + r["capped_rate"] - r["capped_draw_rate"])
+    worst_drawish = worst["draw_rate"] + worst["capped_rate"] - worst["capped_draw_rate"]
+    if top_drawish < DRAWISH and worst is not top and worst_drawish > DRAWISH:
+        evidence.insert(0, f"draws and capped games fall from {worst_drawish:.1%} under {worst['level']} to "
+                           f"{top_drawish:.1%} under {strong}: stronger players decide the games")
+    elif not evidence and worst_drawish <= DRAWISH:
+        out["verdict"] = "few draws"
+        out["finding"] = (f"Draws do not dominate at any level: at most {worst_drawish:.1%} of a level's games are "
+                          f"drawn or capped ({worst['level']}); {strong} self-play draws {top['draw_rate']:.1%} "
+                          f"[{top['draw_ci'][0]:.1%}, {top['draw_ci'][1]:.1%}].")
+        return out
     split = (f"{strong} self-play: {top['draw_rate']:.1%} drawn ({top['natural_draw_rate']:.1%} by the game's own "
              f"ending, {top['capped_draw_rate']:.1%} at a cap), {top['capped_rate']:.1%} of games capped")
     if evidence:
@@ -151,6 +197,8 @@ def diagnose(scenario, config, levels, *, threads=None, contempt: float = CONTEM
         if cx:
             reasons.append(f"{cx['strong']} against {cx['weak']} decides {cx['decided_rate']:.1%} of the games "
                            f"(score {cx['score']:.3f} [{cx['ci'][0]:.3f}, {cx['ci'][1]:.3f}])")
+        if "contempt_probe_skipped" in out:
+            reasons.append(f"no contempt probe ({out['contempt_probe_skipped']})")
         mc = out["material_curve"]
         if mc:
             leads = ", ".join("-" if x is None else f"{x:.2f}" for x in mc["mean_abs_lead_by_fifth"])
@@ -159,3 +207,19 @@ def diagnose(scenario, config, levels, *, threads=None, contempt: float = CONTEM
         out["finding"] = (f"The draws belong to the game, not the players: {'; '.join(reasons) or 'no probe applies'}."
                           f" ({split}.)")
     return out
+
+
+def draw_diagnosis(scenario, levels, config, *, threads=None, out_dir=None, resume=False) -> dict:
+    """`simkit draws`: `diagnose` as a command of its own. ``out_dir`` keeps every run it plays
+    (`backends/work.py`: Ctrl-C keeps them, ``resume`` finishes) and, at the end, draws.json."""
+    from simkit.backends.store import atomic_write_json
+    from simkit.backends.work import Work
+    levels = list(levels)
+    work = Work.of(out_dir, resume)
+    identity = {"scenario": scenario.to_dict(), "levels": levels, "config": config.to_dict()}
+    with work.start("draws", identity, scenario=scenario.to_dict(), levels=levels, config=config.to_dict()):
+        res = diagnose(scenario, config, levels, threads=threads, work=work, announce=False)
+        if work.out is not None:
+            atomic_write_json(work.out / "draws.json", res)
+        work.complete()
+    return res
