@@ -78,18 +78,6 @@ def test_ctrl_c_in_a_strength_tune_then_resume_gives_the_uninterrupted_results(t
     assert r["differ"] == [], r["differ"]
 
 
-def test_ctrl_c_in_simkit_draws_then_resume_gives_the_uninterrupted_results(tmp_path):
-    """simkit draws: self-play at each level and the cross-play are runs of its directory (random is no
-    search: no contempt probe); Ctrl-C after two of the four keeps them, and --resume finishes."""
-    args = ["draws", MC, "--levels", "random,greedy", "--games", 200, "--threads", 1]
-    r = interrupt_and_resume(args[0], args[1:], tmp_path, "saved:2")
-    assert r["exit"] == 130 and not r["traceback"], r["stderr"]
-    assert kept_of(r["line"]) == (400, 800), r["line"]
-    assert r["status"] == "interrupted" and "draws.json" not in r["files_at_ctrl_c"]
-    assert r["resume_exit"] == 0 and r["resumed_status"] == "complete", r["resume_stderr"]
-    assert r["differ"] == [], r["differ"]
-
-
 def test_the_interrupted_directory_holds_no_result_file(tmp_path):
     """Ctrl-C mid-sweep: the finished cells and chunks are kept, no sweep.csv describes part of it."""
     args, boundary, _, _ = CASES["sweep"]

@@ -51,6 +51,7 @@ CASES = {
     "sensitivity": (["sensitivity", MC, "--option", "deadlock_plies", "--games", 400, "--policy", "random"],
                     "saved:2", "played:2", "sensitivity.json"),
     "quality": (["quality", MC, "--games", 500, "--policy", "random"], "saved:1", "played:250", "quality.json"),
+    "draws": (["draws", MC, "--levels", "random,greedy", "--games", 200], "saved:2", "played:3", "draws.json"),
 }
 
 
