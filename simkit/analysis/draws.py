@@ -87,7 +87,7 @@ def _material_curve(scenario, config, policy, games: int) -> dict:
 def diagnose(scenario, config, levels, *, threads=None, contempt: float = CONTEMPT, traced: int = 20) -> dict:
     """Run the four measurements for ``levels`` (weakest first) and return the finding with its numbers."""
     from simkit.analysis.matchup import pair_score
-    from simkit.policies import MCTS, knob_columns, parse_policy
+    from simkit.policies import MCTS, parse_policy, side_knob_names
     spec = scenario.spec
     levels = list(levels)
     rows = []
@@ -110,7 +110,7 @@ def diagnose(scenario, config, levels, *, threads=None, contempt: float = CONTEM
                             f"where its self-play draws {rows[-1]['draw_rate']:.1%}")
     if parse_policy(spec, strong).base != MCTS:
         out["contempt_probe_skipped"] = f"{strong} is not a search: no draw-averse copy of it to probe"
-    elif "mcts_contempt" not in knob_columns(spec):
+    elif "mcts_contempt" not in side_knob_names(spec):
         # the probe is a policy knob of one side (POLICY/mcts_contempt=0.3): a game without the per-side knob table
         # cannot seat a draw-averse search against a neutral one
         out["contempt_probe_skipped"] = f"{spec.name} has no per-side search knobs (POLICY/KNOB=VALUE): no probe"
