@@ -86,10 +86,10 @@ def _material_curve(scenario, config, policy, games: int) -> dict:
 
 def _probe_skipped(spec, strong: str) -> str | None:
     """Why the contempt probe does not apply to ``strong`` (None: it does)."""
-    from simkit.policies import MCTS, knob_columns, parse_policy
+    from simkit.policies import MCTS, parse_policy, side_knob_names
     if parse_policy(spec, strong).base != MCTS:
         return f"{strong} is not a search: no draw-averse copy of it to probe"
-    if "mcts_contempt" not in knob_columns(spec):
+    if "mcts_contempt" not in side_knob_names(spec):
         # the probe is a policy knob of one side (POLICY/mcts_contempt=0.3): a game without the per-side knob table
         # cannot seat a draw-averse search against a neutral one
         return f"{spec.name} has no per-side search knobs (POLICY/KNOB=VALUE): no probe"

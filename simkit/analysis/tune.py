@@ -588,12 +588,12 @@ def strength_summary(pairs: dict) -> dict:
 
 def _strength_setup(target, knobs, config, panel, base_sets):
     """(base scenario, the tuned policy, knob keys, the settings raced, the panel) of a strength tune."""
-    from simkit.policies import knob_columns, parse_policy
+    from simkit.policies import parse_policy, side_knob_names
     from simkit.scenario import load_scenario
     base = load_scenario(target, list(base_sets or []))
     spec = base.spec
     policy = parse_policy(spec, config.policies[0]).name
-    allowed = knob_columns(spec)
+    allowed = side_knob_names(spec)
     parsed = [parse_knob(k, spec) for k in knobs]
     keys = [k for k, _ in parsed]
     if not keys:
