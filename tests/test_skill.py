@@ -276,3 +276,12 @@ def test_draws_command_tells_draws_of_the_players_from_draws_of_the_game(tmp_pat
     assert all(lv["draw_rate"] == 1.0 and lv["capped_rate"] == 1.0 for lv in d["levels"])
     assert d["contempt_probe"]["draw_rate"] == 1.0
     assert d["verdict"] == "game" and d["finding"].startswith("The draws belong to the game")
+
+
+def test_policy_names_print_as_typed_not_as_emoji():
+    """Rich turns ':100:' into an emoji; a finding such as 'against mcts:100: it scores' must print as written."""
+    from simkit.cli.show import console
+    c = console()
+    with c.capture() as cap:
+        c.print("mcts:400 converts games against mcts:100: it scores 0.600")
+    assert "mcts:100: it scores" in cap.get()
