@@ -6,12 +6,12 @@ SIMKIT := $(VENV)/bin/simkit
 STAMP  := $(VENV)/.installed-stamp
 DEMO_GAMES ?= 20000
 
-.PHONY: install demo test bench reports check-reports lint clean clean-cache
+.PHONY: install demo test bench reports docs docs-check check-reports lint clean clean-cache
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev]'
+	$(PY) -m pip install -q -e '.[dev,agents]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -35,6 +35,14 @@ bench: install
 reports: install
 	$(PY) -m simkit.report.examples
 	$(PY) -m simkit.report.analysis_examples
+
+# every number docs/ quotes from a command, regenerated (docs-check: compared, exit 1 when one differs);
+# the MCTS blocks only when named: python -m simkit.report.doc_numbers --list
+docs: install
+	$(PY) -m simkit.report.doc_numbers
+
+docs-check: install
+	$(PY) -m simkit.report.doc_numbers --check
 
 # every committed report in headless Chromium: renders, no missing image (needs: apt-get install chromium)
 check-reports: install

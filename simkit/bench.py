@@ -14,6 +14,11 @@ import numpy as np
 from simkit.engine.runner import environment, play_chunk, set_threads
 
 
+def rate_text(x: float) -> str:
+    """A rate with enough digits to read at any size: 258,794 / 31.5 / 0.483."""
+    return f"{x:,.0f}" if x >= 100 else f"{x:.1f}" if x >= 10 else f"{x:.3g}"
+
+
 def _measure(spec, params, pvec, n, seed):
     """(wall seconds, CPU seconds, plies) of one batch of n games.
 
@@ -25,23 +30,72 @@ def _measure(spec, params, pvec, n, seed):
     return time.perf_counter() - t, time.process_time() - c, int(records[:, 2].astype(np.int64).sum())
 
 
-def run_bench(games=None, *, seconds=1.0, repeats=3, log=None, mcts_budget=400, policies=None, thread_counts=None):
-    """Every policy of every game plays itself; MCTS at ``mcts_budget`` iterations per decision.
+def _cells(spec, budgets, policies):
+    """The policies to bench for ``spec``: each scripted one, and the search at each budget; ``policies``
+    keeps a subset (a scripted name, ``mcts`` for every budget, or ``mcts:N`` for one)."""
+    from simkit.policies import MCTS
+    out = []
+    for base in spec.policies:
+        names = [f"{MCTS}:{b}" for b in budgets] if base == MCTS else [base]
+        out += [n for n in names if not policies or n in policies or base in policies]
+    if policies:      # a search budget asked for by name, not in the default budgets
+        out += [p for p in policies if p.startswith(f"{MCTS}:") and p not in out and MCTS in spec.policies]
+    return out
+
+
+def _iterations_per_s(spec, policy, seconds):
+    """Search iterations per CPU-second on the positions of greedy self-play (the step API's states): each
+    search from a position with more than one decision runs the policy's budget exactly."""
+    try:
+        from simkit import env
+        from simkit.policies import parse_policy, policy_vector
+    except ImportError:       # an older checkout (bench --against) has no step API
+        return None
+    if getattr(spec, "steps", None) is None:
+        return None
+    budget = parse_policy(spec, policy).budget
+    search = np.asarray(policy_vector(spec, (policy, policy)))
+    greedy = np.asarray(policy_vector(spec, ("greedy", "greedy")))
+    iters = 0
+    cpu = 0.0
+    g = 0
+    while cpu < seconds and g < 50:
+        s = env.new_game(spec.name, seed=11, game_index=g)
+        k = 0
+        while not s.is_over():
+            if s.is_chance():
+                s.roll()
+                continue
+            if k % 3 == 0 and len(s.legal_actions()) > 1:
+                t = time.process_time()
+                s.scripted_action(search)
+                cpu += time.process_time() - t
+                iters += budget
+            s.apply(s.scripted_action(greedy))
+            k += 1
+        g += 1
+    return iters / cpu if cpu > 0 else None
+
+
+def run_bench(games=None, *, seconds=1.0, repeats=3, log=None, mcts_budget=None, mcts_budgets=(400, 1600),
+              policies=None, thread_counts=None):
+    """Every policy of every game plays itself; the search at each of ``mcts_budgets`` iterations per decision
+    (``mcts_budget``: one budget, for older callers), with its iterations per CPU-second where the game has a
+    step API.
 
     ``policies`` / ``thread_counts`` restrict the cells (default: every policy, 1 thread and all threads).
     """
     from simkit.games import GAMES, get_game
     from simkit.policies import MCTS, policy_vector
     from simkit.scenario import load_scenario
+    budgets = (mcts_budget,) if mcts_budget else tuple(mcts_budgets)
     top = numba.config.NUMBA_NUM_THREADS
     results = []
     for name in games or list(GAMES):
         spec = get_game(name)
         params = load_scenario(name).params()
-        for base in spec.policies:
-            if policies and base not in policies:
-                continue
-            policy = f"{MCTS}:{mcts_budget}" if base == MCTS else base
+        for policy in _cells(spec, budgets, policies):
+            base = MCTS if policy.startswith(f"{MCTS}:") else policy
             pid = tuple(int(x) for x in policy_vector(spec, (policy, policy)))
             for threads in sorted({min(t, top) for t in thread_counts or (1, top)}):
                 set_threads(threads)
@@ -59,11 +113,16 @@ def run_bench(games=None, *, seconds=1.0, repeats=3, log=None, mcts_budget=400, 
                 cpu = statistics.median(p / max(ct, 1e-9) for _, ct, p in rates)
                 row = {"game": name, "policy": policy, "threads": threads, "games": n,
                        "plies_per_s": pps, "games_per_s": gps, "plies_per_cpu_s": cpu,
+                       "games_per_cpu_s": statistics.median(n / max(ct, 1e-9) for _, ct, _ in rates),
                        "length_unit": spec.length_unit}
+                if base == MCTS and threads == 1:
+                    row["iterations_per_cpu_s"] = _iterations_per_s(spec, policy, seconds)
                 results.append(row)
                 if log:
+                    its = row.get("iterations_per_cpu_s")
                     log(f"{name:18s} {policy:14s} threads={threads}: {pps:,.0f} {spec.length_unit}/s, "
-                        f"{gps:,.0f} games/s, {cpu:,.0f} {spec.length_unit} per CPU-second")
+                        f"{rate_text(gps)} games/s, {cpu:,.0f} {spec.length_unit} per CPU-second"
+                        + (f", {its:,.0f} search iterations per CPU-second" if its else ""))
     set_threads(None)
     return {"environment": environment(), "seconds": seconds, "repeats": repeats, "results": results}
 
@@ -124,6 +183,7 @@ def run_dask_bench(game: str = "martian_chess", policy: str = "greedy", *, worke
 
 def run_against(other: str, games=None, *, seconds=1.0, repeats=5, log=None, mcts_budget=400,
                 policies=None, thread_counts=None) -> dict:
+    # (one search budget: the older checkout's search is measured by this file's run_bench as well)
     """This checkout and another (e.g. a git worktree of an older commit) measured side by side.
 
     Each repeat runs one `simkit bench --repeats 1` per checkout in a fresh process, the order

@@ -7,12 +7,21 @@ matchup, play, report):
     mcts:N               Monte-Carlo tree search with N iterations per decision
     eps:P:INNER          with probability P a uniformly random legal action, else INNER
                          (INNER is any policy above, e.g. eps:0.1:mcts:400)
+    ban:CLASS:INNER      INNER never plays a decision of the action class CLASS the game declares
+                         (``spec.action_classes``; ``ban:shoot+swap:greedy`` bans two): restricted play
+                         (Jaffe). A decision with nothing but banned options plays one of them.
+    python:MOD:FACTORY   a Python agent (simkit.env.agents), played through the step API:
+                         far slower; in the commands that run games (run, matchup, ladder,
+                         compare, ...), not in the ones that read a kernel's trace (play)
+    POLICY/KNOB=VALUE    any of the above with its own value of a search knob (an ``mcts_*`` rule
+                         option), for this side only: ``mcts:400/mcts_c=0.5`` against ``mcts:400``
 
 The kernels receive one int64 array ``policies`` of length ``POLICY_VECTOR``:
 
     policies[POL_ID + p]      base policy id of side p (index in ``spec.policies``)
     policies[POL_BUDGET + p]  MCTS iterations per decision of side p (0 unless mcts)
     policies[POL_EPS + p]     epsilon of side p in parts per million (0 = never random)
+    policies[POL_BAN + p]     bit mask of the action classes side p never plays (bit k: spec.action_classes[k])
 
 Side p's base id is at ``policies[p]``, so kernels written before the budget and
 epsilon slots existed read the same ids. The MCTS knobs that are not in the
@@ -31,8 +40,8 @@ from simkit.errors import UsageError
 # not in engine/, so the CLI can list them without importing numba
 FIRST_MODES = ("alternate", "side0", "side1", "random")
 
-POL_ID, POL_BUDGET, POL_EPS = 0, 2, 4
-POLICY_VECTOR = 6
+POL_ID, POL_BUDGET, POL_EPS, POL_BAN = 0, 2, 4, 6
+POLICY_VECTOR = 8
 EPS_SCALE = 1_000_000
 MAX_BUDGET = 1_000_000
 MCTS = "mcts"
@@ -44,11 +53,73 @@ class PolicyChoice:
     base: str          # the game's policy name the kernel switches on ("mcts", "greedy", ...)
     budget: int = 0    # MCTS iterations per decision
     eps: float = 0.0   # probability of a uniformly random legal action
+    knobs: tuple = ()  # ((option name, value), ...): this side's own search knobs
+    ban: tuple = ()    # the action classes this side never plays (ban:CLASS:INNER)
+
+
+def _parse_knobs(spec, name: str, items) -> tuple:
+    from simkit.errors import ScenarioError
+    from simkit.scenario.load import parse_set
+    from simkit.scenario.schema import _suggest
+    allowed = knob_columns(spec)
+    out = []
+    for item in items:
+        try:
+            key, value = parse_set(item)
+        except ScenarioError:
+            raise UsageError(f"policy '{name}': write POLICY/KNOB=VALUE, e.g. mcts:400/mcts_c=0.5") from None
+        if key not in allowed:
+            raise UsageError(f"policy '{name}': '{key}' is not a search knob of {spec.name}"
+                             f"{_suggest(key, allowed)}; knobs: {', '.join(allowed) or 'none'}")
+        try:
+            value = spec.option(key).coerce(value)
+        except ScenarioError as e:
+            raise UsageError(f"policy '{name}': {key}: {e.detail}") from None
+        out.append((key, value))
+    return tuple(out)
+
+
+def _knob_text(knobs) -> str:
+    def fmt(v):
+        return str(v).lower() if isinstance(v, bool) else (f"{v:g}" if isinstance(v, float) else str(v))
+    return "".join(f"/{k}={fmt(v)}" for k, v in knobs)
+
+
+PYTHON = "python"
 
 
 def parse_policy(spec, text: str) -> PolicyChoice:
     """Parse one policy name for game ``spec``; UsageError (one line) if it is not one."""
     name = str(text).strip()
+    if name.startswith(PYTHON + ":"):
+        from simkit.env.agents import load_factory
+        if getattr(spec, "steps", None) is None:
+            raise UsageError(f"policy '{name}': {spec.name} has no step API yet, so no Python agent can play it")
+        load_factory(name)
+        return PolicyChoice(name, PYTHON)
+    if "/" in name:
+        head, *items = name.split("/")
+        c = parse_policy(spec, head)
+        knobs = _parse_knobs(spec, name, items)
+        return PolicyChoice(c.name + _knob_text(knobs), c.base, c.budget, c.eps, knobs, c.ban)
+    if name.startswith("ban:"):
+        parts = name.split(":", 2)
+        if len(parts) < 3 or not parts[1] or not parts[2]:
+            raise UsageError(f"policy '{name}': write ban:CLASS:POLICY, e.g. ban:shoot:greedy")
+        classes = tuple(dict.fromkeys(parts[1].split("+")))
+        declared = tuple(getattr(spec, "action_classes", ()) or ())
+        if not declared:
+            raise UsageError(f"policy '{name}': {spec.name} declares no action classes to ban")
+        for k in classes:
+            if k not in declared:
+                from simkit.scenario.schema import _suggest
+                raise UsageError(f"policy '{name}': '{k}' is not an action class of {spec.name}"
+                                 f"{_suggest(k, declared)}; classes: {', '.join(declared)}")
+        c = parse_policy(spec, parts[2])
+        if c.ban:
+            raise UsageError(f"policy '{name}': ban cannot wrap another ban; write ban:A+B:POLICY")
+        classes = tuple(k for k in declared if k in classes)      # the declared order: one canonical name
+        return PolicyChoice(f"ban:{'+'.join(classes)}:{c.name}", c.base, c.budget, c.eps, c.knobs, classes)
     eps = 0.0
     inner = name
     if name.startswith("eps:"):
@@ -62,8 +133,8 @@ def parse_policy(spec, text: str) -> PolicyChoice:
         if not 0.0 <= eps <= 1.0:
             raise UsageError(f"policy '{name}': P in eps:P:POLICY must be from 0 to 1, got {eps:g}")
         inner = parts[2]
-        if inner.startswith("eps:"):
-            raise UsageError(f"policy '{name}': eps cannot wrap another eps")
+        if inner.startswith("eps:") or inner.startswith(PYTHON + ":"):
+            raise UsageError(f"policy '{name}': eps wraps simkit's own policies only, not {inner.split(':')[0]}")
     budget = 0
     base = inner
     if inner == MCTS or inner.startswith(MCTS + ":"):
@@ -82,17 +153,32 @@ def parse_policy(spec, text: str) -> PolicyChoice:
     return PolicyChoice(canon, base, budget, eps)
 
 
-def policy_vector(spec, names) -> np.ndarray:
-    """The kernels' int64 policy vector for the two sides' policy names."""
+def policy_ids(spec, names) -> tuple:
+    """The policy vector as a tuple, a Python agent's id slot holding its ``python:...`` name
+    (simkit.engine.chunk plays such a chunk through the step API)."""
     if len(names) != 2:
         raise UsageError(f"two policies are needed (side 0, side 1), got {len(names)}")
-    v = np.zeros(POLICY_VECTOR, dtype=np.int64)
+    v: list = [0] * POLICY_VECTOR
     for p, n in enumerate(names):
         c = parse_policy(spec, n)
+        if c.base == PYTHON:
+            v[POL_ID + p] = c.name
+            continue
         v[POL_ID + p] = spec.policy_id(c.base)
         v[POL_BUDGET + p] = c.budget
         v[POL_EPS + p] = int(round(c.eps * EPS_SCALE))
-    return v
+        v[POL_BAN + p] = sum(1 << spec.action_classes.index(k) for k in c.ban)
+    return tuple(v)
+
+
+def policy_vector(spec, names) -> np.ndarray:
+    """The kernels' int64 policy vector for the two sides' policy names (simkit's own policies)."""
+    v = policy_ids(spec, names)
+    agents = [x for x in v if isinstance(x, str)]
+    if agents:
+        raise UsageError(f"policy '{agents[0]}': this command reads the batch kernel's own games; a Python "
+                         f"agent plays in run, matchup, ladder, compare and the other commands that run games")
+    return np.asarray(v, dtype=np.int64)
 
 
 def max_budget(policies) -> int:
@@ -108,20 +194,25 @@ def policy_names(spec) -> list[str]:
     out = [p for p in spec.policies if p != MCTS]
     if MCTS in spec.policies:
         out.append("mcts:N")
-    return out + ["eps:P:POLICY"]
+    out.append("eps:P:POLICY")
+    if getattr(spec, "action_classes", ()):
+        out.append("ban:CLASS:POLICY")
+    if getattr(spec, "steps", None) is not None:
+        out.append("python:MOD:FACTORY")
+    return out
 
 
 # --- MCTS knobs as rule options -------------------------------------------------------------
 # A game adds ``mcts_options(...)`` to its schema and puts ``mcts_params(rules)`` into its
 # prepared params; the search engine (simkit/engine/search.py) reads the vector by these indices
 # and a game's own knobs follow from MC_N. docs/search.md says what each knob does.
-MC_C, MC_ROLLOUT, MC_CUTOFF, MC_SCALE, MC_PRIOR_T, MC_FPU, MC_DECISIVE = range(7)
-MC_N = 7
+MC_C, MC_ROLLOUT, MC_CUTOFF, MC_SCALE, MC_PRIOR_T, MC_FPU, MC_DECISIVE, MC_CONTEMPT = range(8)
+MC_N = 8
 ROLLOUTS = ("random", "greedy")
 
 
 def mcts_options(*, c: float = 1.0, rollout: str = "random", cutoff: int = 0, scale: float = 1.0,
-                 prior_temp: float = 1.0, fpu: float = 0.0, decisive: bool = True):
+                 prior_temp: float = 1.0, fpu: float = 0.0, decisive: bool = True, contempt: float = 0.0):
     """The rule options of the MCTS policy, with this game's defaults.
 
     A game chooses defaults that make its ladder gain at every budget (``simkit tune`` with a
@@ -150,12 +241,36 @@ def mcts_options(*, c: float = 1.0, rollout: str = "random", cutoff: int = 0, sc
         Option("mcts_decisive", "bool", bool(decisive),
                "MCTS: a decision that wins at once is played without search (and proves its node won)",
                policy_knob=True),
+        Option("mcts_contempt", "float", float(contempt),
+               "MCTS: the searching side counts a finished draw as 1/2 minus this (a draw-averse player; "
+               "0 = neutral)", min=-0.5, max=0.5, policy_knob=True),
     )
 
 
-def mcts_params(rules: dict) -> np.ndarray:
-    """The float64 vector the search engine reads (indices MC_*)."""
-    v = np.zeros(MC_N, dtype=np.float64)
+KNOB_COLUMNS = ("mcts_c", "mcts_rollout", "mcts_cutoff", "mcts_scale", "mcts_prior_temp", "mcts_fpu",
+                "mcts_decisive", "mcts_contempt")   # the knob table's first MC_N columns, in MC_* order
+
+
+def knob_columns(spec) -> tuple[str, ...]:
+    """The columns of ``spec``'s knob table: the shared MCTS knobs, then the game's own (``search_knobs``);
+    empty for a game without the table."""
+    if getattr(spec, "knobs_slot", None) is None:
+        return ()
+    return KNOB_COLUMNS + tuple(spec.search_knobs)
+
+
+def knob_value(option, value) -> float:
+    """A knob's value as the knob table holds it: a choice by its index, a bool as 0/1, a number as is."""
+    if option.kind == "choice":
+        return float(option.choices.index(value))
+    return float(value)
+
+
+def mcts_params(rules: dict, extra=()) -> np.ndarray:
+    """The knob table the search engine reads: one float64 row per side (indices MC_*, then the game's own
+    knobs ``extra``: their Options, in order), both rows from ``rules``; a policy string's ``/KNOB=VALUE``
+    changes one side's row (side_params). A kernel passes the mover's row to the search."""
+    v = np.zeros(MC_N + len(extra), dtype=np.float64)
     v[MC_C] = rules["mcts_c"]
     v[MC_ROLLOUT] = ROLLOUTS.index(rules["mcts_rollout"])
     v[MC_CUTOFF] = rules["mcts_cutoff"]
@@ -163,4 +278,23 @@ def mcts_params(rules: dict) -> np.ndarray:
     v[MC_PRIOR_T] = rules["mcts_prior_temp"]
     v[MC_FPU] = rules["mcts_fpu"]
     v[MC_DECISIVE] = 1.0 if rules["mcts_decisive"] else 0.0
-    return v
+    v[MC_CONTEMPT] = rules["mcts_contempt"]
+    for k, option in enumerate(extra):
+        v[MC_N + k] = knob_value(option, rules[option.name])
+    return np.stack([v, v])
+
+
+def side_params(spec, rules: dict, params, names):
+    """``params`` with each side's knob row rebuilt from ``rules`` and that side's policy knobs (``names``:
+    the two policy names); ``params`` itself when no side names a knob."""
+    choices = [parse_policy(spec, n) for n in names]
+    if not any(c.knobs for c in choices):
+        return params
+    slot = spec.knobs_slot
+    table = np.array(params[slot], dtype=np.float64, copy=True)
+    for side, c in enumerate(choices):
+        if c.knobs:
+            table[side] = mcts_params({**rules, **dict(c.knobs)}, [spec.option(k) for k in spec.search_knobs])[side]
+    items = list(params)
+    items[slot] = table
+    return type(params)(*items) if hasattr(params, "_fields") else tuple(items)

@@ -14,3 +14,25 @@ def runner():
 def invoke(runner, args):
     from simkit.cli import cli
     return runner.invoke(cli, [str(a) for a in args], catch_exceptions=False)
+
+
+# games registered only while a test runs: name -> module (tests/ is on sys.path)
+TEST_GAMES = {"dice_race": "toygame"}
+
+
+def _game_names():
+    from simkit.games import GAMES
+    return list(GAMES) + [g for g in TEST_GAMES if g not in GAMES]
+
+
+@pytest.fixture(params=_game_names())
+def step_game(request, monkeypatch):
+    """Every registered game and the toy game; a game without a step API (no env.py) is skipped."""
+    from pathlib import Path
+    from simkit.games import GAMES, get_game
+    if request.param in TEST_GAMES:
+        monkeypatch.syspath_prepend(str(Path(__file__).parent))
+        monkeypatch.setitem(GAMES, request.param, TEST_GAMES[request.param])
+    if get_game(request.param).steps is None:
+        pytest.skip(f"{request.param} has no step API yet (no env.py in its folder)")
+    return request.param

@@ -32,7 +32,12 @@ def test_identical_games_from_different_rules_are_not_called_identical():
     assert not res.same_rules and res.paired.discordant == 0
     v = res.verdict
     assert "identical" not in v
-    assert v.startswith("no discordant pairs in 600: |difference| <= 3/n = 0.0050")
+    # the bound the verdict quotes is the widest interval of the table, not a formula beside it
+    widest = max((d["ci"][1] - d["ci"][0]) / 2 for m, d in res.differences.items() if m != "mean_plies")
+    length = res.differences["mean_plies"]["ci"]
+    assert v.startswith(f"no discordant pairs in 600: every score and rate difference within ±{widest:.4f} and "
+                        f"mean plies within ±{(length[1] - length[0]) / 2:.4g} (95% intervals)"), v
+    assert f"{widest:.4f}" != f"{3 / 600:.4f}"
     d = res.differences["first_player_advantage"]
     assert d["ci"][1] - d["ci"][0] > 0
 
@@ -45,14 +50,58 @@ def test_clock_leader_verdict_leads_with_the_draw_rate():
     # in percentage points, as every report prints a rate difference
     assert re.match(r"B differs from A in draw rate -\d\d?\.\d pp \[-\d", res.verdict), res.verdict
     # every metric that matters is named, largest (relative to its threshold) first
-    named = [m for m in ("draw_rate", "side0_win_rate", "first_player_win_rate", "mean_plies")
-             if d[m]["verdict"] == "matters"]
-    pos = [res.verdict.index(res_label) for res_label in
-           ("draw rate", "side-0 win rate", "first-player win rate", "mean plies")[:len(named)]]
-    assert pos == sorted(pos)
+    assert d["mean_plies"]["verdict"] == "matters"
+    assert res.verdict.index("draw rate") < res.verdict.index("mean plies")
     assert "primary: side 0 expected score" in res.verdict and "Holm" in res.verdict
     # Holm: adjusted p-values are never below the raw ones
     assert all(e["p_holm"] >= e["p_value"] for e in d.values())
+
+
+def test_win_rates_that_move_only_with_the_draws_are_not_called_a_change_in_who_wins():
+    # the leader clock turns most of greedy play's draws into decided games, about half to each side
+    res = compare(load_scenario("martian_chess"), load_scenario("martian_chess", ["clock=leader"]),
+                  RunConfig(games=4000, seed=0, policies=("greedy", "greedy")))
+    d, split = res.differences, res.summary()["win_rate_split"]
+    for win, score in (("side0_win_rate", "side0_expected_score"), ("first_player_win_rate", "first_player_advantage")):
+        assert d[win]["verdict"] == "matters" and d[score]["verdict"] != "matters"
+        # exact: per game, win = score - draw / 2
+        assert split[win]["from_draws"] + split[win]["from_who_wins"] == pytest.approx(d[win]["diff"], abs=1e-12)
+        lo, hi = split[win]["from_draws_ci"]
+        assert lo <= split[win]["from_draws"] <= hi and lo > 0.25
+    v = res.verdict
+    changes = v.split(" (95%, Holm")[0]
+    assert "draw rate" in changes and "win rate" not in changes, v
+    assert re.search(r"side-0 win rate \+\d\d\.\d pp and first-player win rate \+\d\d\.\d pp come from fewer "
+                     r"draws", v), v
+    assert "not a change in who wins that matters (first-player advantage" in v
+
+
+def test_a_change_in_who_wins_is_not_put_down_to_the_draws():
+    # half a point of komi for the second player: draws vanish AND the second player wins them
+    res = compare(load_scenario("martian_chess"), load_scenario("martian_chess", ["komi=0.5"]),
+                  RunConfig(games=3000, seed=0, policies=("greedy", "greedy")))
+    d = res.differences
+    assert d["first_player_advantage"]["verdict"] == "matters" and d["draw_rate"]["verdict"] == "matters"
+    changes, rest = res.verdict.split(" (95%, Holm")
+    # the first player's lost wins are a change in who wins; side 0 (first in half the games) only gains the draws
+    assert "first-player advantage -0." in changes and "first-player win rate" in changes
+    assert re.search(r"; side-0 win rate \+\d\d\.\d pp comes from fewer draws", rest), res.verdict
+
+
+def test_end_reasons_are_paired_side_effects():
+    # without the clock a random game runs to the territory ending or the cap: the clock endings vanish
+    res = compare(load_scenario("martian_chess"), load_scenario("scenarios/martian_chess/clock_off.toml"),
+                  RunConfig(games=1000, seed=0, policies=("random", "random")))
+    fx = res.side_effects
+    sa, sb = res.a.summary(), res.b.summary()
+    for r in ("clock", "territory_empty"):
+        e = fx[f"end_{r}"]
+        assert e["diff"] == pytest.approx(sb["end_reason_shares"][r] - sa["end_reason_shares"][r], abs=1e-12)
+        assert e["ci"][0] <= e["diff"] <= e["ci"][1]
+    assert fx["end_clock"]["diff"] < -0.3 and fx["end_clock"]["verdict"] == "matters"
+    assert fx["cap_rate"]["diff"] == pytest.approx(sb["cap_rate"] - sa["cap_rate"], abs=1e-12)
+    assert all(e["p_holm"] >= e["p_value"] for e in fx.values())
+    assert "how games end: 'clock' endings fall: " in res.verdict, res.verdict
 
 
 def test_clock_off_verdict_names_the_game_length():
@@ -127,9 +176,14 @@ def test_compare_cli_writes_the_compare_directory(runner, tmp_path):
     assert {"a", "b", "differences", "verdict"} <= set(c)
     for m in ("first_player_advantage", "side0_win_rate"):
         assert {"diff", "ci", "p_value"} <= set(c["differences"][m])
+    # how games end, paired: the clock endings vanish without the clock
+    fx = c["side_effects"]
+    assert fx["end_clock"]["verdict"] == "matters" and fx["end_clock"]["b"] == 0 and "cap_rate" in fx
+    assert set(c["win_rate_split"]) == {"side0_win_rate", "first_player_win_rate"}
     text = invoke(runner, ["compare", "martian_chess", "scenarios/martian_chess/clock_off.toml", "-n", 500,
                            "--policy", "random", "--no-save"]).output
     assert "verdict:" in text and "B - A" in text
+    assert "'clock' endings" in text and "capped" in text and "from the draws" in text
 
 
 def test_compare_cli_errors(runner):

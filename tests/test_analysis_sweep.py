@@ -82,6 +82,27 @@ def test_sweep_cli_writes_table_and_manifest(runner, tmp_path):
     assert (df["side0_win_rate"].iloc[[1, 3]].to_numpy() != df["side0_win_rate"].iloc[[0, 2]].to_numpy()).all()
 
 
+def test_sweep_cells_show_their_side_effects(runner, tmp_path):
+    # without the clock, random games run to the territory ending or the 400-ply cap; with it, most end
+    # at the clock: each cell's length, draws, cap rate and end reasons, with intervals, in every output
+    out = tmp_path / "sw"
+    r = invoke(runner, ["sweep", "martian_chess", "--vary", "clock=deadlock,off", "--games", 300, "--policy",
+                        "random", "--out", out, "--threads", 1])
+    assert r.exit_code == 0, r.output
+    df = pd.read_csv(out / "sweep.csv").set_index("clock")
+    for m in ("cap_rate", "end_clock", "end_territory_empty", "end_move_limit"):
+        assert (df[f"{m}_ci_lo"] <= df[m]).all() and (df[m] <= df[f"{m}_ci_hi"]).all(), m
+    assert df.loc["deadlock", "end_clock"] > 0.9 and df.loc["off", "end_clock"] == 0
+    assert df.loc["off", "cap_rate"] == pytest.approx(df.loc["off", "end_move_limit"] + df.loc["off", "end_stalemate"])
+    assert df.loc["off", "end_clock_ci_hi"] > 0          # never seen is not "impossible"
+    side = r.output.split("Side effects per cell")[1]
+    assert "'clock' endings" in side and "capped" in side and "never ends any game here: stalemate" in side
+    assert f"{df.loc['off', 'mean_plies']:.1f} [" in side
+    r = invoke(runner, ["report", out, "-o", tmp_path / "rep"])
+    html = (tmp_path / "rep" / "index.html").read_text()
+    assert "sweep_ends.png" in html and "Side effect: cap rate ranges from" in html
+
+
 def test_sweep_cli_errors(runner):
     from simkit.cli import cli
     r = runner.invoke(cli, ["sweep", "martian_chess", "--vary", "clok=off", "-n", 10, "--no-save"])

@@ -194,3 +194,42 @@ def test_values_pair_cli(runner):
         assert r.exit_code == 2 and msg in r.output, r.output
     r = runner.invoke(cli, ["values", "skorm", "--pair", "warlord,archer", "-n", 10, "--no-save"])
     assert r.exit_code == 2 and "ends the game" in r.output
+
+
+def test_a_fit_that_does_not_converge_gives_no_estimates():
+    """Side 0 wins exactly when it has the extra pawn (separation): the logit runs off to infinity and
+    its coefficients must not be printed (or tabled, ranked, compared) as estimates."""
+    import math
+    from simkit.analysis.values import ValuesResult, regression
+    from simkit.games import get_game
+    spec = get_game("martian_chess")
+    f = list(spec.record_fields)
+    rng = np.random.default_rng(0)
+    n = 300
+    r = np.zeros((n, len(f)), dtype=np.int32)
+    r[:, 0], r[:, 2] = np.arange(n) % 2, 30
+    extra = rng.choice([-1, 1], n)
+    r[:, f.index("snap_0_pawn")], r[:, f.index("snap_1_pawn")] = 4 + extra, 4
+    for u in ("drone", "queen"):
+        r[:, f.index(f"snap_0_{u}")], r[:, f.index(f"snap_1_{u}")] = rng.integers(1, 3, n), 2
+    r[:, 1] = np.where(extra > 0, 0, 1)
+    reg = regression(spec, r, 10)
+    assert reg["converged"] is False and reg["units"] and not any(v["converged"] for v in reg["units"].values())
+    assert not reg["ratios"] and any("did not converge" in x for x in reg["notes"])
+    table = ValuesResult({"ablation": {}, "regression": reg}).table
+    assert table[table["method"] == "regression_coef"]["value"].map(math.isnan).all()
+
+
+def test_a_unit_that_rarely_differs_gets_no_coefficient():
+    """Greedy Martian Chess at ply 10: the queens differ in 2 of 534 games, which made the whole fit
+    diverge (queen -12.8 [-113,751, +113,725]); the unit is left out and the rest is estimated."""
+    from simkit.analysis.values import regression
+    from simkit.engine.runner import RunConfig, simulate
+    sc = load_scenario("martian_chess")
+    rec = simulate(sc, RunConfig(games=2000, policies=("greedy", "greedy"), snapshot_ply=10), progress=False,
+                   threads=1).records()
+    reg = regression(sc.spec, rec, 10)
+    assert "queen" not in reg["units"] and any("queen: the material difference varies in only 2 of" in x
+                                               for x in reg["notes"])
+    assert reg["converged"] and {"pawn", "drone"} <= set(reg["units"])
+    assert all(v["converged"] and v["coef_ci"][1] - v["coef_ci"][0] < 2 for v in reg["units"].values())

@@ -1,4 +1,4 @@
-"""Martian Chess mcts:N and eps:P:INNER policies (issue 14 items 1-2)."""
+"""Martian Chess mcts:N (the engine's search through the game's hooks) and eps:P:INNER policies."""
 import hashlib
 
 import numba
@@ -7,13 +7,14 @@ import pytest
 
 from conftest import invoke
 from simkit.backends.local import LocalBackend
-from simkit.engine.mcts import new_tree
+from simkit.engine.search import K_DECISION, ROOT, TF_PRIOR, TF_VISITS, TI_CODE, TI_FIRST, TI_KIND, TI_NEXT
+from simkit.engine.search import new_tree_nb, tree_capacity
 from simkit.engine.runner import RunConfig, play_chunk, simulate
 from simkit.errors import UsageError
 from simkit.games import get_game
 from simkit.games.martian_chess import moves as mv
 from simkit.games.martian_chess import state as st
-from simkit.games.martian_chess.mcts import mcts_choose_nb
+from simkit.games.martian_chess.search import choose_nb, new_state
 from simkit.games.martian_chess.play import play_one
 from simkit.policies import policy_vector
 from simkit.scenario import load_scenario
@@ -48,29 +49,34 @@ def _search(p, board, meta, budget, seed):
     moves = np.zeros(st.MAX_MOVES, dtype=np.int32)
     mv.start_turn_nb(meta, rules)
     n = mv.gen_moves_nb(board, meta, rays, rules, moves)
-    ti, tf = new_tree(budget)
+    tree = new_tree_nb(tree_capacity(budget, 48), st.MAX_MOVES, 1)
     rng = np.array([seed], dtype=np.uint64)
     before = board.copy(), meta.copy()
-    m = mcts_choose_nb(board, meta, rays, rules, weights, mc, budget, moves, n, rng, ti, tf,
-                       np.zeros(budget + 2, np.int64), np.zeros(32, np.int8), np.zeros(st.NMETA, np.int32),
-                       np.zeros(st.MAX_MOVES, np.int32), np.zeros(32, np.int8), np.zeros(st.NMETA, np.int32))
+    m = choose_nb((rays, rules, weights, mc[0]), (board, meta, moves), new_state(), new_state(), budget, rng, tree)
     assert (board == before[0]).all() and (meta == before[1]).all()   # the real position is untouched
-    return m, moves[:n]
+    return m, moves[:n], tree
 
 
-@pytest.mark.parametrize("captures_first", [0.0, 20.0])
-def test_mcts_finds_the_one_move_that_wins_at_once(captures_first):
+def _win_in_one():
     """Player 0 trails 0-2 with a lone queen on b2. Taking the queen on b6 (+3) empties
     its zone, which ends the game 3-2 in its favour (MC territory end); crossing
-    anywhere else also ends it, but lost; the quiet moves leave the game open.
-    Without capture widening (0) the plain search must find it among all moves."""
-    p = params(mcts_captures_first=captures_first)
-    board, meta = np.zeros(32, np.int8), None
+    anywhere else also ends it, but lost; the quiet moves leave the game open."""
+    board = np.zeros(32, np.int8)
     for name, pips in {"b2": 3, "b6": 3, "a8": 1, "c7": 1, "d8": 1}.items():
         board[C(name)] = pips
     meta = st.new_meta(0, board)
     meta[st.M_SCORE + 1] = 2
-    _, moves = _search(p, board.copy(), meta.copy(), 1, 0)
+    return board, meta
+
+
+@pytest.mark.parametrize("decisive,prior_temp", [(True, 1.0), (False, 1.0), (False, 0.0)])
+def test_mcts_finds_the_one_move_that_wins_at_once(decisive, prior_temp):
+    """With the decisive shortcut the engine plays the win without searching; without it and with a
+    uniform prior (prior_temp 0: greedy's scores do not point at it) the search itself must find the
+    one winning move among the crossings that lose and the quiet moves."""
+    p = params(mcts_decisive=decisive, mcts_prior_temp=prior_temp)
+    board, meta = _win_in_one()
+    _, moves, _ = _search(p, board.copy(), meta.copy(), 1, 0)
     wins = []
     for m in moves:
         b, x = board.copy(), meta.copy()
@@ -79,26 +85,41 @@ def test_mcts_finds_the_one_move_that_wins_at_once(captures_first):
             wins.append(int(m))
     assert wins == [C("b2") * 32 + C("b6")] and len(moves) >= 10   # the position is what the docstring says
     for seed in range(5):
-        m, _ = _search(p, board.copy(), meta.copy(), 50, seed)
+        m, _, tree = _search(p, board.copy(), meta.copy(), 60, seed)
         assert m == wins[0], (seed, st.name_of(m // 32), st.name_of(m % 32))
+        ti, tf = tree[0], tree[1]
+        visited = {}
+        ch = ti[ROOT, TI_FIRST]
+        while ch >= 0:
+            visited[int(ti[ch, TI_CODE])] = tf[ch, TF_VISITS]
+            ch = ti[ch, TI_NEXT]
+        # without the shortcut the win is known only once an iteration has played it (then the solver
+        # proves the root); with it, no iteration runs at all
+        assert visited[wins[0]] >= 1 if not decisive else sum(visited.values()) == 0
 
 
-def test_capture_widening_offers_captures_first_then_everything():
-    from simkit.games.martian_chess.mcts import widened_nb
-    board = np.zeros(32, np.int8)
-    for name, pips in {"b2": 3, "d4": 1, "b6": 3, "a8": 1, "c5": 1}.items():
-        board[C(name)] = pips
-    meta = st.new_meta(0, board)
-    p = params()
-    acts = np.zeros(st.MAX_MOVES, dtype=np.int32)
-    n = mv.gen_moves_nb(board, meta, p[1], p[2], acts)
-    caps = {int(m) for m in acts[:n] if board[m % 32] and m % 32 >= 16}
-    assert caps == {C("b2") * 32 + C("b6"), C("d4") * 32 + C("c5")} and n > 2
-    k = widened_nb(board, meta, acts, n, 39.0, 20.0)      # 39 < 20 visits x 2 captures
-    assert k == 2 and set(acts[:2].tolist()) == caps
-    assert widened_nb(board, meta, acts, n, 40.0, 20.0) == n
-    assert widened_nb(board, meta, acts, n, 0.0, 0.0) == n
-    assert sorted(acts[:n].tolist()) == sorted(mv_list(board, meta, p))   # a reordering, nothing lost
+def test_priors_are_greedys_values_softmaxed():
+    """The prior over a node's moves is the softmax of greedy's one-ply value of each move at
+    ``mcts_prior_temp``: a sharper temperature concentrates it on greedy's choice."""
+    from simkit.games.martian_chess.policies import after_move_value_nb
+    board, meta = _win_in_one()
+    meta[st.M_SCORE + 1] = 0      # no move ends the game: every value is a heuristic one
+    for temp in (0.5, 2.0):
+        p = params(mcts_decisive=False, mcts_prior_temp=temp)
+        _, moves, tree = _search(p, board.copy(), meta.copy(), 2, 0)
+        ti, tf = tree[0], tree[1]
+        assert ti[ROOT, TI_KIND] == K_DECISION
+        pri = {}
+        ch = ti[ROOT, TI_FIRST]
+        while ch >= 0:
+            pri[int(ti[ch, TI_CODE])] = tf[ch, TF_PRIOR]
+            ch = ti[ch, TI_NEXT]
+        vals = np.array([after_move_value_nb(board, meta, p[1], p[2], p[3], 0, mv.bits_of_nb(meta, 0),
+                                             mv.bits_of_nb(meta, 1), mv.bits_of_nb(meta, 2), m) for m in moves])
+        want = np.exp((vals - vals.max()) / temp)
+        want /= want.sum()
+        assert len(set(vals.round(9))) > 2      # the moves really differ
+        assert np.allclose([pri[int(m)] for m in moves], want, rtol=1e-12, atol=0)
 
 
 def mv_list(board, meta, p):
@@ -181,3 +202,95 @@ def test_play_and_run_accept_mcts(runner):
     assert r.exit_code == 0, r.output
     r = invoke(runner, ["run", "martian_chess", "--games", "4", "--policy", "mcts:x", "--no-save"])
     assert r.exit_code != 0 and "mcts:N" in r.output
+
+
+def test_a_side_can_have_its_own_search_knobs():
+    """``mcts:N/KNOB=VALUE`` changes that side's row of the knob table only: the other side plays as it
+    did, and a change of the knob changes the games."""
+    from simkit.policies import parse_policy
+    sc = load_scenario("martian_chess")
+    c = parse_policy(SPEC, "mcts:30/mcts_c=0.25/mcts_decisive=false")
+    assert c.base == "mcts" and c.budget == 30 and c.knobs == (("mcts_c", 0.25), ("mcts_decisive", False))
+    assert c.name == "mcts:30/mcts_c=0.25/mcts_decisive=false"
+    base = sc.params_for(["mcts:30", "mcts:30"])
+    mixed = sc.params_for([c.name, "mcts:30"])
+    assert np.array_equal(mixed[4][1], base[4][1]) and not np.array_equal(mixed[4][0], base[4][0])
+    assert mixed[4][0][0] == 0.25 and base[4][0][0] == sc.rules["mcts_c"]
+    ids = pv("mcts:30", "mcts:30")
+    same = [play_one(base, 3, g, g % 2, ids)[1] for g in range(4)]
+    diff = [play_one(mixed, 3, g, g % 2, ids)[1] for g in range(4)]
+    assert any(not np.array_equal(a, b) for a, b in zip(same, diff))
+
+
+@pytest.mark.parametrize("bad,words", [("mcts:30/mcts_c", "KNOB=VALUE"),
+                                       ("mcts:30/greedy_score=2", "not a search knob"),
+                                       ("mcts:30/mcts_c=-1", "mcts_c"), ("mcts:30/mcts_cc=1", "did you mean")])
+def test_bad_policy_knobs(bad, words):
+    with pytest.raises(UsageError, match=words):
+        policy_vector(SPEC, [bad, "greedy"])
+
+
+def test_contempt_turns_a_safe_draw_down():
+    """The clock has run to one ply before its end with the scores level: every quiet move ends the game
+    drawn; the one capture (a4 takes b5, a pip) goes on but opens the a-file, and the enemy queen on a8
+    then takes the drone on a2. The neutral search takes the draw; a draw-averse one (contempt 0.45: a draw
+    is worth 0.05 to it) plays on."""
+    board = np.zeros(32, np.int8)
+    for name, pips in {"a4": 1, "a2": 2, "c1": 3, "b5": 1, "d7": 2, "a8": 3}.items():
+        board[C(name)] = pips
+    meta = st.new_meta(0, board)
+    meta[st.M_CALLED] = 1
+    meta[st.M_CLOCK] = 6
+    capture = C("a4") * 32 + C("b5")
+    p = params()
+    _, moves, _ = _search(p, board.copy(), meta.copy(), 1, 0)
+    for m in moves:    # the position is what the docstring says
+        b, x = board.copy(), meta.copy()
+        mv.apply_move_nb(b, x, p[2], m)
+        assert (x[st.M_END] < 0) == (m == capture) and (m == capture or x[st.M_WINNER] == -1), st.name_of(m // 32)
+        if m == capture:
+            mv.start_turn_nb(x, p[2])
+            replies = mv_list(b, x, p)
+            assert C("a8") * 32 + C("a2") in replies
+    assert capture in moves and len(moves) > 3
+    takes = {}
+    for contempt in (0.0, 0.45):      # over 20 searches (seeds): the capture is close to the draw for neutral
+        pc = params(mcts_contempt=contempt)
+        takes[contempt] = sum(_search(pc, board.copy(), meta.copy(), 600, seed)[0] == capture for seed in range(20))
+    assert takes[0.0] <= 5 and takes[0.45] >= 15, takes
+
+
+def test_double_the_budget_plays_better():
+    """mcts:64 against mcts:32, 150 game pairs (both seat orders, same seed and index): the pair-score
+    interval lies above 1/2."""
+    from simkit.engine.chunk import play_chunk
+    p = load_scenario("martian_chess").params()
+    _, r1, _ = play_chunk("martian_chess", p, 7, 0, 150, "alternate", pv("mcts:64", "mcts:32"), 10)
+    _, r2, _ = play_chunk("martian_chess", p, 7, 0, 150, "alternate", pv("mcts:32", "mcts:64"), 10)
+    s1 = np.where(r1[:, 1] == 0, 1.0, np.where(r1[:, 1] == 1, 0.0, 0.5))
+    s2 = np.where(r2[:, 1] == 1, 1.0, np.where(r2[:, 1] == 0, 0.0, 0.5))
+    d = (s1 + s2) / 2
+    assert d.mean() - 1.96 * d.std(ddof=1) / np.sqrt(len(d)) > 0.5, d.mean()
+
+
+@pytest.mark.parametrize("inner", ["random", "greedy", "eps:0.3:greedy", "mcts:40"])
+def test_ban_capture_never_captures(inner):
+    """ban:capture:POLICY (restricted play): that side's records show no capture, the other side's do, and
+    the unrestricted policy does capture in the same games."""
+    p = load_scenario("martian_chess").params()
+    banned = [play_one(p, 4, g, g % 2, pv(f"ban:capture:{inner}", "greedy"))[0] for g in range(24)]
+    free = [play_one(p, 4, g, g % 2, pv(inner, "greedy"))[0] for g in range(24)]
+    cap0 = SPEC.record_fields.index("captures_0")
+    assert sum(r[cap0] for r in banned) == 0 and sum(r[cap0] for r in free) > 0
+    assert sum(r[cap0 + 1] for r in banned) > 0
+
+
+def test_ban_names_are_checked_and_canonical():
+    from simkit.policies import POL_BAN, parse_policy
+    c = parse_policy(SPEC, "ban:quiet+capture:eps:0.1:greedy")
+    assert c.name == "ban:capture+quiet:eps:0.1:greedy" and c.ban == ("capture", "quiet") and c.eps == 0.1
+    assert policy_vector(SPEC, [c.name, "greedy"])[POL_BAN] == 0b1001
+    for bad, words in (("ban:shoot:greedy", "not an action class"), ("ban::greedy", "ban:CLASS:POLICY"),
+                       ("ban:capture:ban:quiet:greedy", "cannot wrap")):
+        with pytest.raises(UsageError, match=words):
+            parse_policy(SPEC, bad)

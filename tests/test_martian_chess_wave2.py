@@ -194,8 +194,8 @@ def test_quality_runs_on_martian_chess(tmp_path):
 
 def test_policy_weights_are_policy_knobs_and_komi_is_a_rule():
     by = {o.name: o for o in SPEC.options}
-    for k in ("greedy_score", "greedy_material", "greedy_hanging", "mcts_captures_first",
-              "mcts_c", "mcts_cutoff", "mcts_scale"):
+    for k in ("greedy_score", "greedy_material", "greedy_hanging", "mcts_c", "mcts_cutoff", "mcts_scale",
+              "mcts_prior_temp", "mcts_fpu", "mcts_decisive", "mcts_contempt"):
         assert by[k].policy_knob, k
     for k in ("komi", "deadlock_plies", "clock_plies", "max_plies"):
         assert not by[k].policy_knob, k

@@ -52,10 +52,10 @@ def test_a_clear_ratio_shift_is_significant_with_its_sign():
     assert d["ci"][0] > 0.2 and d["p_value"] < 0.01
 
 
-@pytest.mark.parametrize("metric", ["drama", "lead_changes", "stability", "branching_trend"])
+@pytest.mark.parametrize("metric", ["drama", "stability", "branching_trend"])
 def test_equal_values_give_a_zero_difference_with_the_rule_of_three_floor(metric):
     x = np.array([0.25, np.nan, 0.5, 0.125, 2.0, 0.75, np.nan, 0.5])
-    if metric in ("lead_changes", "stability"):
+    if metric == "stability":
         x = np.nan_to_num(x, nan=1.0)           # per-game metrics are defined in every game
     d = difference(metric, x, x.copy())
     n = int(np.isfinite(x).sum())
@@ -63,6 +63,25 @@ def test_equal_values_give_a_zero_difference_with_the_rule_of_three_floor(metric
     assert d["diff"] == 0.0 and d["p_value"] == 1.0
     assert d["ci"] == pytest.approx([-3 * span / n, 3 * span / n])
     assert "rule of three" in d["method"]
+
+
+def test_a_count_gets_the_score_interval_on_the_integers():
+    """Lead changes are whole numbers: B - A per game is an integer (support: the range seen and one
+    step beyond on each side), where the score interval keeps its coverage when few games change (a t interval
+    does not)."""
+    x = np.array([3.0, 0, 5, 1, 2, 4, 0, 1] * 5)
+    same = difference("lead_changes", x, x.copy())
+    assert same["diff"] == 0.0 and same["p_value"] == 1.0 and same["ci"][0] < 0 < same["ci"][1]
+    assert same["method"] == "score interval on the integers -2..2"
+    assert difference("lead_changes", x, x + 2 * (np.arange(40) == 3))["method"] == \
+        "score interval on the integers -2..3"
+    y = x.copy()
+    y[0] += 1                                   # one game of 40 changes by one lead change
+    d = difference("lead_changes", x, y)
+    assert d["diff"] == pytest.approx(1 / 40) and d["ci"][0] < 0 < d["ci"][1]
+    from simkit.analysis.stats import paired_mean
+    t = paired_mean(1.0, 1.0, 40)
+    assert d["ci"][1] > t["ci"][1]              # wider than the t interval where t undercovers
 
 
 # ---- the analysis on real games ------------------------------------------------------------------

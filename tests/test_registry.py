@@ -88,6 +88,21 @@ def test_determinism_threads_and_chunks(game):
     assert not np.array_equal(base, simulate(load_scenario(game), cfg, progress=False).records())
 
 
+def test_search_determinism_threads_and_chunks(game):
+    """Every game that offers mcts:N gets it from the one engine; the search draws only from the game's
+    own stream, so its records do not depend on threads or chunk size either."""
+    spec = get_game(game)
+    if "mcts" not in spec.policies:
+        pytest.skip("no search policy")
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("needs 2 numba threads to compare with 1")
+    pols = ("mcts:8", "eps:0.2:mcts:6")
+    base = _records(game, 1, 6, policies=pols, games=6)
+    assert (base[:, 3] >= 0).all()
+    for threads, chunk in ((2, 6), (2, 4)):
+        assert np.array_equal(base, _records(game, threads, chunk, policies=pols, games=6)), (threads, chunk)
+
+
 def test_records_are_consistent(game):
     spec = get_game(game)
     r = _records(game, 2, 50, policies=("random", "random"), games=200)

@@ -167,11 +167,28 @@ def test_examples_module_writes_a_report(tmp_path, capsys):
 
 def test_committed_example_reports_are_self_contained_and_small():
     from pathlib import Path
-    root = Path(__file__).resolve().parents[1] / "reports"
-    indexes = sorted(root.glob("*/index.html"))
+    from simkit.report.examples import committed_reports
+    indexes = committed_reports(Path(__file__).resolve().parents[1])
+    assert len(indexes) >= 20       # the examples under reports/ (make reports)
     for index in indexes:
         check_report(index)
         assert sum(p.stat().st_size for p in index.parent.iterdir()) < 2_000_000, index
+
+
+def test_committed_reports_are_what_git_tracks_not_the_demo_output(tmp_path):
+    """`make demo` writes the git-ignored reports/demo/ (2 MB+): the committed-example tests must not
+    pick it up, or `make demo && make test` fails on a fresh clone."""
+    import subprocess
+    from simkit.report.examples import committed_reports
+    for name in ("kept", "demo"):
+        (tmp_path / "reports" / name).mkdir(parents=True)
+        (tmp_path / "reports" / name / "index.html").write_text("<html></html>")
+    (tmp_path / ".gitignore").write_text("reports/demo/\n")
+    git = ["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "x"], check=True)
+    assert committed_reports(tmp_path) == [tmp_path / "reports" / "kept" / "index.html"]
 
 
 def test_report_of_real_compare_sweep_and_values_directories(runner, tmp_path):
@@ -187,6 +204,9 @@ def test_report_of_real_compare_sweep_and_values_directories(runner, tmp_path):
     assert r.exit_code == 0, r.output
     pngs = set(check_report(out / "index.html"))
     assert {"s1_rates.png", "s1_differences.png", "s2_sweep_first_player_advantage.png", "s3_values.png"} <= pngs
+    # side effects: how games end, B - A (compare), and per cell (sweep)
+    assert {"s1_side_effects.png", "s2_sweep_ends.png"} <= pngs
+    assert (out / "s1_side_effects.csv").exists()
     from simkit.report import data
     s = data.load(sw)
     assert s.params == ["deadlock_plies", "field_promotion"]

@@ -385,7 +385,7 @@ def test_report_code_names_no_game():
     for g in all_games():
         spec = g
         words |= {g.name, g.title.lower(), *g.unit_types, *(e for e in g.end_reasons if e not in g.cap_reasons)}
-        words |= {c.stat for c in spec.side_columns()} - {"score"}      # "expected score" is generic
+        words |= {c.stat for c in spec.side_columns()} - {"points"}     # typography's and percentage points
     root = Path(__file__).resolve().parents[1] / "simkit" / "report"
     for name in ("findings.py", "sections.py", "plots.py", "html.py", "data.py", "fmt.py"):
         text = (root / name).read_text().lower()
@@ -395,8 +395,8 @@ def test_report_code_names_no_game():
 
 def test_the_committed_reports_show_no_nan_and_no_python_booleans():
     from pathlib import Path
-    root = Path(__file__).resolve().parents[1] / "reports"
-    for index in sorted(root.glob("*/index.html")):
+    from simkit.report.examples import committed_reports
+    for index in committed_reports(Path(__file__).resolve().parents[1]):
         text = index.read_text(encoding="utf-8")
         assert re.search(r"\bnan\b", text, re.I) is None, index
         assert re.search(r">(True|False)<|=(True|False)\b", text) is None, index
@@ -419,3 +419,14 @@ def test_difference_labels_stay_inside_their_axes():
         assert box.x0 <= e.x0 and e.x1 <= box.x1, t.get_text()
     assert "-25.4 pp  p<0.0001" in [t.get_text() for t in ax.texts]
     plt.close(fig)
+
+
+def test_bench_cells_name_search_budgets_and_rates_keep_their_digits():
+    from simkit.bench import _cells, rate_text
+    from simkit.games import get_game
+    spec = get_game("martian_chess")
+    assert _cells(spec, (400, 1600), None) == ["random", "greedy", "mcts:400", "mcts:1600"]
+    assert _cells(spec, (400, 1600), ("mcts:400",)) == ["mcts:400"]         # a budget by name (issue 24)
+    assert _cells(spec, (400, 1600), ("mcts",)) == ["mcts:400", "mcts:1600"]
+    assert _cells(spec, (400,), ("mcts:100",)) == ["mcts:100"]
+    assert [rate_text(x) for x in (258794.2, 31.46, 0.4831)] == ["258,794", "31.5", "0.483"]

@@ -54,6 +54,62 @@ def test_resume_refuses_other_options_and_fresh_run_refuses_existing_dir(tmp_pat
         simulate(sc, CFG, out_dir=out, progress=False)
 
 
+class SlowFirst(InterruptAfter):
+    """Each chunk takes at least ``pause`` s: a first session that cost measurably more than the resume."""
+
+    def __init__(self, n, pause):
+        super().__init__(n)
+        self.pause = pause
+
+    def map_chunks(self, *args):
+        import time
+        for item in super().map_chunks(*args):
+            time.sleep(self.pause)
+            yield item
+
+
+def test_resumed_run_reports_the_whole_runs_elapsed_and_speed(tmp_path):
+    sc = load_scenario("martian_chess")
+    out = tmp_path / "run"
+    part = simulate(sc, CFG, out_dir=out, progress=False, backend=SlowFirst(3, 0.3))
+    assert part.games_done == 180 and part.elapsed >= 0.9
+    done = simulate(sc, CFG, out_dir=out, resume=True, progress=False)
+    s = done.summary()
+    # the time of both sessions, not only the resume's (which alone gave 36,607 games/s for 20,000)
+    assert s["elapsed_s"] >= 0.9 and s["games_per_s"] <= 400 / 0.9
+    assert s["resumed_games"] == 180
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["elapsed_s"] >= 0.9 and manifest["resumed_games"] == 180
+
+
+def test_resume_refuses_a_run_started_by_other_kernel_sources(tmp_path, runner):
+    from conftest import invoke
+    from simkit.engine.cache import game_sources
+    sc = load_scenario("martian_chess")
+    out = tmp_path / "run"
+    simulate(sc, CFG, out_dir=out, progress=False, backend=InterruptAfter(2))
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["sources"] == game_sources(sc.spec)
+    assert manifest["sources"]["folder"] == "simkit/games/martian_chess"
+    # as a run started before an edit of the game's kernels (or simkit/engine) would look
+    manifest["sources"]["stamp"] = "0" * 32
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    args = ["run", "martian_chess", "--games", 400, "--seed", 9, "--policy0", "random", "--policy1", "greedy",
+            "--chunk-size", 60, "--out", out, "--resume"]
+    r = invoke(runner, args)
+    assert r.exit_code == 2
+    lines = r.output.strip().splitlines()
+    assert len(lines) == 1 and "started by other simkit code" in lines[0] and "start afresh" in lines[0], r.output
+    assert not (out / "games.parquet").exists()
+    del manifest["sources"]           # a run started by a simkit that recorded no stamp: refused too
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    assert invoke(runner, args).exit_code == 2
+    manifest["sources"] = game_sources(sc.spec)
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    r = invoke(runner, args)
+    assert r.exit_code == 0, r.output
+
+
 def test_streaming_tally_equals_whole_tally():
     sc = load_scenario("martian_chess")
     res = simulate(sc, CFG, progress=False)
@@ -88,8 +144,8 @@ def test_side_and_matrix_tables_are_per_game_means():
     res = simulate(sc, CFG, progress=False)
     r, fields = res.records(), list(sc.spec.record_fields)
     sides = side_table(res.tally)
-    assert set(sides.index) == {"score", "captures", "promotions"}
-    assert sides.loc["score", "side 1"] == pytest.approx(r[:, fields.index("score_1")].mean())
+    assert set(sides.index) == {"points", "captures", "promotions"}     # pips, not an expected score
+    assert sides.loc["points", "side 1"] == pytest.approx(r[:, fields.index("score_1")].mean())
     assert matrix_tables(res.tally) == {}
 
 

@@ -112,6 +112,14 @@ def test_run_skill_reports_each_level(tmp_path):
     assert draws["estimates"][1][0] > draws["estimates"][0][0] and draws["verdict"] == "trending"
     assert (out / "0-random" / "games.parquet").exists() and (out / "1-greedy" / "games.parquet").exists()
     assert "no capture or kill" in r.output
+    # side effects at each level: the cap rate and each end reason that happens at some level
+    for m in ("cap_rate", "end_clock"):
+        for (e, lo, hi), run in zip(data["metrics"][m]["estimates"], data["runs"]):
+            key = "cap_rate" if m == "cap_rate" else None
+            share = run[key] if key else run["end_reason_shares"]["clock"]
+            assert e == share and lo <= e <= hi
+    assert "end_stalemate" not in data["metrics"]          # it ends no game at either level
+    assert "'clock' endings" in r.output and "cap rate" in r.output
 
 
 def test_report_renders_ladder_skill_and_matchup_directories(tmp_path):
@@ -146,6 +154,11 @@ def test_compare_skill_finds_the_clock_leader_length_reversal(tmp_path):
     assert length["estimates"][0][2] < 0 < length["estimates"][1][1]
     assert length["verdict"] == "reversing" and "reverses:" in r.output
     assert (out / "0-random" / "compare.json").exists()
+    # how games end, B - A at every level (the end reasons that end a game at every level)
+    assert "cap_rate" in data["metrics"] and "end_clock" in data["metrics"]
+    for lvl, run in zip(data["levels"], data["runs"]):
+        e = data["metrics"]["end_clock"]["estimates"][data["levels"].index(lvl)]
+        assert e[0] == run["side_effects"]["end_clock"]["diff"]
 
 
 def test_values_skill_keeps_signs_per_level(tmp_path):
@@ -155,10 +168,30 @@ def test_values_skill_keeps_signs_per_level(tmp_path):
     assert r.exit_code == 0, r.output
     data = json.loads((out / "skill.json").read_text())
     keys = set(data["metrics"])
-    # a metric is kept only where every level estimates it (greedy never trades queens by ply 10)
     assert {"regression_coef:pawn", "ablation:pawn", "ablation:drone", "ablation:queen"} <= keys
     for m in data["metrics"].values():
-        assert len(m["estimates"]) == 2 and m["verdict"] in ("stable", "converging", "trending", "reversing")
+        assert len(m["estimates"]) == 2
+        # a value estimated at one level only is marked there and gets no trend verdict
+        assert m["verdict"] in ("stable", "converging", "trending", "reversing") if not m.get("missing") \
+            else m["verdict"] == "too few levels"
+
+
+def test_values_skill_reads_every_level_at_one_snapshot_ply_and_marks_what_it_cannot_estimate(tmp_path):
+    # random's default snapshot is ply 16, greedy's ply 10: both levels must use the same ply (10), or
+    # the trend over levels would mix skill with the moment of the game
+    out = tmp_path / "vs"
+    r = CliRunner().invoke(cli, ["values", "martian_chess", "--games", "2000", "--skill", "random,greedy",
+                                 "--out", str(out), "--threads", "1"])
+    assert r.exit_code == 0, r.output
+    data = json.loads((out / "skill.json").read_text())
+    assert data["snapshot_ply"] == 10 and "random 16, greedy 10" in data["snapshot_ply_source"]
+    for sub in ("0-random", "1-greedy"):
+        assert json.loads((out / sub / "values.json").read_text())["snapshot_ply"] == 10
+    assert "snapshot at ply 10 for every level" in r.output
+    # greedy's queens differ in too few games for a coefficient: marked at that level, no trend claimed
+    queen = data["metrics"]["regression_coef:queen"]
+    assert queen["missing"] == {"greedy": "not estimated"} and queen["verdict"] == "too few levels"
+    assert "not estimated" in r.output
 
 
 def test_sweep_and_compare_flag_degenerate_cells(tmp_path):
@@ -183,3 +216,42 @@ def test_pair_score_interval_stays_inside_the_score_range():
     c = pair_score(load_scenario("warfare"), RunConfig(games=10, policies=("greedy", "greedy")), "greedy", "random",
                    threads=1)
     assert c["score"] == 1.0 and c["ci"][1] == 1.0 and 0.0 <= c["ci"][0] < 1.0
+
+
+def test_ladder_says_when_a_rung_loses_to_the_one_below(tmp_path):
+    out = tmp_path / "lad"
+    r = CliRunner().invoke(cli, ["ladder", "martian_chess", "--rungs", "greedy,random", "--games", "60",
+                                 "--out", str(out), "--threads", "1", "--no-draw-diagnosis"])
+    assert r.exit_code == 0, r.output
+    step = json.loads((out / "ladder.json").read_text())["steps"][0]
+    assert step["ci"][1] < 0.5 and step["gain"] == "loses to the rung below"
+    assert "loses to the rung below" in r.output and "try a stronger policy" not in r.output
+
+
+def test_skill_levels_that_are_not_a_skill_order_are_named(tmp_path):
+    """greedy before random: the check plays them against each other and says plainly that the second level is
+    the weaker one; the draw-dominated greedy level gets the draw diagnosis."""
+    out = tmp_path / "sk"
+    r = CliRunner().invoke(cli, ["run", "martian_chess", "--games", "160", "--skill", "greedy,random",
+                                 "--out", str(out), "--threads", "1"])
+    assert r.exit_code == 0, r.output
+    data = json.loads((out / "skill.json").read_text())
+    (o,) = data["order"]
+    assert o["level"] == "random" and o["below"] == "greedy" and o["status"] == "weaker" and o["ci"][1] < 0.5
+    assert "random is weaker than greedy here" in r.output and "not a skill order" in r.output
+    dd = data["draw_diagnosis"]
+    greedy = next(lv for lv in dd["levels"] if lv["level"] == "greedy")
+    assert greedy["draw_rate"] == data["runs"][0]["draw_rate"] > 0.5     # the same games as the greedy level
+    assert dd["verdict"] in ("game", "players") and "draw diagnosis" in r.output
+
+
+def test_a_level_whose_games_are_all_drawn_gives_no_information_not_stable(tmp_path):
+    """One ply and the cap: every game is a 0-0 draw at both levels, so neither level says anything about who is
+    favoured: no balance verdict, never 'stable'."""
+    r = CliRunner().invoke(cli, ["run", "martian_chess", "--set", "max_plies=1", "--games", "40", "--skill",
+                                 "random,greedy", "--no-save", "--threads", "1", "--json"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.output[r.output.index("{"):])
+    for m in ("first_player_advantage", "side0_advantage"):
+        assert data["metrics"][m]["verdict"] == "no information"
+        assert set(data["metrics"][m]["missing"]) == {"random", "greedy"}

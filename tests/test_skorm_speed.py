@@ -194,10 +194,10 @@ def _ply(g, pv):
 
 def _play_positions(p, seed, pv, plies=400):
     """Games of one seed under pv, yielding (game, ply) before every ply."""
-    from simkit.games.skorm.mcts import new_search_nb
+    from simkit.games.skorm.search import new_search_nb, search_capacity
     for game in range(2):
         g = Game(p, seed=seed, game=game, first=game % 2)
-        g.ws = new_search_nb(p, np.int64(2), np.int64(g.acts.shape[0]))
+        g.ws = new_search_nb(p, np.int64(search_capacity(0)))
         while not g.done and plies > 0:
             yield g
             _ply(g, pv)
@@ -273,7 +273,8 @@ def test_incremental_greedy_chooses_as_the_pre_speed_greedy(seed, v, noshoot):
         r2 = g.rng.copy()
         cell = g.cell.copy()
         got = greedy_choose_nb(p[P_I], p[P_F], p[P_NB], p[P_ADJB], p[P_SHOTB], p[P_FRAY], p[P_DIST], p[P_DISTG],
-                               g.cell, g.face, g.plist, g.sc, acts, np.int64(n), r1, g.counts, noshoot)
+                               g.cell, g.face, g.plist, g.sc, acts, np.int64(n), r1, g.counts, noshoot,
+                               np.zeros(n, np.float64))
         want = reference_greedy_nb(p, g.cell, g.face, g.plist, g.sc, acts, np.int64(n), r2, g.counts.copy(),
                                    noshoot)
         assert got == want and r1[0] == r2[0]

@@ -102,7 +102,8 @@ def test_sk_c1_changes_the_games_from_the_second_players_first_turn():
 
 # ---------------------------------------------------------------- trajectory (issue 16)
 from simkit.games.skorm.play import Game, trajectory  # noqa: E402
-from simkit.games.skorm.mcts import DECIDED, lead_nb  # noqa: E402
+from simkit.games.skorm.evaluate import trajectory_lead_nb  # noqa: E402
+from simkit.games.skorm.play import TERMINAL_LEAD  # noqa: E402
 from simkit.engine.runner import DEFAULT_SNAPSHOT_PLY  # noqa: E402
 
 
@@ -128,13 +129,13 @@ def test_trajectory_values_legal_and_kills_follow_the_plies():
     g = Game(P, seed=4, game=1, first=1)
     counts = np.zeros(g.counts.shape[0], np.int64)
     for t in range(len(legal)):
-        assert values[t] == lead_nb(P, g.cell, g.face, g.plist, g.sc, counts)
+        assert values[t] == trajectory_lead_nb(P, g.cell, g.face, g.plist, g.sc, counts)
         assert legal[t] == len(g.legal_actions())
         before = g.sc[11:19].sum()          # pieces on the board (SC_CNT)
         g.play(1)
         assert inter[t] == before - g.sc[11:19].sum()
     assert g.done and g.winner == rec[1]
-    assert values[-1] == (DECIDED if rec[1] == 0 else -DECIDED if rec[1] == 1 else values[-1])
+    assert values[-1] == (TERMINAL_LEAD if rec[1] == 0 else -TERMINAL_LEAD if rec[1] == 1 else values[-1])
 
 
 def test_quality_runs_on_skorm(tmp_path):
@@ -153,7 +154,8 @@ def test_greedy_and_mcts_knobs_are_policy_knobs_and_rules_are_not():
     from simkit.games.skorm.rules import OPTIONS
     knobs = {o.name for o in OPTIONS if o.policy_knob}
     assert {"w_warlord_safety", "w_gold_distance", "w_hanging", "w_advance", "values", "facing",
-            "mcts_c", "mcts_rollout", "mcts_cutoff", "mcts_scale"} <= knobs
+            "mcts_c", "mcts_rollout", "mcts_cutoff", "mcts_scale", "mcts_prior_temp", "mcts_fpu",
+            "mcts_decisive"} <= knobs
     # options that change the game for every policy (random included) are rules
     assert not knobs & {"board_radius", "zone_depth", "army", "archer_range", "horseman_steps", "warlord_steps",
                         "gold_tile", "gold_tile_immediate_max", "max_plies", "placement",

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from simkit.games.warfare import SPEC
-from simkit.games.warfare.mcts import SC_LIMIT, SC_N, SC_PLAYER, SC_TURN, begin_turn_nb
+from simkit.games.warfare import search as WS
 from simkit.games.warfare.moves import turn_limit_nb
 from simkit.policies import policy_vector
 from test_warfare_play import check_game
@@ -26,24 +26,26 @@ def test_wf_c1_extra_activations_only_on_the_second_players_first_phase3_turns(t
 
 
 def test_wf_c1_the_search_plays_the_same_limit():
-    # MCTS's scratch games start turns through begin_turn_nb: the same limit as the batch kernel
+    # the search's games start turns through begin_turn_nb: the same limit as the batch kernel
     Pm = params(second_player_extra_activations=2)
     ip = Pm[0]
     nu = int(ip[13] + ip[14])
-    utype, uside = np.zeros(nu, np.int64), np.zeros(nu, np.int64)
     for turn in (2, 3, 4):
-        occ = -np.ones(int(ip[2]), np.int64)
-        usq = np.full(nu, -1, np.int64)
+        S = WS.new_state_nb(np.int64(nu), ip[2], np.int64(8), np.int64(8))
+        occ, usq, utype, uside, alive, meta = (S[WS.S_OCC], S[WS.S_USQ], S[WS.S_TYPE], S[WS.S_SIDE], S[WS.S_ALIVE],
+                                               S[WS.S_META])
+        occ[:] = -1
+        usq[:] = -1
         usq[0], occ[60] = 60, 0                 # one lone infantry of side 0 that can move
         utype[:] = 2
         uside[nu // 2:] = 1
         usq[nu - 1], occ[100] = 100, nu - 1     # and one of side 1
-        sc = np.zeros(SC_N, np.int64)
-        sc[SC_TURN] = turn
-        sc[SC_PLAYER] = turn % 2
-        begin_turn_nb(sc, Pm, occ, usq, np.zeros(nu, np.int64), utype, uside, np.zeros(nu, np.int64),
-                      np.array([1, 1], np.int64), nu)
-        assert sc[SC_LIMIT] == (7 if turn == 3 else 5)
+        alive[:] = 1
+        meta[WS.M_TURN] = turn
+        meta[WS.M_PLAYER] = turn % 2
+        meta[WS.M_RESULT] = -2
+        WS.start_turn_nb(Pm, S)
+        assert meta[WS.M_LIMIT] == (7 if turn == 3 else 5) and meta[WS.M_RESULT] == -2
 
 
 def _acts_per_turn(log):

@@ -18,19 +18,32 @@ FACE = {"N": 0, "E": 1, "S": 2, "W": 3}
 class Pos:
     """Units given as (side, type, x, y, facing) with type a unit name and facing N/E/S/W."""
 
-    def __init__(self, P, units, seed=1):
+    def __init__(self, P, units, seed=1, army=False):
+        """``army``: number the units as a game does (side 0's from 0, side 1's from the army's n0; the
+        search relies on it) and fill the army's other slots with dead units."""
         self.P = P
         ip = P[0]
         self.W = int(ip[0])
         nsq = int(ip[2])
         n = len(units)
+        ids = list(range(n))
+        if army:
+            n0 = int(ip[13])
+            n = n0 + int(ip[14])
+            left = [0, n0]
+            for i, (s, *_) in enumerate(units):
+                ids[i] = left[s]
+                left[s] += 1
+            assert left[0] <= n0 and left[1] <= n
         self.occ = -np.ones(nsq, np.int64)
-        self.usq = np.zeros(n, np.int64)
+        self.usq = np.full(n, -1, np.int64)
         self.uface = np.zeros(n, np.int64)
         self.utype = np.zeros(n, np.int64)
         self.uside = np.zeros(n, np.int64)
+        if army:
+            self.uside[n0:] = 1
         self.alive = np.zeros(2, np.int64)
-        for u, (s, t, x, y, f) in enumerate(units):
+        for u, (s, t, x, y, f) in zip(ids, units):
             sq = y * self.W + x
             assert self.occ[sq] == -1
             self.occ[sq] = u
@@ -40,6 +53,7 @@ class Pos:
             self.uside[u] = s
             self.alive[s] += 1
         self.nu = n
+        self.ids = ids      # the unit id of each entry of ``units``
         self.rec = np.zeros(NFIELDS, np.int32)
         self.agg = np.zeros(nsq, np.int64)
         self.rng = np.zeros(1, np.uint64)

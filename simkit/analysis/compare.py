@@ -20,7 +20,7 @@ import numpy as np
 
 from simkit.analysis.metrics import (PAIRED_METRICS, check_precision, check_tolerance, enough_to_stop,
                                      game_values, practical_threshold)
-from simkit.analysis.stats import (RULE_OF_THREE, holm, half_width, mcnemar_exact_p, newcombe, paired_mean,
+from simkit.analysis.stats import (holm, half_width, mcnemar_exact_p, newcombe, paired_mean,
                                    score_interval, score_p, tost)
 
 ALPHA = 0.05
@@ -53,6 +53,7 @@ class PairedTally:
         self.mean_length_a = 0.0
         self.count_a = {k: 0.0 for k in RATE_COUNTS.values()}
         self.count_b = {k: 0.0 for k in RATE_COUNTS.values()}
+        self._ends = np.zeros((0, 0), dtype=np.int64)     # [A's end reason, B's end reason] -> pairs
         self._pending: dict = {"a": {}, "b": {}}
 
     def add(self, which: str, start: int, records: np.ndarray):
@@ -91,8 +92,17 @@ class PairedTally:
             tot = self.mean_length_a * self.n + float(va["plies"].sum())
             self.mean_length_a = tot / (self.n + len(ra))
         self.discordant += int(((ra[:, 1] != rb[:, 1]) | (ra[:, 2] != rb[:, 2])).sum())
+        if len(ra):
+            self._ends = self.ends_matrix(int(max(ra[:, 3].max(), rb[:, 3].max())) + 1)
+            np.add.at(self._ends, (ra[:, 3].astype(np.int64), rb[:, 3].astype(np.int64)), 1)
         self.n += len(ra)
         self.chunks += 1
+
+    def ends_matrix(self, k: int) -> np.ndarray:
+        """Pairs by (A's end reason, B's end reason), at least k x k (the side effects read it)."""
+        m = np.zeros((max(k, len(self._ends)),) * 2, dtype=np.int64)
+        m[:len(self._ends), :len(self._ends)] = self._ends
+        return m
 
     def difference(self, metric: str, alpha: float = ALPHA) -> dict:
         """B - A of one metric: estimate, interval, p-value (score test, or t for length)."""
@@ -159,17 +169,50 @@ def precision_reached(paired: PairedTally, precision: float) -> bool:
         all(half_width(paired.difference(m)["ci"]) <= precision for m in PRIMARY)
 
 
-def verdict(diffs: dict, identical: bool, n: int, same_rules: bool = False, length_unit: str = "plies") -> str:
+# a win rate is the expected score minus half the draws (per game: win = score - draw / 2), so B - A of
+# a win rate splits exactly into half the change in draws (to each side) and the change in who wins
+WIN_SPLIT = {"side0_win_rate": "side0_expected_score", "first_player_win_rate": "first_player_advantage"}
+
+
+def win_rate_split(diffs: dict) -> dict:
+    """B - A of each win rate as the part that comes from the draws (-1/2 x the draw rate's change,
+    with its interval) plus the part that comes from who wins (the expected score's change)."""
+    d = diffs["draw_rate"]
+    out = {}
+    for win, score in WIN_SPLIT.items():
+        s = diffs[score]
+        out[win] = {"diff": diffs[win]["diff"], "from_draws": -d["diff"] / 2,
+                    "from_draws_ci": [-d["ci"][1] / 2, -d["ci"][0] / 2], "who_wins": score,
+                    "from_who_wins": s["diff"], "from_who_wins_ci": list(s["ci"]), "who_wins_verdict": s["verdict"]}
+    return out
+
+
+def from_draws(diffs: dict) -> list[str]:
+    """The win rates whose change matters only because the draws' does: their expected score (who
+    wins, draws counted half) does not change by an amount that matters."""
+    if diffs["draw_rate"]["verdict"] != "matters":
+        return []
+    return [w for w, sc in WIN_SPLIT.items() if diffs[w]["verdict"] == "matters" and diffs[sc]["verdict"] != "matters"]
+
+
+def verdict(diffs: dict, identical: bool, n: int, same_rules: bool = False, length_unit: str = "plies",
+            effects: dict | None = None, caps=()) -> str:
     """One line: which metrics changed by an amount that matters, largest (relative to its
-    threshold) first, then the primary metric."""
+    threshold) first, then the primary metric. A win rate that moves only because draws did
+    (its expected score does not move by an amount that matters) is said to come from the
+    draws, not counted as a change in who wins; ``effects`` (`side_effects.paired` of the end
+    reasons) adds how the way games end changed."""
     if n == 0:
         return "no games played"
     if same_rules:
         return f"A and B resolve to identical rules: identical games ({n:,} pairs), no difference"
     family = f"Holm-adjusted over {len(diffs)} metrics"
     if identical:
-        return (f"no discordant pairs in {n:,}: |difference| <= 3/n = {RULE_OF_THREE / n:.4f} in every score and "
-                f"rate (one-sided 95%), length <= {RULE_OF_THREE / n:.4f} x the longest game; no difference shown")
+        # the bounds quoted are the table's own intervals (score intervals; length's rule of three)
+        rates = max(half_width(d["ci"]) for m, d in diffs.items() if m != "mean_plies")
+        length = half_width(diffs["mean_plies"]["ci"]) if "mean_plies" in diffs else math.nan
+        return (f"no discordant pairs in {n:,}: every score and rate difference within ±{rates:.4f} and mean "
+                f"{length_unit} within ±{length:.4g} (95% intervals); no difference shown")
     labels = dict(LABELS, mean_plies=f"mean {length_unit}")
 
     from simkit.report import fmt as F     # one number format per kind: rates in pp, scores signed
@@ -184,17 +227,35 @@ def verdict(diffs: dict, identical: bool, n: int, same_rules: bool = False, leng
     def rank(m):
         return abs(diffs[m]["diff"]) / diffs[m]["threshold"]
     matters = sorted((m for m, d in diffs.items() if d["verdict"] == "matters"), key=rank, reverse=True)
+    explained = from_draws(diffs)
+    matters = [m for m in matters if m not in explained]
+    split = ""
+    if explained:
+        dr = diffs["draw_rate"]
+        half = F.interval(-dr["ci"][1] / 2, -dr["ci"][0] / 2, F.rate_diff)
+        who = [fmt(WIN_SPLIT[w]) + f": {diffs[WIN_SPLIT[w]]['verdict']}" for w in explained
+               if WIN_SPLIT[w] != "side0_expected_score"]      # the primary is quoted on its own
+        wins = " and ".join(f"{labels[w]} {F.rate_diff(diffs[w]['diff'])}" for w in explained)
+        verb = "comes" if len(explained) == 1 else "come"
+        split = (f"; {wins} {verb} from {'fewer' if dr['diff'] < 0 else 'more'} draws: half of the draw change goes "
+                 f"to each side ({F.rate_diff(-dr['diff'] / 2)} {half}), not a change in who wins that matters"
+                 + (f" ({'; '.join(who)})" if who else ""))
     negligible = [m for m, d in diffs.items() if d["verdict"] == "significant but negligible"
                   and m != "side0_expected_score"]          # the primary's own verdict is quoted with it
     tail = (f"; significant but negligible: {', '.join(labels[m] for m in negligible)}" if negligible else "")
+    if effects:
+        from simkit.analysis.side_effects import sentence
+        ends = sentence(effects, length_unit, caps)
+        tail += f"; how games end: {ends} (Holm over the end reasons)" if ends else ""
     if matters:
         body = "; ".join(fmt(m) for m in matters)
         extra = "" if "side0_expected_score" in matters else f"; {primary}"
-        return f"B differs from A in {body} (95%, {family}, each beyond its practical threshold){extra}{tail}"
-    if negligible:
-        return f"no difference that matters (95%, {family}): {primary}{tail}"
+        return (f"B differs from A in {body} (95%, {family}, each beyond its practical threshold){split}{extra}"
+                f"{tail}")
+    if negligible or split:
+        return f"no difference that matters (95%, {family}){split}: {primary}{tail}"
     return (f"no significant difference between A and B (95%, {family}): {primary}; "
-            + fmt("first_player_advantage"))
+            + fmt("first_player_advantage") + tail)
 
 
 def _p(p: float) -> str:
@@ -229,6 +290,7 @@ class CompareResult:
     same_rules: bool = False
     tolerance: float | None = None
     _diffs: dict = field(default=None, repr=False)
+    _effects: dict = field(default=None, repr=False)
 
     @property
     def differences(self) -> dict:
@@ -237,9 +299,20 @@ class CompareResult:
         return self._diffs
 
     @property
+    def side_effects(self) -> dict:
+        """B - A of the cap rate and of each end reason's share (`side_effects.paired`; the length
+        and the draw rate are among the differences), Holm-adjusted over these."""
+        if self._effects is None:
+            from simkit.analysis.side_effects import paired
+            self._effects = paired(self.paired, self.a.scenario.spec, self.a.summary(), self.b.summary(),
+                                   metrics=()) if self.paired.n else {}
+        return self._effects
+
+    @property
     def verdict(self) -> str:
+        spec = self.a.scenario.spec
         return verdict(self.differences, self.paired.identical(), self.paired.n, self.same_rules,
-                       self.a.scenario.spec.length_unit)
+                       spec.length_unit, self.side_effects, spec.cap_reasons)
 
     def equivalence(self) -> dict | None:
         """--tolerance: TOST of the primary differences and of each variant's fairness."""
@@ -259,7 +332,12 @@ class CompareResult:
                                        f"per metric (95%)",
                "primary": "side0_expected_score", "same_rules": self.same_rules,
                "discordant_pairs": self.paired.discordant,
-               "differences": self.differences, "verdict": self.verdict}
+               "differences": self.differences,
+               # how the ways games end changed (B - A, Holm over these), and each win rate's change split
+               # into the part the draws explain and the part from who wins
+               "side_effects": self.side_effects,
+               "win_rate_split": win_rate_split(self.differences) if self.paired.n else {},
+               "verdict": self.verdict}
         eq = self.equivalence()
         if eq is not None:
             out["equivalence"] = eq

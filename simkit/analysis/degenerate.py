@@ -32,11 +32,12 @@ def stronger(policies) -> str:
     return f"mcts:{max(400, 4 * best)}" if best else "mcts:400"
 
 
-def play_flags(spec, records: np.ndarray, policies) -> list[dict]:
-    """Flags of one run's records (one row per game, the game's record layout)."""
+def play_flags(spec, records: np.ndarray, policies, hint: bool = True) -> list[dict]:
+    """Flags of one run's records (one row per game, the game's record layout). ``hint``: suggest a stronger
+    policy (not where the caller has just measured whether the stronger one is stronger: the ladder)."""
     ends = np.bincount(records[:, 3].astype(np.int64), minlength=len(spec.end_reasons))
     return count_flags(spec, len(records), ends, int((records[:, 1] < 0).sum()), quiet_games(spec, records),
-                       policies)
+                       policies, hint)
 
 
 def tally_flags(tally, policies) -> list[dict]:
@@ -45,12 +46,12 @@ def tally_flags(tally, policies) -> list[dict]:
                        tally.quiet, policies)
 
 
-def count_flags(spec, n: int, ends, draws: int, quiet: int | None, policies) -> list[dict]:
+def count_flags(spec, n: int, ends, draws: int, quiet: int | None, policies, hint: bool = True) -> list[dict]:
     if n == 0:
         return []
     ends = np.asarray(ends)
     pol = " vs ".join(policies)
-    hint = f"; try a stronger policy (e.g. --policy {stronger(policies)})"
+    hint = f"; try a stronger policy (e.g. --policy {stronger(policies)})" if hint else ""
     out = []
     caps = [spec.end_reasons.index(r) for r in spec.cap_reasons]
     capped = int(ends[caps].sum()) if caps else 0

@@ -2,9 +2,10 @@
 
 For policies p and q, game i is played twice with the same seed and index: p as
 side 0 against q, and q as side 0 against p. p's score in pair i is the mean of its
-two scores (win 1, draw 1/2, loss 0); the matrix entry M[p, q] is the mean over i with
-a paired t interval, and M[q, p] = 1 - M[p, q]. The diagonal is empty (a policy
-against itself scores 1/2 by symmetry of the seat swap).
+two scores (win 1, draw 1/2, loss 0), one of 0, 1/4, 1/2, 3/4, 1; the matrix entry
+M[p, q] is the mean over i with the score interval on that support (`stats.discrete_mean`:
+a t interval undercovers when most pairs split 1-1), and M[q, p] = 1 - M[p, q]. The
+diagonal is empty (a policy against itself scores 1/2 by symmetry of the seat swap).
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from simkit.analysis.metrics import game_values
-from simkit.analysis.stats import paired_mean
+from simkit.analysis.stats import discrete_mean
 
 
 def check_policies(spec, policies) -> list[str]:
@@ -73,8 +74,9 @@ def pair_score(scenario, config, p: str, q: str, *, threads=None) -> dict:
     side 0 (same seed and index), and p's score in pair i is the mean of its two scores.
 
     Returns {"score", "ci", "p_value", "as_side0", "as_side1", "games", "draw_rate", "records"}:
-    the mean with its paired interval, the p-value of "equally strong" (score 1/2), p's score in
-    each seat, the pairs played, the share of drawn games, and the two runs' records.
+    the mean with its score interval (`pair_interval`), the p-value of "equally strong" (score
+    1/2), p's score in each seat, the pairs played, the share of drawn games, and the two runs'
+    records.
     """
     from dataclasses import replace
     from simkit.engine.runner import simulate
@@ -85,15 +87,21 @@ def pair_score(scenario, config, p: str, q: str, *, threads=None) -> dict:
         recs[(a, b)] = rec
         s0[(a, b)] = game_values(rec)["side0_score"]
     score_p = (s0[(p, q)] + (1.0 - s0[(q, p)])) / 2
-    pm = paired_mean(float(score_p.sum()), float((score_p * score_p).sum()), len(score_p))
-    c = score_p - 0.5
-    pv = paired_mean(float(c.sum()), float((c * c).sum()), len(c))["p_value"]
+    pm = pair_interval(score_p)
     draws = float(np.mean(np.concatenate([r[:, 1] < 0 for r in recs.values()]))) if len(score_p) else float("nan")
-    # a score lies in [0, 1]: the rule-of-three floor of an all-win sample must not leave it
-    ci = [max(0.0, pm["ci"][0]), min(1.0, pm["ci"][1])]
-    return {"score": pm["diff"], "ci": ci, "p_value": pv, "as_side0": float(s0[(p, q)].mean()),
+    return {"score": pm["score"], "ci": pm["ci"], "p_value": pm["p_value"], "as_side0": float(s0[(p, q)].mean()),
             "as_side1": float(1.0 - s0[(q, p)].mean()), "games": len(score_p), "draw_rate": draws,
             "records": recs}
+
+
+PAIR_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)    # a policy's mean score over the two seatings of a pair
+
+
+def pair_interval(pair_scores, alpha: float = 0.05) -> dict:
+    """Mean pair score with its score interval on {0, 1/4, 1/2, 3/4, 1} and the p-value of
+    "equally strong" (mean 1/2). The interval stays inside [0, 1] by construction."""
+    r = discrete_mean(pair_scores, PAIR_SCORES, alpha, null=0.5)
+    return {"score": r["mean"], "ci": r["ci"], "p_value": r["p_value"]}
 
 
 def flip_cell(c: dict) -> dict:

@@ -112,6 +112,9 @@ def summarize(tally: Tally) -> dict:
         "decided_first_win_share": first_wins / (first_wins + second_wins) if first_wins + second_wins else math.nan,
         "decisiveness": 1 - capped / n if n else math.nan,
         "decisiveness_ci": list(wilson(n - capped, n)),
+        # the share stopped at a cap (the game's cap_reasons): a side effect tune and compare report
+        "cap_rate": rate(capped),
+        "cap_rate_ci": list(wilson(capped, n)),
         "length_unit": spec.length_unit,
         "mean_plies": mean_len,
         "mean_plies_ci": [len_lo, len_hi],
@@ -207,21 +210,24 @@ def game_values(records: np.ndarray) -> dict[str, np.ndarray]:
 # ---- one flat row of metrics (sweep tables, reports) ----------------------------------------
 
 ROW_METRICS = ("first_player_win_rate", "second_player_win_rate", "draw_rate", "side0_win_rate",
-               "side1_win_rate", "side0_expected_score", "first_player_advantage", "decisiveness", "mean_plies")
+               "side1_win_rate", "side0_expected_score", "first_player_advantage", "decisiveness", "cap_rate",
+               "mean_plies")
 
 
 def flat_row(summary: dict) -> dict:
     """The summary as one flat row: each metric then `<metric>_ci_lo`, `<metric>_ci_hi`;
-    median length; `end_<reason>` shares; `games` and `stopped_at_precision`."""
+    median length; `end_<reason>` shares with their Wilson intervals; `games` and `stopped_at_precision`."""
     row = {"games": summary["games"]}
     for m in ROW_METRICS:
-        row[m] = summary[m]
+        row[m] = summary.get(m, math.nan)          # a summary written before cap_rate existed
         ci = summary.get(f"{m}_ci", [math.nan, math.nan])
         row[f"{m}_ci_lo"], row[f"{m}_ci_hi"] = ci[0], ci[1]
     row["first_player_advantage_p"] = summary.get("first_player_advantage_p", math.nan)
     row["median_plies"] = summary["plies_quantiles"]["0.5"]
+    cis = summary.get("end_reason_shares_ci") or {}
     for r, share in summary["end_reason_shares"].items():
         row[f"end_{r}"] = share
+        row[f"end_{r}_ci_lo"], row[f"end_{r}_ci_hi"] = cis.get(r, [math.nan, math.nan])
     row["stopped_at_precision"] = bool(summary.get("stopped_at_precision", False))
     return row
 

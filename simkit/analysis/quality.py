@@ -167,7 +167,7 @@ def trace_games(scenario, config, games: int | None = None, *, pv=None, log=None
     if pv is None:
         pv = validate_config(spec, config)
     n = config.games if games is None else int(games)
-    params = scenario.params()
+    params = scenario.params_for(config.policies)
     scale = float(scenario.rules.get("mcts_scale", 1.0))
     firsts = np.zeros(n, dtype=np.int8)
     first_players_nb(FIRST_MODES.index(config.first), np.int64(config.seed), np.int64(0), np.int64(n), firsts)

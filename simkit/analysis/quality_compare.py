@@ -7,10 +7,18 @@ rule change is compared on the same dice while the positions agree.
 Per metric, B - A (docs/quality.md, "Comparing variants"):
 
 - **per game** (both variants define the metric in every game): the mean of the paired
-  differences d_i = x_i(B) - x_i(A), with the paired t interval and t-test p-value of
-  `stats.paired_mean`; when every d_i is equal (e.g. A and B play identical games) the
-  rule-of-three floor d ± 3·span/n (span: the metric's range, or the largest |x| seen
-  for the unbounded counts), never [d, d].
+  differences d_i = x_i(B) - x_i(A). A count (``DISCRETE``: lead changes) gets the score
+  interval on the integers from one below the smallest d_i seen to one above the largest
+  (at least -2..2) and the score test's p (`stats.discrete_mean`): a small rule change leaves
+  most games' counts unchanged, where a t interval undercovers. The support is the observed
+  range and one step beyond it on each side, because a rare value just past those seen is
+  likely unseen (the observed range alone covered 0.905 in `simkit.analysis.coverage`'s
+  one-way case); the whole possible range (up to the longest game) would let an unseen
+  extreme value carry the bound and widen the interval far beyond what the games show.
+  A continuous metric gets the paired t interval and t-test p-value of `stats.paired_mean`;
+  when every d_i is equal (e.g. A and B play identical games) the rule-of-three floor
+  d ± 3·span/n (span: the metric's range, or the largest |x| seen for the unbounded
+  counts), never [d, d].
 - **ratio across games** (a metric some game leaves undefined: the decided-games metrics
   when a game is drawn, branching trend in a game shorter than 3 plies/turns): each
   variant's value is Σ x_i·1[defined] / Σ 1[defined], a ratio of two sums over games
@@ -35,12 +43,14 @@ from pathlib import Path
 import numpy as np
 
 from simkit.analysis.quality import BOUNDED, NEEDS_WINNER, PER_GAME, summarize, trace_games
-from simkit.analysis.stats import RULE_OF_THREE, holm, paired_mean
+from simkit.analysis.stats import RULE_OF_THREE, discrete_mean, holm, paired_mean
 
 ALPHA = 0.05
 RESAMPLES = 4000
 # the range of each bounded metric (the largest possible |d_i|)
 RANGE = {m: 1.0 for m in BOUNDED} | {"stability": 0.25}
+# whole-number metrics: their paired differences are integers (the score interval's support)
+DISCRETE = ("lead_changes",)
 
 
 def unit_of(length_unit: str) -> str:
@@ -89,6 +99,12 @@ def difference(metric: str, xa: np.ndarray, xb: np.ndarray, *, seed: int = 0) ->
     if n == 0 or not fa.any() or not fb.any():
         return {"diff": math.nan, "ci": [math.nan, math.nan], "p_value": math.nan, "method": "undefined",
                 "pairs": n}
+    if fa.all() and fb.all() and metric in DISCRETE:
+        d = xb - xa
+        lo_d, hi_d = min(int(d.min()), -1) - 1, max(int(d.max()), 1) + 1
+        r = discrete_mean(d, tuple(range(lo_d, hi_d + 1)), ALPHA)
+        return {"diff": r["mean"], "ci": list(r["ci"]), "p_value": r["p_value"],
+                "method": f"score interval on the integers {lo_d}..{hi_d}", "pairs": n}
     if fa.all() and fb.all():
         d = xb - xa
         r = paired_mean(float(d.sum()), float((d * d).sum()), n, ALPHA, span=span)

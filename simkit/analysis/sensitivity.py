@@ -4,11 +4,16 @@ For every numeric rule option (or a given list) the scenario is played at the
 option's value one step down and one step up (the option's declared ``step``, else
 integers ±1 and floats ±10% of the value, ±0.1 at 0), clipped to the option's bounds, with the same seed and game
 indices as the base (common random numbers). Each effect is the paired mean of the
-per-game difference variant − base, with a 95% paired interval:
+per-game difference variant − base, with a 95% interval:
 
-- first-player advantage: the first player's score (win 1, draw 1/2),
-- draw rate: the draw indicator,
-- game length: plies or turns.
+- first-player advantage: the first player's score (win 1, draw 1/2); its differences lie on
+  {-1, -1/2, 0, 1/2, 1}: the score interval on that support,
+- draw rate: the draw indicator; differences on {-1, 0, 1}: Tango's score interval,
+- game length: plies or turns; a paired t interval (rule-of-three floor in units of the
+  longest game when every difference is equal).
+
+A small step often changes few games (most pairs identical), where a t interval on the
+differences undercovers; the score intervals do not (docs/metrics.md, "Coverage").
 
 p-values are Holm-adjusted over every effect the command tests (all options, both
 steps, all three metrics), and the table says so. Policy knobs (greedy weights,
@@ -27,6 +32,20 @@ import numpy as np
 from simkit.errors import ScenarioError, UsageError
 
 EFFECTS = {"first_player_advantage": "first_score", "draw_rate": "draw", "mean_length": "plies"}
+# the known support of each discrete effect's per-game difference (length has none: t interval)
+SUPPORT = {"first_player_advantage": (-1.0, -0.5, 0.0, 0.5, 1.0), "draw_rate": (-1.0, 0.0, 1.0)}
+
+
+def effect(metric: str, variant: np.ndarray, base: np.ndarray) -> dict:
+    """variant - base of one metric's per-game values in paired games: mean, 95% interval, p."""
+    from simkit.analysis.stats import discrete_mean, paired_mean
+    d = np.asarray(variant, dtype=np.float64) - np.asarray(base, dtype=np.float64)
+    if metric in SUPPORT:
+        r = discrete_mean(d, SUPPORT[metric])
+        return {"effect": r["mean"], "ci": r["ci"], "p_value": r["p_value"]}
+    longest = float(max(np.max(variant, initial=0), np.max(base, initial=0), 1))
+    r = paired_mean(float(d.sum()), float((d * d).sum()), len(d), span=longest)
+    return {"effect": r["diff"], "ci": r["ci"], "p_value": r["p_value"]}
 
 
 def steps_of(option, value) -> list[tuple[str, object]]:
@@ -68,15 +87,15 @@ class SensitivityResult:
 
     def summary(self) -> dict:
         return {"kind": "sensitivity", "game": self.game, "scenario": self.scenario,
-                "effects": "variant - base, paired per game on common random numbers, 95% interval; "
-                           "p-values Holm-adjusted over all effects tested",
+                "effects": "variant - base, paired per game on common random numbers, 95% interval (score "
+                           "interval on the differences' support for first-player advantage and draw rate, "
+                           "paired t for length); p-values Holm-adjusted over all effects tested",
                 "rows": self.rows, "skipped": [{"option": o, "value": v, "reason": r} for o, v, r in self.skipped],
                 "config": self.config.to_dict()}
 
 
 def sensitivity(target, config, *, options=None, base_sets=None, threads=None, out_dir=None, log=None):
     from simkit.analysis.metrics import game_values
-    from simkit.analysis.stats import paired_mean
     from simkit.backends.store import atomic_write_bytes, atomic_write_json, claim_result_dir
     from simkit.engine.runner import environment, simulate, validate_config
     from simkit.scenario import load_scenario
@@ -110,11 +129,10 @@ def sensitivity(target, config, *, options=None, base_sets=None, threads=None, o
                 continue
             vv = game_values(simulate(sc, config, threads=threads, progress=False, keep=True).records())
             for metric, col in EFFECTS.items():
-                d = vv[col] - vb[col]
-                pm = paired_mean(float(d.sum()), float((d * d).sum()), len(d))
+                e = effect(metric, vv[col], vb[col])
                 rows.append({"option": o.name, "direction": direction, "value": v, "base_value": value,
-                             "metric": metric, "effect": pm["diff"], "ci_lo": pm["ci"][0], "ci_hi": pm["ci"][1],
-                             "p_value": pm["p_value"]})
+                             "metric": metric, "effect": e["effect"], "ci_lo": e["ci"][0], "ci_hi": e["ci"][1],
+                             "p_value": e["p_value"]})
             if log:
                 fpa = next(r for r in rows[::-1] if r["metric"] == "first_player_advantage")
                 log(f"{o.name}={v} ({direction}): first-player advantage {fpa['effect']:+.4f}")

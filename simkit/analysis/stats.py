@@ -12,6 +12,7 @@ must not load scipy or statsmodels.
 """
 from __future__ import annotations
 
+import functools
 import math
 
 Z95 = 1.959963984540054
@@ -30,7 +31,10 @@ def wilson(successes: float, n: int, alpha: float = 0.05) -> tuple[float, float]
     den = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / den
     half = z * math.sqrt(max(p * (1 - p) / n + z * z / (4 * n * n), 0.0)) / den
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    # at 0 (or n) successes the bound is exactly 0 (or 1); rounding left it ~1e-18 away, above the estimate
+    lo = 0.0 if successes <= 0 else max(0.0, centre - half)
+    hi = 1.0 if successes >= n else min(1.0, centre + half)
+    return (lo, hi)
 
 
 def _z(alpha: float) -> float:
@@ -113,8 +117,14 @@ def score_interval(support, counts, alpha: float = 0.05) -> tuple[float, float, 
     interval {delta : |score_z(delta)| <= z}. For support (0, 1) this is Wilson's interval; for
     paired differences (-1, 0, 1) Tango's (1998). It never has zero width: with every value
     equal the bound is set by how unlikely it is to see no other value in n draws."""
-    support = [float(v) for v in support]
-    counts = [float(c) for c in counts]
+    # memoised: the interval is a function of the counts alone, and a coverage simulation (or a
+    # sweep of near-identical cells) asks for the same counts many times
+    return _score_interval(tuple(float(v) for v in support), tuple(float(c) for c in counts), float(alpha))
+
+
+@functools.lru_cache(maxsize=65536)
+def _score_interval(support, counts, alpha):
+    support, counts = list(support), list(counts)
     n = sum(counts)
     if n <= 0:
         return (math.nan, math.nan, math.nan)
@@ -166,6 +176,34 @@ def score_interval(support, counts, alpha: float = 0.05) -> tuple[float, float, 
         return x
 
     return (mean, bound(lo_end), bound(hi_end))
+
+
+def support_counts(values, support) -> list[int]:
+    """How many of ``values`` fall on each point of ``support`` (sorted); ValueError when a value is
+    not on the support (e.g. a pair score that is not a multiple of 1/4)."""
+    import numpy as np
+    x = np.asarray(values, dtype=np.float64).ravel()
+    sup = np.asarray(support, dtype=np.float64)
+    idx = np.clip(np.searchsorted(sup, x), 0, len(sup) - 1)
+    near = np.where(np.abs(sup[idx - 1] - x) < np.abs(sup[idx] - x), idx - 1, idx) if len(sup) > 1 else idx
+    if len(x) and np.abs(sup[near] - x).max() > 1e-9:
+        bad = x[np.abs(sup[near] - x) > 1e-9][0]
+        raise ValueError(f"value {bad!r} is not on the support {tuple(float(v) for v in sup)}")
+    return np.bincount(near, minlength=len(sup)).tolist()
+
+
+def discrete_mean(values, support, alpha: float = 0.05, null: float = 0.0) -> dict:
+    """Mean of per-game values that lie on a known finite ``support`` (pair scores in quarters,
+    paired score differences in halves, indicator differences in {-1, 0, 1}), with the score
+    interval on that support and the score test's p-value of mean == ``null``. The one interval for
+    discrete outcomes (`compare`, `matchup`, `ladder`, `sensitivity`, `values`, `quality`):
+    a t interval undercovers when the values rarely differ (docs/metrics.md, "Coverage")."""
+    counts = support_counts(values, support)
+    n = sum(counts)
+    if n == 0:
+        return {"mean": math.nan, "ci": [math.nan, math.nan], "p_value": math.nan, "n": 0, "counts": counts}
+    m, lo, hi = score_interval(support, counts, alpha)
+    return {"mean": m, "ci": [lo, hi], "p_value": score_p(support, counts, null), "n": n, "counts": counts}
 
 
 def score_p(support, counts, null: float = 0.0) -> float:

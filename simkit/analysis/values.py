@@ -29,9 +29,12 @@ from pathlib import Path
 import numpy as np
 
 from simkit.analysis.metrics import game_values
-from simkit.analysis.stats import Z95, fieller, holm, score_interval, score_p
+from simkit.analysis.stats import Z95, fieller, holm
+from simkit.analysis.stats import discrete_mean as stats_discrete_mean
 
 PILOT_GAMES = 2000
+SE_MAX = 10.0     # a logit coefficient with a larger standard error is not an estimate (separation)
+MIN_VARYING = 10  # games in which a unit's material difference must differ from its usual value
 
 
 def default_snapshot_ply(scenario, config, threads=None) -> tuple[int, str]:
@@ -54,20 +57,18 @@ def _same_params(p, q) -> bool:
     return bool(np.array_equal(np.asarray(p), np.asarray(q)))
 
 
+QUARTERS = tuple(np.arange(-4, 5) / 4.0)
+
+
 def discrete_mean(d: np.ndarray, alpha: float = 0.05) -> dict:
     """Mean of per-game score differences (multiples of 1/4 in [-1, 1]: one side's difference
     moves in halves, the mean of two sides' in quarters) with the score interval on that support
     and the score-test p-value of mean 0."""
-    support = np.arange(-4, 5) / 4.0
-    idx = np.rint((np.asarray(d, dtype=np.float64) + 1.0) * 4).astype(np.int64)
-    if len(idx) and (np.abs(idx / 4.0 - 1.0 - d).max() > 1e-9 or idx.min() < 0 or idx.max() > 8):
-        raise ValueError("score differences must be multiples of 1/4 in [-1, 1]")
-    counts = np.bincount(idx, minlength=9)[:9] if len(idx) else np.zeros(9, dtype=np.int64)
-    if counts.sum() == 0:
-        return {"value": math.nan, "ci": [math.nan, math.nan], "p_value": math.nan, "n": 0}
-    m, lo, hi = score_interval(tuple(support), tuple(counts), alpha)
-    return {"value": m, "ci": [lo, hi], "p_value": score_p(tuple(support), tuple(counts), 0.0),
-            "n": int(counts.sum())}
+    try:
+        r = stats_discrete_mean(d, QUARTERS, alpha)
+    except ValueError:
+        raise ValueError("score differences must be multiples of 1/4 in [-1, 1]") from None
+    return {"value": r["mean"], "ci": r["ci"], "p_value": r["p_value"], "n": r["n"]}
 
 
 def ablation_entry(base_side0: np.ndarray, ablated_side0: dict) -> dict:
@@ -209,24 +210,37 @@ def regression(spec, records, snapshot_ply: int | None = None) -> dict:
     result["draws_dropped"] = int((~decided & running).sum())
     X = np.column_stack([r[:, fields.index(snap[u][0].name)].astype(np.float64)
                          - r[:, fields.index(snap[u][1].name)] for u in units]) if len(r) else np.zeros((0, len(units)))
-    varying = [i for i in range(len(units)) if len(r) > 1 and X[:, i].std() > 0]
+    # a difference that is nonzero in a handful of games cannot be estimated (those few games separate
+    # the outcome: greedy Martian Chess's queens differ in 2 of 534 games at ply 10, and the fit ran off
+    # to -12.8 [-113,751, +113,725] and took the other coefficients with it)
+    moved = [int(np.count_nonzero(X[:, i] != np.median(X[:, i]))) if len(r) else 0 for i in range(len(units))]
+    varying = [i for i in range(len(units)) if moved[i] >= MIN_VARYING]
     for i, u in enumerate(units):
-        if i not in varying:
+        if moved[i] == 0:
             notes.append(f"{u}: the material difference never varies at the snapshot; no coefficient")
+        elif i not in varying:
+            notes.append(f"{u}: the material difference varies in only {moved[i]} of {len(r):,} games at the "
+                         f"snapshot (fewer than {MIN_VARYING}); no coefficient")
     y = (r[:, 1] == 0).astype(np.float64)
     if not varying or len(r) < 10 or y.min() == y.max():
         notes.append("too few decided games (or only one winner) to fit")
         return result
     design = np.column_stack([np.ones(len(r)), (r[:, 0] == 0).astype(np.float64), X[:, varying]])
     import warnings
+    from statsmodels.tools import sm_exceptions as sme
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
             fit = sm.Logit(y, design).fit(disp=0, maxiter=200)
         params, cov = np.asarray(fit.params), np.asarray(fit.cov_params())
-        if not fit.mle_retvals.get("converged", True):
+        # statsmodels may call a quasi-separated fit converged and only warn
+        bad = (sme.ConvergenceWarning, sme.PerfectSeparationWarning, sme.HessianInversionWarning)
+        converged = bool(fit.mle_retvals.get("converged", True)) and not any(
+            issubclass(w.category, bad) for w in caught)
+        if not converged:
             notes.append("logistic regression did not converge (a unit type almost never differs, or separates "
-                         "the results); its intervals are unreliable: try more games or another --snapshot-ply")
+                         "the results): its coefficients are not estimates and are not printed as such; try more "
+                         "games or another --snapshot-ply")
     except Exception as e:  # perfect separation, singular design
         notes.append(f"logistic regression failed: {e}; try more games or an earlier --snapshot-ply")
         return result
@@ -235,15 +249,25 @@ def regression(spec, records, snapshot_ply: int | None = None) -> dict:
         return result
     result["intercept"] = float(params[0])
     result["side0_first_coef"] = float(params[1])
+    result["converged"] = converged
     beta = params[2:]
     V = cov[2:, 2:]
     names = [units[i] for i in varying]
     for j, u in enumerate(names):
         b, se_b = float(beta[j]), math.sqrt(V[j, j])
+        # a standard error beyond SE_MAX logits per unit of material: the data do not identify it
+        # (quasi-separation; e.g. -12.8 [-113,751, +113,725]) even where the optimiser stopped cleanly
+        ok = converged and se_b <= SE_MAX
         result["units"][u] = {"coef": b, "coef_ci": [b - Z95 * se_b, b + Z95 * se_b],
                               "coef_p": float(2 * 0.5 * math.erfc(abs(b / se_b) / math.sqrt(2))) if se_b > 0
                               else math.nan,
-                              "value": math.nan, "ci": [math.nan, math.nan]}
+                              "converged": ok, "value": math.nan, "ci": [math.nan, math.nan]}
+        if converged and not ok:
+            notes.append(f"{u}: the coefficient is not identified (standard error {se_b:.3g} logits per unit, "
+                         f"above {SE_MAX:g}): not printed as an estimate")
+    if not all(result["units"][u]["converged"] for u in names):
+        notes.append("no ratios: they need every coefficient estimated")
+        return result
     sig = [u for u in names if result["units"][u]["coef_p"] < 0.05]
     if sig and all(result["units"][u]["coef"] < 0 for u in sig):
         notes.append("every significant coefficient is negative: more of that material at the snapshot lowers "
@@ -283,7 +307,8 @@ def method_disagreements(abl: dict, reg: dict) -> list[str]:
     """Where the two methods contradict each other: a unit whose ablation value and regression
     coefficient are both significant with opposite signs, or different rankings."""
     out = []
-    for u, r in reg.get("units", {}).items():
+    estimated = _estimated(reg.get("units", {}))
+    for u, r in estimated.items():
         a = abl.get(u)
         if a is None or math.isnan(a.get("value", math.nan)):
             continue
@@ -292,8 +317,8 @@ def method_disagreements(abl: dict, reg: dict) -> list[str]:
         if a_sig and r_sig and (a["value"] > 0) != (r["coef"] > 0):
             out.append(f"{u}: ablation {a['value']:+.4f} but regression coefficient {r['coef']:+.3f} (opposite "
                        f"signs, both significant)")
-    common = [u for u in _ranking(abl) if u in reg.get("units", {})]
-    by_reg = [u for u in sorted(reg.get("units", {}), key=lambda u: -reg["units"][u]["coef"]) if u in common]
+    common = [u for u in _ranking(abl) if u in estimated]
+    by_reg = [u for u in sorted(estimated, key=lambda u: -estimated[u]["coef"]) if u in common]
     if len(common) > 1 and common != by_reg:
         out.append(f"rankings differ: ablation {' > '.join(common)}, regression {' > '.join(by_reg)}")
     return out
@@ -319,9 +344,18 @@ class ValuesResult:
             rows.append({"method": "regression", "unit": u, "value": v["value"], "ci_lo": v["ci"][0],
                          "ci_hi": v["ci"][1]})
         for u, v in self.data["regression"]["units"].items():
+            if not v.get("converged", True):   # kept in values.json, never given as an estimate
+                rows.append({"method": "regression_coef", "unit": u, "value": math.nan, "ci_lo": math.nan,
+                             "ci_hi": math.nan})
+                continue
             rows.append({"method": "regression_coef", "unit": u, "value": v["coef"], "ci_lo": v["coef_ci"][0],
                          "ci_hi": v["coef_ci"][1]})
         return pd.DataFrame(rows, columns=["method", "unit", "value", "ci_lo", "ci_hi"])
+
+
+def _estimated(units: dict) -> dict:
+    """The regression's units whose coefficient is an estimate (the fit converged and identifies it)."""
+    return {u: v for u, v in units.items() if v.get("converged", True)}
 
 
 def _ranking(entries: dict, key: str = "value") -> list[str]:
@@ -388,7 +422,7 @@ def unit_values(base, config, *, threads=None, out_dir=None, snapshot_ply=None, 
                                   "still running then; draws dropped); value = coefficient / |reference unit's|, "
                                   "signs kept",
             "ablation": abl, "regression": reg,
-            "ranking": {"ablation": _ranking(abl), "regression": _ranking(reg["units"], "coef")},
+            "ranking": {"ablation": _ranking(abl), "regression": _ranking(_estimated(reg["units"]), "coef")},
             "methods_disagree": disagree, "sides_disagree": sides,
             "draw_rate": draws, "notes": notes, "degenerate": degenerate,
             "elapsed_s": round(time.perf_counter() - t0, 3)}

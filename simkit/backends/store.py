@@ -64,12 +64,14 @@ def _jsonable(x):
     return str(x)
 
 
-def _records_table(records: np.ndarray, spec, start: int, seed: int):
+def _records_table(records: np.ndarray, spec, start: int, seed: int, extra: dict | None = None):
     import pyarrow as pa
     cols = {"game": pa.array(np.arange(start, start + len(records), dtype=np.int64)),
             "seed": pa.array(np.full(len(records), seed, dtype=np.int64))}
     for i, f in enumerate(spec.record_fields):
         cols[f] = pa.array(np.ascontiguousarray(records[:, i]))
+    for k, v in (extra or {}).items():   # tags of every row (a playtest: the person's side)
+        cols[k] = pa.array(np.full(len(records), v, dtype=np.int64))
     return pa.table(cols)
 
 
@@ -88,17 +90,26 @@ def start_run(out: Path, scenario, config, threads: int):
         raise UsageError(f"run directory {out} already holds a run; use --resume to finish it "
                          f"or choose another --out")
     (out / "chunks").mkdir(parents=True, exist_ok=True)
+    from simkit.engine.cache import game_sources
     manifest = {"kind": "run", "status": "running", "scenario": scenario.to_dict(), "config": config.to_dict(),
-                "threads": threads, "versions": environment(),
+                "threads": threads, "versions": environment(), "sources": game_sources(scenario.spec),
                 "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
     atomic_write_json(out / "manifest.json", manifest)
 
 
-def write_chunk(out: Path, spec, seed: int, start: int, records: np.ndarray, aggregate: np.ndarray):
+ELAPSED_KEY = b"simkit.elapsed_s"   # a chunk file's metadata: the seconds the run waited for it
+
+
+def write_chunk(out: Path, spec, seed: int, start: int, records: np.ndarray, aggregate: np.ndarray,
+                elapsed: float = 0.0, extra: dict | None = None):
+    """Store one finished chunk; ``elapsed`` (the time spent on it) travels with it, so a resumed
+    run's speed counts the time of every session, not only the last one's. ``extra``: columns of
+    tags every row carries (a playtest: the person's side)."""
     import pyarrow.parquet as pq
     path = out / "chunks" / f"chunk-{start:012d}.parquet"
     tmp = path.with_name(f".{path.name}.tmp")
-    pq.write_table(_records_table(records, spec, start, seed), tmp)
+    table = _records_table(records, spec, start, seed, extra)
+    pq.write_table(table.replace_schema_metadata({ELAPSED_KEY: repr(float(elapsed)).encode()}), tmp)
     agg_tmp = out / "chunks" / f".agg-{start:012d}.npy.tmp.npy"
     np.save(agg_tmp, np.asarray(aggregate, dtype=np.int64))
     for p in (agg_tmp, tmp):   # on disk before the renames, so a power cut cannot leave a renamed empty file
@@ -116,7 +127,8 @@ def _fsync(path: Path):
 
 
 def load_chunks(out: Path, scenario, config):
-    """Yield (start, records, aggregate) of the finished chunks of a run to resume."""
+    """Yield (start, records, aggregate, elapsed) of the finished chunks of a run to resume; refused
+    (one line) when the run was started with other options or by other kernel sources."""
     import pyarrow.parquet as pq
     mpath = out / "manifest.json"
     if not mpath.exists():
@@ -130,6 +142,12 @@ def load_chunks(out: Path, scenario, config):
     if json.dumps(want, sort_keys=True, default=str) != json.dumps(have, sort_keys=True, default=str):
         raise UsageError(f"--resume: {out} was started with another scenario or options; "
                          f"run with the same target, --set, --games, --seed, --policy, --first and --chunk-size")
+    from simkit.engine.cache import game_sources
+    here = game_sources(scenario.spec)
+    if (manifest.get("sources") or {}).get("stamp") != here["stamp"]:
+        # the records depend on the kernel sources: two engines' games must not mix in one run
+        raise UsageError(f"--resume: {out} was started by other simkit code ({here['folder']}, simkit/engine or "
+                         f"simkit/policies.py changed since); start afresh: delete {out} or choose another --out")
     fields = scenario.spec.record_fields
     sizes = dict(config.chunks())
     for path in sorted((out / "chunks").glob("chunk-*.parquet")):
@@ -143,11 +161,12 @@ def load_chunks(out: Path, scenario, config):
             table = pq.read_table(path, columns=list(fields))
             records = np.column_stack([table[f].to_numpy() for f in fields]).astype(np.int32)
             aggregate = np.load(out / "chunks" / f"agg-{start:012d}.npy")
+            elapsed = float((table.schema.metadata or {}).get(ELAPSED_KEY, b"0"))
         except Exception:
             continue
         if len(records) != sizes[start]:
             continue
-        yield start, records, aggregate
+        yield start, records, aggregate, elapsed
 
 
 def finish_run(out: Path, result, complete: bool):
@@ -165,7 +184,7 @@ def finish_run(out: Path, result, complete: bool):
             os.replace(paths[0], out / "games.parquet")
             paths = []
         for p in paths:  # stream chunk by chunk: memory stays bounded
-            t = pq.read_table(p)
+            t = pq.read_table(p).replace_schema_metadata(None)
             if writer is None:
                 writer = pq.ParquetWriter(tmp, t.schema)
             writer.write_table(t)
@@ -179,7 +198,8 @@ def finish_run(out: Path, result, complete: bool):
             atomic_write_bytes(out / "aggregate.csv", ("\n".join(lines) + "\n").encode())
     manifest["status"] = "complete" if complete else "interrupted"
     manifest["games_done"] = result.games_done
-    manifest["elapsed_s"] = round(result.elapsed, 3)
+    manifest["elapsed_s"] = round(result.elapsed, 3)          # every session's, a resumed run's too
+    manifest["resumed_games"] = result.resumed_games
     manifest["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
     atomic_write_json(out / "summary.json", summary)
     atomic_write_json(out / "manifest.json", manifest)

@@ -9,8 +9,8 @@ from pathlib import Path
 import click
 
 from simkit.cli import cli
-from simkit.cli.options import (backend_options, play_options, policies_of, precision_option, scenario_options,
-                                tolerance_option)
+from simkit.cli.options import (PYTHON_POLICY_HELP, backend_options, play_options, policies_of, precision_option,
+                                scenario_options, tolerance_option)
 from simkit.cli.quality_tables import quality_options
 from simkit.cli.progress import command_progress, progress_option
 from simkit.policies import FIRST_MODES
@@ -149,7 +149,8 @@ def compare(targets, sets, games, seed, policy, policy0, policy1, first, threads
         if as_json:
             return _echo_json(res.summary())
         print_skill(res, f"B - A over skill\nA = {_esc(la)}\nB = {_esc(lb)}\n({config.games:,} games per level, "
-                         f"seed {config.seed})")
+                         f"seed {config.seed}; below the line: how games end)", differences=True,
+                    unit=a.spec.length_unit)
         if out_dir:
             click.echo(f"skill directory: {out_dir} (skill.json; one compare directory per level)")
         return None
@@ -192,17 +193,34 @@ def _print_compare(res, s, out_dir):
              "side0_win_rate": "side 0 wins", "first_player_win_rate": "first player wins", "draw_rate": "draws",
              "mean_plies": f"mean {sa['length_unit']}"}
     style = {"matters": "bold red", "significant but negligible": "yellow", "not significant": ""}
-    for m, d in s["differences"].items():
+
+    from simkit.analysis.compare import from_draws
+    explained = from_draws(s["differences"]) if s["differences"] else []
+
+    def row(m, d, name, a, b, end_section=False):
         v = d.get("verdict", "")
         thr = f" (>= {fmt.metric_diff(m, d['threshold']).lstrip('+')})" if v == "matters" else \
             f" (< {fmt.metric_diff(m, d['threshold']).lstrip('+')})" if v == "significant but negligible" else ""
-        t.add_row(names.get(m, m), fmt.metric_value(m, sa[m]), fmt.metric_value(m, sb[m]),
+        thr += ", from the draws" if m in explained else ""
+        t.add_row(name, fmt.metric_value(m, a), fmt.metric_value(m, b),
                   f"{fmt.metric_diff(m, d['diff'])} {fmt.metric_diff_ci(m, *d['ci']).removesuffix(' pp')}",
-                  _p(d["p_value"]), _p(d.get("p_holm")), f"[{style.get(v, '')}]{v}{thr}[/]" if style.get(v) else v)
-    t.add_row("decisiveness", fmt.rate(sa["decisiveness"]), fmt.rate(sb["decisiveness"]), "", "", "", "")
+                  _p(d["p_value"]), _p(d.get("p_holm")), f"[{style.get(v, '')}]{v}{thr}[/]" if style.get(v) else v,
+                  end_section=end_section)
+    diffs = list(s["differences"].items())
+    for i, (m, d) in enumerate(diffs):
+        row(m, d, names.get(m, m), sa[m], sb[m], end_section=i == len(diffs) - 1)
+    effects = s.get("side_effects") or {}
+    from simkit.analysis.side_effects import label
+    for m, d in effects.items():          # how games end: the cap rate and each end reason that happens
+        row(m, d, "capped" if m == "cap_rate" else label(m), d["a"], d["b"])
     c.print(t)
-    c.print(f"p (Holm): adjusted over the {len(s['differences'])} metrics of this table; 'practical' compares |B - A| "
-            f"with the threshold a designer would act on (docs/metrics.md)")
+    c.print(f"p (Holm): adjusted over the {len(s['differences'])} metrics above the line"
+            + (f" and, apart, over the {len(effects)} ways games end below it (capped: "
+               f"{', '.join(res.a.scenario.spec.cap_reasons)})" if effects else "")
+            + "; 'practical' compares |B - A| with the threshold a designer would act on (docs/metrics.md)")
+    never = [r for r in res.a.scenario.spec.end_reasons if f"end_{r}" not in effects]
+    if effects and never:
+        c.print(f"never in A or B: {', '.join(never)}")
     if s.get("precision") is not None:
         c.print(f"--precision {s['precision']}: " + ("reached" if s["stopped_at_precision"] else "not reached")
                 + f" after {s['games']:,} games each")
@@ -300,8 +318,7 @@ def _print_sweep(res, base, out_dir):
                          f"in the table)"), header_style="bold")
     for k in res.keys:
         t.add_column(k)
-    for col in ("games", "FPA", "±95%", "p (Holm)", "FPA practical", "side 0 wins", "draws", "decisive",
-                f"mean {base.spec.length_unit}"):
+    for col in ("games", "FPA", "±95%", "p (Holm)", "FPA practical", "side 0 wins"):
         t.add_column(col, justify="left" if col == "FPA practical" else "right")
     style = {"matters": "bold red", "negligible": "yellow"}
     for r in res.rows:
@@ -311,14 +328,41 @@ def _print_sweep(res, base, out_dir):
                   fmt.advantage(r["first_player_advantage"]), fmt.advantage(hw).lstrip("+"),
                   _p(r.get("first_player_advantage_p_holm")),
                   f"[{style[v]}]{v}[/]" if v in style else v,
-                  fmt.rate(r["side0_win_rate"]), fmt.rate(r["draw_rate"]),
-                  fmt.rate(r["decisiveness"]), fmt.length(r["mean_plies"]))
+                  fmt.rate(r["side0_win_rate"]))
     c.print(t)
     from simkit.analysis.metrics import PRACTICAL
     c.print(f"p (Holm): the FPA = 0 tests adjusted over the {len(res.rows)} cells; 'matters' = significant after "
             f"Holm and |FPA| >= {PRACTICAL['first_player_advantage']:g}, 'negligible' = significant but smaller")
+    print_side_effects(c, res.keys, res.rows, res.summaries, base.spec,
+                       f"Side effects per cell: game length, draws and how games end "
+                       f"({_esc(fmt.context(cfg.policies))}; share of games with its 95% interval)")
     if out_dir:
         c.print(f"sweep directory: {out_dir} (sweep.parquet, sweep.csv)")
+
+
+def print_side_effects(c, keys, rows, summaries, spec, title: str, labels=None):
+    """One row per setting (``rows``: its key values; ``labels``: names instead of keys): mean length,
+    draws, capped games and each end reason that ends a game of any setting, each with its 95%
+    interval (`side_effects.of_summary`), and a line naming the end reasons that never happen."""
+    from rich.table import Table
+    from simkit.analysis.side_effects import end_key, label, of_summary, seen_reasons
+    from simkit.report import fmt
+    reasons = seen_reasons(summaries)
+    t = Table(title=title, header_style="bold")
+    for k in (["setting"] if labels else keys):
+        t.add_column(k)
+    cols = [("mean_plies", f"mean {spec.length_unit}", fmt.length), ("draw_rate", "draws", fmt.rate),
+            ("cap_rate", "capped", fmt.rate)] + [(end_key(r), label(end_key(r)), fmt.rate) for r in reasons]
+    for _, name, _ in cols:
+        t.add_column(_esc(name), justify="right")
+    for i, s in enumerate(summaries):
+        fx = of_summary(s)
+        head = [labels[i]] if labels else [_esc(fmt.option_value(rows[i][k])) for k in keys]
+        t.add_row(*head, *[fmt.with_ci(*fx[m], kind=kind, sentence=False) for m, _, kind in cols])
+    c.print(t)
+    never = [r for r in spec.end_reasons if r not in reasons]
+    c.print(f"capped: ended by {', '.join(spec.cap_reasons) or 'no cap (this game has none)'}"
+            + (f"; never ends any game here: {', '.join(never)}" if never else ""))
 
 
 # ----------------------------------------------------------------------------------- values
@@ -405,9 +449,12 @@ def values(target, sets, games, seed, policy, policy0, policy1, first, threads, 
                                 snapshot_ply=snapshot_ply)
         if as_json:
             return _echo_json(sres.summary())
+        unit = {"plies": "ply", "turns": "turn"}.get(base.spec.length_unit, base.spec.length_unit)
         print_skill(sres, f"{base.spec.title} {base.name}: unit values over skill ({config.games:,} games per "
                           f"level, seed {config.seed}; ablation = expected score of one unit more, "
-                          f"regression_coef = raw logit coefficient)")
+                          f"regression_coef = raw logit coefficient at {unit} {sres.info['snapshot_ply']})")
+        click.echo(f"snapshot at {unit} {sres.info['snapshot_ply']} for every level "
+                   f"({sres.info['snapshot_ply_source']})")
         if out_dir:
             click.echo(f"skill directory: {out_dir} (skill.json; one values directory per level)")
         return None
@@ -436,7 +483,8 @@ def values(target, sets, games, seed, policy, policy0, policy1, first, threads, 
             continue
         at = fmt.MISSING if a is None or math.isnan(a["value"]) else \
             fmt.with_ci(a["value"], *a["ci"], kind=fmt.advantage, sentence=False)
-        ct = fmt.MISSING if r is None else fmt.with_ci(r["coef"], *r["coef_ci"], kind=fmt.coefficient, sentence=False)
+        ct = fmt.MISSING if r is None else "not converged" if not r.get("converged", True) else \
+            fmt.with_ci(r["coef"], *r["coef_ci"], kind=fmt.coefficient, sentence=False)
         fcl = "" if r is None or u == ref else " " + fmt.interval(*r["ci"], fmt.ratio)
         rt = fmt.MISSING if r is None or math.isnan(r["value"]) else fmt.ratio(r["value"]) + fcl
         t.add_row(u, at, ct, rt)
@@ -465,7 +513,8 @@ def values(target, sets, games, seed, policy, policy0, policy1, first, threads, 
 
 @cli.command()
 @click.argument("target")
-@click.option("--policies", required=True, metavar="P1,P2,...", help="The policies to pit against each other.")
+@click.option("--policies", required=True, metavar="P1,P2,...",
+              help="The policies to pit against each other; " + PYTHON_POLICY_HELP)
 @scenario_options
 @click.option("--games", "-n", type=int, default=10_000, show_default=True, help="Games per seat order and pair.")
 @click.option("--seed", type=int, default=0, show_default=True)
@@ -481,8 +530,9 @@ def matchup(target, policies, sets, games, seed, first, threads, chunk_size, out
     column policy, averaged over both seat orders, with a 95% interval.
 
     \b
-    Example:
+    Examples:
       simkit matchup martian_chess --policies random,greedy --games 20000
+      simkit matchup martian_chess --policies mcts:400,python:simkit.env.openspiel:mcts400 --games 10
     """
     from simkit.analysis.matchup import check_policies, matchup as run_matchup
     from simkit.engine.runner import RunConfig

@@ -159,7 +159,8 @@ def _run_skill(scenario, config, skill, threads, out_dir, as_json, resume, preci
     if as_json:
         return _echo_json(res.summary())
     print_skill(res, f"{scenario.spec.title}: {scenario.name} over skill ({config.games:,} games per level, "
-                     f"seed {config.seed}, first player {config.first})")
+                     f"seed {config.seed}, first player {config.first}; below the line: how games end)",
+                unit=scenario.spec.length_unit)
     if out_dir:
         click.echo(f"skill directory: {out_dir} (skill.json; one run directory per level)")
 
@@ -200,15 +201,20 @@ def _print_run(result, s, out_dir):
     if s.get("precision") is not None:
         c.print(f"--precision {s['precision']}: " + (f"reached after {s['games']:,} games" if s["stopped_at_precision"]
                 else f"not reached within {s['games']:,} games"))
-    c.print(f"{s['games']:,} games in {s['elapsed_s']:.2f} s "
-            f"({s['games_per_s']:,.0f} games/s)" if s.get("games_per_s") else "")
+    resumed = s.get("resumed_games") or 0
+    c.print(f"{s['games']:,} games in {s['elapsed_s']:.2f} s ({s['games_per_s']:,.0f} games/s)"
+            + (f" over the whole run ({resumed:,} of them played before this --resume)" if resumed else "")
+            if s.get("games_per_s") else "")
     if out_dir:
         c.print(f"run directory: {out_dir}")
 
 
 @cli.command()
-@click.argument("target")
+@click.argument("target", required=False)
 @scenario_options
+@click.option("--replay", type=click.Path(file_okay=False), default=None, metavar="DIR",
+              help="Replay a saved playtest (simkit playtest --out DIR): its transcript, every die and AI "
+                   "decision drawn again from the seed and checked against the recorded game.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Run seed.")
 @click.option("--game", "game_index", type=int, default=0, show_default=True,
               help="Game index within the run (the same game `simkit run` plays at that index).")
@@ -217,7 +223,7 @@ def _print_run(result, s, out_dir):
 @click.option("--policy1", default=None, help="Policy of side 1.")
 @click.option("--first", type=click.Choice(["side0", "side1"]), default=None,
               help="Who moves first (default: as `run --first alternate` would).")
-def play(target, sets, seed, game_index, policy, policy0, policy1, first):
+def play(target, sets, replay, seed, game_index, policy, policy0, policy1, first):
     """Play one game of TARGET move by move, with a text board.
 
     The trace opens with the game, variant, policies, seed, game index and first
@@ -230,13 +236,22 @@ def play(target, sets, seed, game_index, policy, policy0, policy1, first):
       simkit play martian_chess --seed 3 --policy random
       simkit play storm_the_castle --policy0 greedy --policy1 random --game 5
       simkit play warfare --set activations=3 --seed 2
+      simkit play --replay runs/playtest-martian_chess-20261202-101500
     """
+    if replay is not None:
+        from simkit.env.playtest import replay as replay_game
+        text, _ = replay_game(replay)
+        return click.echo(text)
+    if target is None:
+        raise UsageError("give TARGET (a game name or scenario file), or --replay DIR")
     from simkit.engine.runner import RunConfig, validate_config
     from simkit.scenario import load_scenario
     scenario = load_scenario(target, list(sets))
     spec = scenario.spec
     config = RunConfig(games=1, seed=seed, policies=policies_of(policy, policy0, policy1))
-    ids = validate_config(spec, config)
+    validate_config(spec, config)
+    from simkit.policies import policy_vector
+    ids = tuple(int(x) for x in policy_vector(spec, config.policies))   # a trace is the kernel's own game
     if game_index < 0:
         raise UsageError(f"--game must be >= 0, got {game_index}")
     side = game_index % 2 if first is None else (0 if first == "side0" else 1)
@@ -245,7 +260,7 @@ def play(target, sets, seed, game_index, policy, policy0, policy1, first):
     import inspect
     from simkit.games.trace import variant_label
     kw = {"variant": variant_label(scenario)} if "variant" in inspect.signature(spec.play).parameters else {}
-    click.echo(spec.play(scenario.params(), seed, game_index, side, ids, **kw))
+    click.echo(spec.play(scenario.params_for(config.policies), seed, game_index, side, ids, **kw))
 
 
 @cli.command()
@@ -348,9 +363,10 @@ def dice_warfare(attacker_mod, defender_mod, as_json):
 @click.option("--dask", "with_dask", is_flag=True,
               help="Also time one run on a Dask LocalCluster of 2 one-thread workers against the local backend "
                    "with 1 thread (the speed-up; needs simkit[dask]).")
-@click.option("--mcts-budget", type=click.IntRange(1, 1_000_000), default=400, show_default=True,
-              help="MCTS iterations per decision for the mcts rows.")
-@click.option("--policy", "policies", multiple=True, help="Only these policies (repeatable; default all).")
+@click.option("--mcts-budget", "mcts_budgets", type=click.IntRange(1, 1_000_000), multiple=True,
+              help="Search budgets of the mcts rows (repeatable; default 400 and 1600).")
+@click.option("--policy", "policies", multiple=True,
+              help="Only these policies (repeatable): a scripted one, mcts (every budget) or mcts:N.")
 @click.option("--threads", "thread_counts", type=click.IntRange(1, 1024), multiple=True,
               help="Only these thread counts (repeatable; default 1 and all).")
 @click.option("--commands", "whole", is_flag=True,
@@ -361,7 +377,7 @@ def dice_warfare(attacker_mod, defender_mod, as_json):
 @click.option("--against", type=click.Path(file_okay=False, exists=True), default=None,
               help="Another simkit checkout (e.g. `git worktree add /tmp/base v1`) measured side by side: "
                    "fresh processes alternating between the two, medians and the ratio this/other.")
-def bench(games, seconds, repeats, output, as_json, with_dask, mcts_budget, policies, thread_counts, whole,
+def bench(games, seconds, repeats, output, as_json, with_dask, mcts_budgets, policies, thread_counts, whole,
           cold_compile, against):
     """Plies (or turns) per second and games/s per game and policy, 1 thread and all threads (medians).
 
@@ -374,21 +390,25 @@ def bench(games, seconds, repeats, output, as_json, with_dask, mcts_budget, poli
       simkit bench
       simkit bench martian_chess --repeats 5 --output bench.json
       simkit bench martian_chess --dask
-      simkit bench warfare --mcts-budget 100
+      simkit bench warfare --policy mcts:400 --threads 1
       simkit bench martian_chess --policy random --threads 1 --against /tmp/base
       simkit bench martian_chess --commands --cold-compile
     """
-    from simkit.bench import run_against, run_bench, run_dask_bench
+    from simkit.bench import rate_text, run_against, run_bench, run_dask_bench
     log = None if as_json else lambda m: click.echo(m, err=True)
+    budgets = mcts_budgets or (400, 1600)
     if against:
         results = run_against(against, list(games) or None, seconds=seconds, repeats=repeats, log=log,
-                              mcts_budget=mcts_budget, policies=policies, thread_counts=thread_counts)
+                              mcts_budget=budgets[0], policies=policies, thread_counts=thread_counts)
         if output:
             from simkit.backends.store import atomic_write_json
             atomic_write_json(Path(output), results)
         return _echo_json(results) if as_json else _print_against(results)
-    results = run_bench(list(games) or None, seconds=seconds, repeats=repeats, log=log, mcts_budget=mcts_budget,
+    results = run_bench(list(games) or None, seconds=seconds, repeats=repeats, log=log, mcts_budgets=budgets,
                         policies=policies, thread_counts=thread_counts)
+    if not results["results"]:
+        raise UsageError(f"no bench cell matches --policy {', '.join(policies)}: name a policy of the game, "
+                         f"mcts, or mcts:N")
     if whole or cold_compile:
         from simkit.bench import run_whole_commands
         results["commands"] = run_whole_commands(cold_compile=cold_compile, log=log)
@@ -404,13 +424,16 @@ def bench(games, seconds, repeats, output, as_json, with_dask, mcts_budget, poli
     from simkit.cli.show import console
     from simkit.report import fmt
     t = Table(title="simkit bench (medians; speed in each game's own unit: plies or turns)", header_style="bold")
-    for c in ("game", "policy", "threads", "unit", "per s", "per s per thread", "per CPU-s", "games/s"):
+    for c in ("game", "policy", "threads", "unit", "per s", "per s per thread", "per CPU-s", "games/s",
+              "games/CPU-s", "iterations/CPU-s"):
         t.add_column(c, justify="right" if c not in ("game", "policy", "unit") else "left")
     for r in results["results"]:
         unit = r.get("length_unit") or "plies"
+        its = r.get("iterations_per_cpu_s")
         t.add_row(r["game"], r["policy"], str(r["threads"]), unit, f"{fmt.count(r['plies_per_s'])} {unit}/s",
                   f"{fmt.count(r['plies_per_s'] / r['threads'])} {unit}/s", f"{fmt.count(r['plies_per_cpu_s'])} {unit}",
-                  fmt.count(r["games_per_s"]))
+                  rate_text(r["games_per_s"]),
+                  rate_text(r["games_per_cpu_s"]) if r.get("games_per_cpu_s") else "", fmt.count(its) if its else "")
     console().print(t)
     for r in results.get("commands", ()):
         console().print(f"{r['command']}: {r['wall_s']:.2f} s wall" + (f" (median of {r['repeats']})"
@@ -483,3 +506,46 @@ def precompile(games, jobs):
             for f in cf.as_completed(futures):
                 click.echo(f"{futures[f]}: ready in {f.result():.1f} s")
     click.echo(f"all {len(names)} games ready in {time.perf_counter() - t:.1f} s wall ({jobs} at a time)")
+
+
+@cli.command()
+@click.argument("target")
+@click.argument("scenario", required=False)
+@scenario_options
+@click.option("--human", type=click.IntRange(0, 1), default=0, show_default=True, help="The side you play.")
+@click.option("--against", default="mcts:400", show_default=True,
+              help="The AI's policy (any policy name, e.g. greedy, mcts:1600, python:MOD:FACTORY).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the dice and the AI's draws.")
+@click.option("--first", type=click.IntRange(0, 1), default=0, show_default=True, help="The side that moves first.")
+@click.option("--out", type=click.Path(file_okay=False), default=None,
+              help="Where the game is saved (default: runs/playtest-<game>-<time>).")
+@click.option("--no-save", is_flag=True, help="Save nothing.")
+def playtest(target, scenario, sets, human, against, seed, first, out, no_save):
+    """Play TARGET yourself in the terminal against simkit's AI.
+
+    TARGET is a game name or a scenario file; SCENARIO a scenario of that game by
+    name. The board is drawn as `simkit play` draws it; your legal moves are listed
+    as short codes: type one (or its number), `hint` for the AI's suggestion, `undo`
+    to take back your last move, `resign`, or `help`. Dice are rolled as a run rolls
+    them and shown with their odds. The game is saved as a run directory (a
+    games.parquet row tagged with your side, moves.json, trace.txt); replay it with
+    `simkit play --replay DIR`.
+
+    \b
+    Examples:
+      simkit playtest martian_chess --human 0 --against mcts:400
+      simkit playtest martian_chess clock_off --set komi=1 --human 1 --against greedy
+    """
+    from simkit.env import game_scenario
+    from simkit.env.playtest import playtest as run_playtest
+    if scenario is not None or "/" not in target and not target.endswith(".toml"):
+        sc = game_scenario(target, scenario, list(sets) or None)
+    else:
+        from simkit.scenario import load_scenario
+        sc = load_scenario(target, list(sets))
+    from simkit.cli.compiling import announce
+    announce(sc.spec, "trace")
+    if out is None and not no_save:
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        out = Path("runs") / f"playtest-{sc.game}-{stamp}"
+    run_playtest(sc, human, against, seed=seed, first=first, out=None if no_save else out)

@@ -12,11 +12,18 @@ def scenario_options(f):
     return f
 
 
+# what every --policy help says of Python agents (simkit.env.agents)
+PYTHON_POLICY_HELP = ("python:MOD:FACTORY plays your Python agent through the step API: slow (Python runs at "
+                      "every decision, far slower than the kernels: ask for fewer games; --backend dask --workers N "
+                      "spreads its games over processes where the command has it); docs/agents.md.")
+
+
 def play_options(f):
     for deco in reversed([
         click.option("--games", "-n", type=int, default=10_000, show_default=True, help="Games to play."),
         click.option("--seed", type=int, default=0, show_default=True, help="Run seed: same seed, same games."),
-        click.option("--policy", default=None, help="Policy of both sides (default greedy)."),
+        click.option("--policy", default=None, help="Policy of both sides (default greedy): a scripted policy, "
+                     "mcts:N, eps:P:POLICY, or " + PYTHON_POLICY_HELP),
         click.option("--policy0", default=None, help="Policy of side 0 (overrides --policy)."),
         click.option("--policy1", default=None, help="Policy of side 1 (overrides --policy)."),
         click.option("--first", type=click.Choice(FIRST_MODES), default="alternate", show_default=True,

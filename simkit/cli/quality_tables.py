@@ -49,7 +49,7 @@ def print_quality_compare(qc, out_dir=None):
         cell = [f"{_f(v['mean'], fmt)} [{_f(v['ci'][0], fmt)}, {_f(v['ci'][1], fmt)}]"
                 + (f" n={v['games']}" if v["games"] != s["games"] else "") for v in (a, b)]
         diff = f"{_f(d['diff'], dfmt)} [{_f(d['ci'][0], dfmt)}, {_f(d['ci'][1], dfmt)}]"
-        how = "bootstrap" if "bootstrap" in d["method"] else "paired t"
+        how = "bootstrap" if "bootstrap" in d["method"] else "score" if "score" in d["method"] else "paired t"
         if "rule of three" in d["method"]:
             how += ", 3/n floor"
         style = "bold red" if d["significant"] else ""

@@ -7,6 +7,7 @@ from simkit.cli import cli
 from simkit.cli.analysis_commands import _echo_json, _out_dir
 from simkit.cli.options import scenario_options
 from simkit.cli.progress import command_progress, progress_option
+from simkit.cli.options import PYTHON_POLICY_HELP
 from simkit.policies import FIRST_MODES
 
 
@@ -42,16 +43,20 @@ def _saves(files: str, kind: str, printed: str):
 @scenario_options
 @click.option("--rungs", default=None, metavar="P1,P2,...",
               help="The ladder's policies, weakest first (default: random, greedy, mcts:START doubling "
-                   "up to --ceiling).")
+                   "up to --ceiling); " + PYTHON_POLICY_HELP)
 @click.option("--start", type=int, default=50, show_default=True, help="First MCTS budget.")
 @click.option("--ceiling", type=int, default=400, show_default=True, help="Largest MCTS budget.")
 @click.option("--games", "-n", type=int, default=200, show_default=True, help="Games per seat order per rung.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--first", type=click.Choice(FIRST_MODES), default="alternate", show_default=True)
 @click.option("--threads", type=int, default=None, help="Numba threads (default: all cores).")
+@click.option("--draw-diagnosis/--no-draw-diagnosis", default=True, show_default=True,
+              help="Where draws or capped games dominate a rung, measure whether they belong to the game or the "
+                   "players (docs/skill.md, \"Draw diagnosis\").")
 @_saves("ladder.json/ladder.csv", "ladder", "ladder.json")
 @progress_option
-def ladder(target, sets, rungs, start, ceiling, games, seed, first, threads, out, no_save, as_json, progress):
+def ladder(target, sets, rungs, start, ceiling, games, seed, first, threads, draw_diagnosis, out, no_save, as_json,
+           progress):
     """Skill ladder of TARGET: each rung against the rung below, both seat orders, same seeds.
 
     A rung gains when its score's 95% interval is above 1/2; the skill depth is
@@ -75,7 +80,7 @@ def ladder(target, sets, rungs, start, ceiling, games, seed, first, threads, out
     out_dir = _out_dir("ladder", f"{sc.game}-{sc.name}", out, no_save)
     runs = 2 * (len(names) - 1)             # each rung against the one below, both seat orders
     with command_progress(progress, "ladder", total=runs * games, runs=runs):
-        res = run_ladder(sc, names, config, threads=threads, out_dir=out_dir)
+        res = run_ladder(sc, names, config, threads=threads, out_dir=out_dir, draws=draw_diagnosis)
     if as_json:
         return _echo_json(res.summary())
     from rich.table import Table
@@ -85,9 +90,8 @@ def ladder(target, sets, rungs, start, ceiling, games, seed, first, threads, out
     for col in ("rung", "vs", "score [95% CI]", "draws", "gain"):
         t.add_column(col, justify="right" if col in ("score [95% CI]", "draws") else "left")
     for s in res.steps:
-        gain = "significant" if s["ci"][0] > 0.5 else "not significant"
         t.add_row(s["rung"], s["below"], f"{s['score']:.3f} [{s['ci'][0]:.3f}, {s['ci'][1]:.3f}]",
-                  f"{s['draw_rate']:.1%}", gain)
+                  f"{s['draw_rate']:.1%}", s["gain"])
     c = console()
     c.print(t)
     summ = res.summary()
@@ -97,26 +101,47 @@ def ladder(target, sets, rungs, start, ceiling, games, seed, first, threads, out
     for s in res.steps:
         for f in s["flags"]:
             c.print(f"[yellow]degenerate play:[/yellow] {f}")
+    if res.draw_diagnosis:
+        c.print(f"[yellow]draw diagnosis:[/yellow] {res.draw_diagnosis['finding']}")
     if out_dir:
         c.print(f"ladder directory: {out_dir} (ladder.json, ladder.csv)")
 
 
-def print_skill(result, title: str):
-    """The per-metric table of `run --skill`: estimate per level and the verdict."""
+def print_skill(result, title: str, differences: bool = False, unit: str = "plies"):
+    """The per-metric table of `run --skill` (and of compare/values --skill, whose metrics are
+    ``differences``): estimate per level and the verdict; shares of games (draws, end reasons) in
+    percent, or percentage points for a difference."""
     from rich.table import Table
+    from simkit.analysis.side_effects import label
     from simkit.cli.show import console
+    from simkit.report import fmt as F
     t = Table(title=title, header_style="bold")
     t.add_column("metric")
     for lvl in result.levels:
         t.add_column(lvl, justify="right")
     t.add_column("trend per level [95% CI]", justify="right")
     t.add_column("verdict")
-    for m, v in result.metrics.items():
-        fmt = "{:+.1f}" if m in ("mean_length", "mean_plies") else "{:+.4f}"
-        cells = [f"{fmt.format(e)} [{fmt.format(lo)}, {fmt.format(hi)}]" for e, lo, hi in v["estimates"]]
+    side = [m for m in result.metrics if m == "cap_rate" or m.startswith("end_")]
+    names = list(result.metrics)
+    for i, (m, v) in enumerate(result.metrics.items()):
+        rate = F.kind_of(m) is F.rate
+        why = v.get("missing") or {}
+        if rate:
+            kind = F.rate_diff if differences else F.rate
+            cells = [why.get(lvl, "-") if e != e else f"{kind(e)} {F.interval(lo, hi, kind).removesuffix(' pp')}"
+                     for lvl, (e, lo, hi) in zip(result.levels, v["estimates"])]
+        else:
+            f = "{:+.1f}" if m in ("mean_length", "mean_plies") else "{:+.4f}"
+            cells = [why.get(lvl, "-") if e != e else f"{f.format(e)} [{f.format(lo)}, {f.format(hi)}]"
+                     for lvl, (e, lo, hi) in zip(result.levels, v["estimates"])]
         tr = v["trend"]
-        t.add_row(m.replace("_", " "), *cells, f"{tr['slope']:+.4g} [{tr['ci'][0]:+.4g}, {tr['ci'][1]:+.4g}]",
-                  v["verdict"])
+        name = label(m, unit) if m in side else m.replace("_", " ")
+        slope = "-" if tr["slope"] != tr["slope"] else \
+            f"{F.rate_diff(tr['slope'])} {F.interval(*tr['ci'], F.rate_diff).removesuffix(' pp')}" if rate else \
+            f"{tr['slope']:+.4g} [{tr['ci'][0]:+.4g}, {tr['ci'][1]:+.4g}]"
+        # a line between the balance metrics and the side effects (how games end)
+        t.add_row(name, *cells, slope, v["verdict"],
+                  end_section=bool(side) and i + 1 < len(names) and names[i + 1] == side[0])
     c = console()
     c.print(t)
     for v in result.metrics.values():
@@ -125,6 +150,11 @@ def print_skill(result, title: str):
     for lvl, s in zip(result.levels, result.runs):
         for f in s.get("degenerate", []):
             c.print(f"[yellow]degenerate play ({lvl}):[/yellow] {f}")
+    for msg in result.info.get("order_messages", []):
+        c.print(f"[yellow]skill order:[/yellow] {msg}")
+    dd = result.info.get("draw_diagnosis")
+    if dd:
+        c.print(f"[yellow]draw diagnosis:[/yellow] {dd['finding']}")
 
 
 @cli.command()
@@ -134,7 +164,8 @@ def print_skill(result, title: str):
               help="A rule option to search: KEY=A..B (integers), KEY=A..B:STEP (floats) or KEY=V1,V2,... "
                    "(repeatable).")
 @click.option("--objective", "objectives", multiple=True, metavar="METRIC=T",
-              help="METRIC=T, METRIC<=T, METRIC>=T or METRIC=A..B, optionally @WEIGHT (repeatable); metrics: "
+              help="METRIC=T, METRIC<=T, METRIC>=T or METRIC=A..B, optionally @WEIGHT, or METRIC=min / "
+                   "METRIC=max with the other objectives as constraints (repeatable); metrics: "
                    "first_player_advantage, draw_rate, mean_length, decisiveness, side0_win_rate, ...")
 @click.option("--lexicographic", is_flag=True, help="Compare objectives in the order given, not by weighted sum.")
 @click.option("--tolerance", type=float, default=0.01, show_default=True,
@@ -144,23 +175,36 @@ def print_skill(result, title: str):
 @click.option("--verify-games", type=int, default=None,
               help="Games per finalist in the verification (default 8x --games).")
 @click.option("--finalists", type=click.IntRange(1, 10), default=3, show_default=True)
+@click.option("--panel", default=None, metavar="P1,P2,...",
+              help="With --objective strength: the opponents every setting of --policy plays, both seats "
+                   "(default: greedy, the policy with its current knobs, the policy at half its budget).")
 @_players
 @_threads
 @_saves("tune.json/tune.csv", "tune", "tune.json")
 @progress_option
-def tune(target, sets, knobs, objectives, lexicographic, tolerance, games, verify_games, finalists, policy,
+def tune(target, sets, knobs, objectives, lexicographic, tolerance, games, verify_games, finalists, panel, policy,
          policy0, policy1, seed, first, threads, out, no_save, as_json, progress):
     """Search rule knobs of TARGET for the setting that meets the objectives.
 
     Successive halving on common random numbers, then a verification of the
     finalists on fresh games; prints the recommended setting with every
-    objective's estimate, 95% interval and whether it is met.
+    objective's estimate, 95% interval and whether it is met, and its side
+    effects: length, draws, caps and end reasons against the unchanged
+    scenario on the same games (the verdict names those that moved).
 
     \b
     Examples:
       simkit tune storm_the_castle --knob dispatch_points=2..6 --objective first_player_advantage=0
       simkit tune martian_chess --knob deadlock_plies=8..20 --objective first_player_advantage=0 \\
           --objective draw_rate<=0.3 --policy random
+      simkit tune martian_chess --knob clock=deadlock,leader --knob komi=0,0.5 --policy greedy \\
+          --objective draw_rate=min --objective first_player_advantage=0 --tolerance 0.02
+      simkit tune skorm --policy mcts:400 --knob mcts_c=0.5,1,2 --knob mcts_prior_temp=0.5,1 \\
+          --objective strength=max --games 100
+
+    With --objective strength the knobs are the search knobs of --policy (mcts_*, the
+    game's own): each setting plays a panel of opponents (--panel) in both seats, and
+    its strength is its expected score against them.
     """
     from simkit.analysis.tune import metric_ci, tune as run_tune
     from simkit.cli.options import policies_of
@@ -170,38 +214,77 @@ def tune(target, sets, knobs, objectives, lexicographic, tolerance, games, verif
     config = RunConfig(games=games, seed=seed, policies=policies_of(policy, policy0, policy1), first=first)
     out_dir = _out_dir("tune", f"{sc.game}-{sc.name}", out, no_save)
     log = None if as_json else (lambda m: click.echo(m, err=True))
+    strength = any(o.split("=")[0].split("<")[0].split(">")[0].strip() == "strength" for o in objectives)
     with command_progress(progress, "tune"):     # successive halving: the number of runs is not known ahead
-        res = run_tune(target, list(knobs), list(objectives), config, base_sets=list(sets),
-                       verify_games=verify_games, tolerance=tolerance, finalists=finalists,
-                       lexicographic=lexicographic, threads=threads, out_dir=out_dir, log=log)
+        if strength:
+            from simkit.analysis.tune import tune_strength
+            res = tune_strength(target, list(knobs), list(objectives), config, base_sets=list(sets),
+                                panel=panel.split(",") if panel else None, verify_games=verify_games,
+                                tolerance=tolerance, finalists=finalists, threads=threads, out_dir=out_dir, log=log)
+        else:
+            res = run_tune(target, list(knobs), list(objectives), config, base_sets=list(sets),
+                           verify_games=verify_games, tolerance=tolerance, finalists=finalists,
+                           lexicographic=lexicographic, threads=threads, out_dir=out_dir, log=log)
     s = res.summary()
     if as_json:
         return _echo_json(s)
     from rich.table import Table
+    from rich.markup import escape
+    from simkit.analysis.tune import METRICS, goal_of, loss_number
+    from simkit.cli.analysis_commands import print_side_effects
     from simkit.cli.show import console
+    from simkit.report import fmt
     c = console()
-    t = Table(title=f"{sc.spec.title} tune: verified finalists ({res.verified[0]['games']:,} fresh games each, "
-                    f"{' vs '.join(config.policies)}, seed {seed + 1})", header_style="bold")
-    for k in res.keys:
-        t.add_column(k)
-    for o in res.objectives:
-        t.add_column(o.text, justify="right")
-    t.add_column("loss", justify="right")
-    for v in res.verified:
-        cells = []
-        for o in res.objectives:
-            e, lo, hi = metric_ci(v["summary"], o.metric)
-            cells.append(f"{e:+.4f} [{lo:+.4f}, {hi:+.4f}] {o.met(e, lo, hi, tolerance)}")
-        loss = v["loss"] if not isinstance(v["loss"], tuple) else sum(v["loss"])
-        t.add_row(*[str(x) for x in v["point"]], *cells, f"{loss:.3g}")
-    c.print(t)
+    goal = goal_of(res.objectives)
     rec = s["recommended"]
-    from simkit.report.fmt import overrides
-    c.print(f"recommended: {overrides(rec['setting'])} — "
-            + ("meets every objective" if rec["meets_all"] else "does not meet every objective: "
-               + "; ".join(f"{x['objective']} {x['result']}" for x in rec["objectives"] if x["result"] != "met")))
+
+    def table(title, entries, mark=None):
+        t = Table(title=title, header_style="bold")
+        for k in res.keys:
+            t.add_column(k)
+        for o in res.objectives:
+            t.add_column(o.text, justify="right")
+        t.add_column("loss" if goal is None else "constraints' loss", justify="right")
+        for v in entries:
+            cells = []
+            for o in res.objectives:
+                e, lo, hi = metric_ci(v["summary"], o.metric)
+                judged = o.met(v["summary"], tolerance) or ("← chosen" if v is mark else "")
+                cells.append(f"{fmt.with_ci(e, lo, hi, fmt.kind_of(METRICS[o.metric]), sentence=False)} {judged}")
+            t.add_row(*[escape(fmt.option_value(x)) for x in v["point"]], *cells,
+                      f"{loss_number(v['loss'], res.objectives):.3g}")
+        c.print(t)
+
+    def side_effects(entries, stage):
+        if stage not in res.unchanged:       # a strength tune changes the players, not the rules
+            return
+        base = res.unchanged[stage]
+        print_side_effects(c, res.keys, [], [base["summary"]] + [v["summary"] for v in entries], sc.spec,
+                           f"Side effects on the same {base['games']:,} games (first the unchanged scenario: "
+                           f"{escape(fmt.overrides(dict(zip(res.keys, base['point']))))}; share of games with its "
+                           f"95% interval)",
+                           labels=["unchanged"] + [escape(fmt.overrides(dict(zip(res.keys, v["point"]))))
+                                                   for v in entries])
+
+    who = " vs ".join(config.policies) if not strength else f"{config.policies[0]} against {', '.join(res.panel)}"
+    role = "they choose the recommendation" if len(res.verified) > 1 else "nothing to choose: they measure it"
+    table(f"{sc.spec.title} tune: verified finalists ({res.verified[0]['games']:,} fresh games each, {who}; "
+          f"{role})", res.verified, res.verified[0] if len(res.verified) > 1 else None)
+    side_effects(res.verified, "verify")
+    if res.confirmed:
+        table(f"confirmation: the recommendation on {res.confirmed['games']:,} further fresh games (the "
+              f"estimates below did not choose it)", [res.confirmed])
+        side_effects([res.confirmed], "confirm")
+    c.print(f"recommended: {escape(fmt.overrides(rec['setting']))} — {escape(rec['verdict'])}")
+    if rec.get("vs_next"):
+        n = rec["vs_next"]
+        m = METRICS[goal.metric]
+        c.print(f"{goal.metric}: chosen - runner-up ({escape(fmt.overrides(n['setting']))}) = "
+                f"{fmt.metric_diff(m, n['diff'])} {fmt.metric_diff_ci(m, *n['ci'])} on the verification games "
+                f"({fmt.p_phrase(n['p_value'])})")
     if out_dir:
-        c.print(f"tune directory: {out_dir} (tune.json, tune.csv: every evaluated setting)")
+        c.print(f"tune directory: {out_dir} (tune.json, tune.csv: every evaluated setting, the unchanged scenario "
+                f"and their side effects)")
 
 
 @cli.command()

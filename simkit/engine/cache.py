@@ -10,9 +10,13 @@ stamp is a hash of
     simkit/engine/*.py + simkit/policies.py + the kernel file's own folder
 
 (the only places a kernel's callees and constants may come from, by convention:
-a game never calls another game's kernels). A changed stamp makes numba ignore
-the old index (correctness), and the first process to see it deletes the folder's
-stale ``*.nbi``/``*.nbc`` (no orphans pile up).
+a game never calls another game's kernels). The kernels are cached in one folder
+**per stamp**, ``<root>/simkit_games_skorm/<stamp>/``: an edit makes a new folder
+(correctness), and two source trees that share the cache (a branch checkout, a wheel
+of another commit, a scratch copy) each keep their own kernels instead of deleting
+each other's on sight, which cost 50-60 CPU-s of recompiling per game at every
+switch. Old stamps are pruned by the first process that uses a folder: any stamp not
+used for ``MAX_AGE_DAYS``, and all but the ``KEEP`` most recently used.
 
 The cache path depends on the package-relative folder, not on where simkit is
 installed, so an editable checkout and a wheel install with identical sources
@@ -36,7 +40,8 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1]          # .../simkit
 SHARED = (PACKAGE / "engine", PACKAGE / "policies.py")  # code any kernel may call or read
-STAMP_FILE = "simkit-sources.stamp"
+KEEP = 8                    # source stamps kept per kernel folder (the most recently used)
+MAX_AGE_DAYS = 30           # a stamp folder unused this long is removed
 
 _roots: dict[Path, str] = {PACKAGE: "simkit"}          # kernel folder root -> its name in the cache
 _cleaned: set[str] = set()
@@ -60,6 +65,21 @@ def sources_stamp(folder: Path) -> str:
     """Hash of the shared kernel sources and of ``folder``'s (a kernel file's folder)."""
     parts = [_folder_digest(str(p)) for p in SHARED] + [_folder_digest(str(folder))]
     return hashlib.sha256("|".join(parts).encode()).hexdigest()[:32]
+
+
+def game_sources(spec) -> dict:
+    """Where a game's kernels come from and their source stamp: ``{"folder", "stamp"}`` (the folder
+    of the module holding its batch kernel). Records depend on exactly these sources, so a run
+    directory records the stamp and `--resume` refuses a run whose stamp differs. Reads files only:
+    no numba, no kernel import."""
+    import importlib.util
+    hook = spec.run_chunk
+    module = getattr(hook, "module", None) or hook.__module__
+    origin = importlib.util.find_spec(module).origin
+    folder = Path(os.path.abspath(origin)).parent
+    rel = _relative(origin)
+    name = "/".join((rel[0],) + rel[1].parts) if rel is not None else str(folder)
+    return {"folder": name, "stamp": sources_stamp(folder)}
 
 
 def _cache_base() -> Path:
@@ -89,27 +109,39 @@ def cache_dir_for(py_file: str) -> Path | None:
     return _cache_base() / "_".join((name,) + sub.parts)
 
 
-def clean_stale(cache_path: Path, stamp: str) -> bool:
-    """Delete the kernels cached in ``cache_path`` if they were built from other sources.
-    Returns True when something stale was removed."""
-    marker = cache_path / STAMP_FILE
+def prune(folder: Path, current: str, keep: int = KEEP, max_age_days: float = MAX_AGE_DAYS) -> list[Path]:
+    """Mark ``folder/current`` as used now and remove the other stamp folders of ``folder`` that are
+    older than ``max_age_days`` or beyond the ``keep`` most recently used, and the flat-layout
+    entries (``*.nbi``/``*.nbc`` directly in ``folder``) of simkit before per-stamp folders.
+    Returns what was removed."""
+    import shutil
+    import time
+    here = folder / current
     try:
-        old = marker.read_text().strip()
+        os.utime(here)
     except OSError:
-        old = None
-    if old == stamp:
-        return False
-    removed = False
-    for p in list(cache_path.glob("*.nbi")) + list(cache_path.glob("*.nbc")):
+        pass
+    gone = []
+    for p in list(folder.glob("*.nbi")) + list(folder.glob("*.nbc")) + list(folder.glob("simkit-sources.stamp")):
         try:
             p.unlink()
-            removed = True
+            gone.append(p)
         except OSError:   # another process removed it first
             pass
-    tmp = cache_path / f".{STAMP_FILE}.{os.getpid()}"
-    tmp.write_text(stamp + "\n")
-    os.replace(tmp, marker)
-    return removed
+    stamps = []
+    for d in folder.iterdir():
+        if d.is_dir() and d.name != current:
+            try:
+                stamps.append((d.stat().st_mtime, d))
+            except OSError:
+                continue
+    stamps.sort(reverse=True)                     # most recently used first
+    cutoff = time.time() - max_age_days * 86400
+    for i, (mtime, d) in enumerate(stamps):
+        if i + 1 >= keep or mtime < cutoff:       # the current stamp is one of the kept
+            shutil.rmtree(d, ignore_errors=True)
+            gone.append(d)
+    return gone
 
 
 def register_kernel_dir(folder) -> None:
@@ -127,14 +159,18 @@ def _locator_class():
         def __init__(self, py_func, py_file, cache_path: Path):
             self._py_file = py_file
             self._lineno = py_func.__code__.co_firstlineno
-            self._cache_path = str(cache_path)
             self._stamp = sources_stamp(Path(os.path.abspath(py_file)).parent)
+            self._folder = cache_path
+            self._cache_path = str(cache_path / self._stamp)     # one folder per source stamp
 
         def get_cache_path(self):
             return self._cache_path
 
         def get_source_stamp(self):
-            return (super().get_source_stamp(), self._stamp)
+            # the hash of the kernel's sources (its own file included), not numba's (mtime, size) of
+            # the file: two trees with identical sources (a checkout and a wheel, a fresh clone) share
+            # the folder, and a file's mtime would make them overwrite each other's index
+            return self._stamp
 
         @classmethod
         def from_function(cls, py_func, py_file):
@@ -148,7 +184,7 @@ def _locator_class():
                 self.ensure_cache_path()
                 if self._cache_path not in _cleaned:
                     _cleaned.add(self._cache_path)
-                    clean_stale(path, self._stamp)
+                    prune(path, self._stamp)
             except OSError:
                 return None
             return self

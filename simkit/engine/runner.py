@@ -72,6 +72,7 @@ class RunResult:
     stopped_at_precision: bool = False          # the stop callback ended the run early
     precision: float | None = None              # the --precision asked for, if any
     threads: int | None = None                  # numba threads the chunks played on (this process)
+    resumed_games: int = 0                      # games a --resume found finished on disk
 
     @property
     def games_done(self) -> int:
@@ -99,7 +100,8 @@ class RunResult:
         s["scenario"] = self.scenario.name
         s["policies"] = list(self.config.policies)
         s["seed"] = self.config.seed
-        s["elapsed_s"] = round(self.elapsed, 3)
+        s["elapsed_s"] = round(self.elapsed, 3)     # the whole run's playing time, every session's
+        s["resumed_games"] = self.resumed_games
         s["interrupted"] = self.interrupted
         s["games_requested"] = self.config.games
         s["precision"] = self.precision
@@ -144,8 +146,8 @@ def validate_config(spec, config: RunConfig) -> tuple[int, ...]:
         raise UsageError(f"--first must be one of {', '.join(FIRST_MODES)}, got {config.first!r}")
     if config.seed < 0 or config.seed >= 2**63:
         raise UsageError(f"--seed must be from 0 to 2**63-1, got {config.seed}")
-    from simkit.policies import policy_vector
-    return tuple(int(x) for x in policy_vector(spec, config.policies))
+    from simkit.policies import policy_ids
+    return tuple(x if isinstance(x, str) else int(x) for x in policy_ids(spec, config.policies))
 
 
 def simulate(scenario, config: RunConfig, *, threads: int | None = None, out_dir: str | Path | None = None,
@@ -191,7 +193,7 @@ class RunSession:
         spec = scenario.spec
         policy_ids = validate_config(spec, config)
         self.threads = run_threads(threads)
-        params = scenario.params()
+        params = scenario.params_for(config.policies)
         chunks = config.chunks()
         self.tally = Tally(spec)
         self.parts: dict = {}
@@ -200,16 +202,21 @@ class RunSession:
         self._held: dict = {}                  # start -> (records, aggregate): stored, waiting for a gap
         self._ready: deque = deque()           # (start, records, aggregate) now countable, in order
         self.out = out = Path(out_dir) if out_dir is not None else None
+        # time already spent on the games a resumed run finds on disk: the run's speed and elapsed
+        # time are over the whole run, not only this session
+        self.elapsed_before = 0.0
         if out is not None:
             if resume:
-                for start, records, aggregate in store.load_chunks(out, scenario, config):
+                for start, records, aggregate, took in store.load_chunks(out, scenario, config):
                     self._held[start] = (records, aggregate)
+                    self.elapsed_before += took
             else:
                 store.start_run(out, scenario, config, self.threads)
         have = set(self._held)
         self._advance()
         while self._ready:   # resumed chunks already on disk: counted now, not returned by step()
             self._count(*self._ready.popleft())
+        self.resumed_games = self.tally.games
         todo = [(s, c) for s, c in chunks if s not in have]
         self.backend = backend or LocalBackend()
         self.elapsed = 0.0
@@ -247,12 +254,14 @@ class RunSession:
         chunk is done. Chunks the backend finishes past a gap are stored at once and
         returned once the chunks before them are."""
         while not self._ready:
+            before = self.elapsed
             try:
                 start, records, aggregate = self._next_chunk()
             except StopIteration:
                 return None
             if self.out is not None:
-                store.write_chunk(self.out, self.scenario.spec, self.config.seed, start, records, aggregate)
+                store.write_chunk(self.out, self.scenario.spec, self.config.seed, start, records, aggregate,
+                                  elapsed=self.elapsed - before)
             self._held[start] = (records, aggregate)
             self._advance()
         start, records, aggregate = self._ready.popleft()
@@ -271,9 +280,10 @@ class RunSession:
     def finish(self, *, interrupted: bool = False, stopped: bool = False) -> RunResult:
         """Close the run: write summary and manifest (complete unless interrupted)."""
         self.close()
-        result = RunResult(self.scenario, self.config, self.tally, self.elapsed, interrupted, self.out,
+        result = RunResult(self.scenario, self.config, self.tally, self.elapsed_before + self.elapsed, interrupted,
+                           self.out,
                            self.parts if self.keep else {}, stopped_at_precision=stopped,
-                           precision=self.precision, threads=self.threads)
+                           precision=self.precision, threads=self.threads, resumed_games=self.resumed_games)
         if self.out is not None:
             complete = not interrupted and (stopped or self.tally.games == self.config.games)
             store.finish_run(self.out, result, complete=complete)

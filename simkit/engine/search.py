@@ -60,8 +60,10 @@ sampled outcome (rollout). The reward is added along the path.
 its decisions is (and, in a closed-loop game, proven lost when all are); a chance node
 when all its outcomes are proven alike. Proven nodes are scored exactly, a proven loss
 is never chosen while anything else is, and a proven win at the root is played at once.
-A decision the game scores ``>= DECISIVE`` wins at once (taking the enemy Warlord,
-walking into the keep): it is proven at creation when ``mcts_decisive`` is on.
+A finished draw is worth 1/2 to both sides, or 1/2 - ``mcts_contempt`` to the searching side
+(a draw-averse player: the draw diagnosis's probe). A decision the game scores ``>= DECISIVE``
+wins at once (taking the enemy Warlord, walking into the keep): it is proven at creation when
+``mcts_decisive`` is on.
 
 **Choice.** The root decision with most visits (a proven win first, a proven loss
 last; ties by value, then uniformly at random from the game's stream).
@@ -74,7 +76,7 @@ import numpy as np
 from numba import njit
 
 from simkit.engine.rng import rng_below_nb, rng_float_nb
-from simkit.policies import MC_C, MC_CUTOFF, MC_DECISIVE, MC_FPU, MC_PRIOR_T, MC_ROLLOUT
+from simkit.policies import MC_C, MC_CONTEMPT, MC_CUTOFF, MC_DECISIVE, MC_FPU, MC_PRIOR_T, MC_ROLLOUT
 
 ONGOING = -2                   # status_nb while the game goes on
 DECISIVE = 1.0e9               # a decision score meaning "wins at once" (exact, not a heuristic)
@@ -110,13 +112,13 @@ def new_tree_nb(cap, maxa, maxo):
 
 
 @njit(cache=True, inline="always")
-def reward_from_winner_nb(winner):
-    """Side 0's reward of a finished game: 1 win, 0.5 draw, 0 loss."""
+def reward_from_winner_nb(winner, draw0=0.5):
+    """Side 0's reward of a finished game: 1 win, 0 loss, ``draw0`` a draw (0.5, or moved by contempt)."""
     if winner == 0:
         return 1.0
     if winner == 1:
         return 0.0
-    return 0.5
+    return draw0
 
 
 @njit(cache=True, inline="always")
@@ -158,22 +160,22 @@ def _mean_nb(tf, ch):
     return tf[ch, TF_VALUE] / tf[ch, TF_VISITS]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def child_q_nb(ti, tf, ch):
-    """The owner's mean reward of visited node ``ch``; a chance node's is its outcomes' probability-weighted mean."""
+    """The owner's mean reward of visited node ``ch``. A chance node's is its outcomes' probability-weighted
+    mean, the outcomes not visited yet counted at the chance node's own mean."""
     if ti[ch, TI_KIND] != K_CHANCE:
         return _mean_nb(tf, ch)
-    num = 0.0
-    den = 0.0
+    own = _mean_nb(tf, ch)
+    q = 0.0
+    seen = 0.0
     o = ti[ch, TI_FIRST]
     while o >= 0:
         if tf[o, TF_VISITS] > 0.0:
-            num += tf[o, TF_PRIOR] * _mean_nb(tf, o)
-            den += tf[o, TF_PRIOR]
+            q += tf[o, TF_PRIOR] * _mean_nb(tf, o)
+            seen += tf[o, TF_PRIOR]
         o = ti[o, TI_NEXT]
-    if den <= 0.0:
-        return _mean_nb(tf, ch)
-    return num / den
+    return q + (1.0 - seen) * own if seen < 1.0 else q
 
 
 @njit(cache=True)
@@ -268,15 +270,52 @@ def _append_child_nb(ti, tf, node, code, mover, prior, decisive_win, stamp):
     return c
 
 
+@njit(cache=True, inline="always")
+def _puct_pick_nb(u, best, pick, ties, ch, rng):
+    if u > best + 1e-12:
+        return u, ch, 1
+    if u >= best - 1e-12:
+        ties += 1
+        if rng_below_nb(rng, ties) == 0:
+            return best, ch, ties
+    return best, pick, ties
+
+
 @njit(cache=True)
-def _select_decision_nb(ti, tf, node, c_puct, fpu, stamp, closed, rng):
-    """PUCT among the children legal in this visit (all of them in a closed-loop game)."""
-    # pass 1: availability, the mover's mean over visited children (first-play urgency), a proven win
+def _select_closed_nb(ti, tf, node, c_puct, fpu, rng):
+    """PUCT in a closed-loop game: every child was created with the node, so each was available in all
+    of the node's visits (``avail`` = the node's visits) and an untried child's Q is the node's own mean
+    for its mover (its first visit scored the position itself) minus ``fpu``. One pass."""
+    visits = tf[node, TF_VISITS]
+    mean = tf[node, TF_VALUE] / visits
+    q_new = (mean if ti[node, TI_OWNER] == ti[node, TI_MOVER] else 1.0 - mean) - fpu
+    explore = c_puct * np.sqrt(visits)
+    best = -1.0e300
+    pick = -1
+    ties = 0
+    lost = -1
+    ch = ti[node, TI_FIRST]
+    while ch >= 0:
+        if ti[ch, TI_PROVEN] == -1:
+            lost = ch
+        else:
+            n = tf[ch, TF_VISITS]
+            q = child_q_nb(ti, tf, ch) if n > 0.0 else q_new
+            best, pick, ties = _puct_pick_nb(q + explore * tf[ch, TF_PRIOR] / (1.0 + n), best, pick, ties, ch, rng)
+        ch = ti[ch, TI_NEXT]
+    return lost if pick < 0 else pick    # every decision a proven loss: take one
+
+
+@njit(cache=True)
+def _select_open_nb(ti, tf, node, c_puct, fpu, stamp, rng):
+    """PUCT among the children legal in this visit (stamped with it), each explored by how often it was
+    available (Cowling et al. 2012); an untried child's Q is the mover's mean over the tried ones minus
+    ``fpu``. A proven win is taken at once (its proof holds only for the determinisations it was legal in)."""
     vis = 0.0
     val = 0.0
     ch = ti[node, TI_FIRST]
     while ch >= 0:
-        if closed or ti[ch, TI_STAMP] == stamp:
+        if ti[ch, TI_STAMP] == stamp:
             tf[ch, TF_AVAIL] += 1.0
             if ti[ch, TI_PROVEN] == 1:
                 return ch
@@ -291,23 +330,16 @@ def _select_decision_nb(ti, tf, node, c_puct, fpu, stamp, closed, rng):
     lost = -1
     ch = ti[node, TI_FIRST]
     while ch >= 0:
-        if closed or ti[ch, TI_STAMP] == stamp:
+        if ti[ch, TI_STAMP] == stamp:
             if ti[ch, TI_PROVEN] == -1:
                 lost = ch
             else:
                 n = tf[ch, TF_VISITS]
                 q = child_q_nb(ti, tf, ch) if n > 0.0 else q_new
                 u = q + c_puct * tf[ch, TF_PRIOR] * np.sqrt(tf[ch, TF_AVAIL]) / (1.0 + n)
-                if u > best + 1e-12:
-                    best, pick, ties = u, ch, 1
-                elif u >= best - 1e-12:
-                    ties += 1
-                    if rng_below_nb(rng, ties) == 0:
-                        pick = ch
+                best, pick, ties = _puct_pick_nb(u, best, pick, ties, ch, rng)
         ch = ti[ch, TI_NEXT]
-    if pick < 0:
-        return lost     # every legal decision is a proven loss
-    return pick
+    return lost if pick < 0 else pick
 
 
 @njit(cache=True)
@@ -394,9 +426,18 @@ def _proven_reward0_nb(ti, node):
     return 1.0 if win_owner == (ti[node, TI_OWNER] == 0) else 0.0
 
 
+@njit(cache=True)
+def no_class_nb(P, S, code):
+    return 0
+
+
 def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisions_nb, apply_nb, chance_nb,
-                resolve_nb, evaluate_nb, rollout_nb, closed_loop_nb):
-    """The search over one game's hooks: ``search_nb(P, root, S, S2, knobs, budget, rng, tree) -> code``.
+                resolve_nb, evaluate_nb, rollout_nb, closed_loop_nb, class_nb=no_class_nb):
+    """The search over one game's hooks: ``search_nb(P, root, S, S2, knobs, budget, rng, tree, ban) -> code``.
+
+    ``class_nb(P, S, code) -> k`` names a decision's action class (``spec.action_classes[k]``) for a
+    ``ban:CLASS:POLICY`` searcher: ``ban`` is its mask, and its own decisions (at the root and below) never
+    include a banned class while another decision is legal. A game without classes leaves the default.
 
     A game calls this once, at import, and its kernels call the result. The hooks are the closure's
     variables, so numba calls them directly (passed as arguments, numba would lower each as a pointer
@@ -406,34 +447,59 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
     """
 
     @njit(inline="always")
-    def settled_value_nb(P, S):
+    def settled_value_nb(P, S, draw0):
         st = status_nb(P, S)
         if st != ONGOING:
-            return reward_from_winner_nb(st)
+            return reward_from_winner_nb(st, draw0)
         return evaluate_nb(P, S)
 
-    @njit
-    def leaf_value_nb(P, S, S2, knobs, horizon, outs, probs, rng):
-        """Side 0's reward of an expanded, unfinished leaf position ``S``."""
+    @njit(no_cpython_wrapper=True, no_cfunc_wrapper=True)   # only kernels call it: no wrapper to unbox the state tuples
+    def leaf_value_nb(P, S, S2, knobs, horizon, draw0, outs, probs, ti, tf, node, rng):
+        """Side 0's reward of the expanded, unfinished leaf ``node`` in position ``S``.
+
+        A chance node (``ti[node, TI_KIND] == K_CHANCE``, its outcomes expanded in ``outs`` order)
+        without rollouts is scored exactly: each outcome's position is evaluated and recorded as that
+        outcome child's first visit, and the reward is their probability-weighted mean.
+        """
         m = chance_nb(P, S, outs, probs)
         if knobs[MC_CUTOFF] > 0 and turn_nb(P, S) < horizon:
             if m > 0:
                 resolve_nb(P, S, outs[_sample_nb(probs, m, rng)], rng)
             rollout_nb(P, S, np.int64(knobs[MC_ROLLOUT]), horizon, rng)
-            return settled_value_nb(P, S)
+            return settled_value_nb(P, S, draw0)
         if m == 0:
             return evaluate_nb(P, S)
-        # the expected value over the pending event's outcomes, with their exact probabilities
         tot = 0.0
+        o = ti[node, TI_FIRST] if ti[node, TI_KIND] == K_CHANCE else -1
         for k in range(m):
             copy_nb(P, S, S2)
             resolve_nb(P, S2, outs[k], rng)
             rollout_nb(P, S2, np.int64(knobs[MC_ROLLOUT]), np.int64(-1), rng)   # settles a further event only
-            tot += probs[k] * settled_value_nb(P, S2)
+            v = settled_value_nb(P, S2, draw0)
+            tot += probs[k] * v
+            if o >= 0:
+                tf[o, TF_VISITS] = 1.0
+                tf[o, TF_VALUE] = _owner_reward_nb(ti, o, v)
+                o = ti[o, TI_NEXT]
         return tot
 
     @njit
-    def search_nb(P, root, S, S2, knobs, budget, rng, tree):
+    def legal_nb(P, S, codes, scores, player, ban):
+        """The decisions at ``S`` with their scores; the searcher's own without its banned classes (bit mask
+        ``ban``), unless nothing else is legal (a side must move)."""
+        n = decisions_nb(P, S, codes, scores)
+        if ban == 0 or to_move_nb(P, S) != player:
+            return n
+        k = 0
+        for i in range(n):
+            if (ban >> class_nb(P, S, codes[i])) & 1 == 0:
+                codes[k] = codes[i]
+                scores[k] = scores[i]
+                k += 1
+        return k if k > 0 else n
+
+    @njit(no_cpython_wrapper=True, no_cfunc_wrapper=True)   # only kernels call it (a game's choose_nb)
+    def search_nb(P, root, S, S2, knobs, budget, rng, tree, ban=0):
         """The decision ``budget`` iterations prefer in position ``root`` (left untouched): its action code.
 
         ``S`` and ``S2`` are scratch states of the same shape as ``root``; ``tree`` is ``new_tree_nb``'s
@@ -448,16 +514,18 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
         closed = closed_loop_nb(P)
         player = to_move_nb(P, root)
         horizon = turn_nb(P, root) + np.int64(knobs[MC_CUTOFF])
+        # contempt: the searching side counts a finished draw as 1/2 - mcts_contempt (a draw-averse player)
+        draw0 = 0.5 - knobs[MC_CONTEMPT] if player == 0 else 0.5 + knobs[MC_CONTEMPT]
         tree_reset_nb(ti, tf, 1 - player)
         copy_nb(P, root, S)
-        if decisions_nb(P, S, codes, scores) == 1:
+        if legal_nb(P, S, codes, scores, player, ban) == 1:
             return codes[0]                 # nothing to decide
         for it in range(max(budget, 1)):
             if ti[ROOT, TI_PROVEN] != 0:
                 break                       # the root is solved: nothing more to learn
             copy_nb(P, root, S)
             determinise_nb(P, S, player, rng)
-            node = ROOT
+            node = np.int64(ROOT)   # typed, not Literal[int](0): one compiled copy of each helper taking a node
             depth = 0
             path[depth] = ROOT
             depth += 1
@@ -467,22 +535,22 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
                     break
                 kind = ti[node, TI_KIND]
                 if kind == K_TERMINAL:
-                    r = reward_from_winner_nb(status_nb(P, S))
+                    r = reward_from_winner_nb(status_nb(P, S), draw0)
                     break
                 if kind == K_NEW:
                     st = status_nb(P, S)
                     if st != ONGOING:
                         ti[node, TI_KIND] = K_TERMINAL
-                        r = reward_from_winner_nb(st)
+                        r = reward_from_winner_nb(st, draw0)
                         if st >= 0:
                             ti[node, TI_PROVEN] = 1 if st == ti[node, TI_OWNER] else -1
-                            _prove_up_nb(ti, tf, ti[node, TI_PARENT], closed)
+                            _prove_up_nb(ti, tf, np.int64(ti[node, TI_PARENT]), closed)
                         break
                     m = chance_nb(P, S, outs, probs)
                     if m > 0:
                         _expand_chance_nb(ti, tf, node, outs, probs, m)
                     else:
-                        n = decisions_nb(P, S, codes, scores)
+                        n = legal_nb(P, S, codes, scores, player, ban)
                         _softmax_nb(scores, n, temp, priors)
                         if _expand_decisions_nb(ti, tf, node, to_move_nb(P, S), codes, scores, priors, n, decisive, it):
                             if decisive:
@@ -490,7 +558,7 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
                     if ti[node, TI_PROVEN] != 0:
                         r = _proven_reward0_nb(ti, node)
                     else:
-                        r = leaf_value_nb(P, S, S2, knobs, horizon, outs, probs, rng)
+                        r = leaf_value_nb(P, S, S2, knobs, horizon, draw0, outs, probs, ti, tf, node, rng)
                     break
                 if kind == K_CHANCE:
                     if not closed:      # this visit's probabilities (public odds do not change with a redeal,
@@ -502,11 +570,11 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
                                     tf[o, TF_PRIOR] = probs[k]
                             o = ti[o, TI_NEXT]
                     ch = _select_outcome_nb(ti, tf, node)
-                    resolve_nb(P, S, ti[ch, TI_CODE], rng)
+                    resolve_nb(P, S, np.int64(ti[ch, TI_CODE]), rng)    # int64, as the leaf's outs[k]
                 else:
                     if not closed:
                         # open loop: only the decisions legal in this determinisation compete
-                        n = decisions_nb(P, S, codes, scores)
+                        n = legal_nb(P, S, codes, scores, player, ban)
                         _softmax_nb(scores, n, temp, priors)
                         guess = ti[node, TI_FIRST]
                         mover = ti[node, TI_MOVER]
@@ -518,9 +586,12 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
                             if ch >= 0:
                                 ti[ch, TI_STAMP] = it
                                 guess = ti[ch, TI_NEXT]
-                    ch = _select_decision_nb(ti, tf, node, c_puct, fpu, it, closed, rng)
+                    if closed:
+                        ch = _select_closed_nb(ti, tf, node, c_puct, fpu, rng)
+                    else:
+                        ch = _select_open_nb(ti, tf, node, c_puct, fpu, it, rng)
                     if ch < 0:          # nothing legal is known here (a full tree): score the position
-                        r = leaf_value_nb(P, S, S2, knobs, horizon, outs, probs, rng)
+                        r = leaf_value_nb(P, S, S2, knobs, horizon, draw0, outs, probs, ti, tf, node, rng)
                         break
                     apply_nb(P, S, ti[ch, TI_CODE], rng)
                 node = ch

@@ -37,7 +37,8 @@ class Tally:
             if len(hist) > len(self.length_hist):
                 self.length_hist = np.pad(self.length_hist, (0, len(hist) - len(self.length_hist)))
             self.length_hist[: len(hist)] += hist
-            self.end_counts += np.bincount(records[:, 3], minlength=len(self.end_counts))[: len(self.end_counts)]
+            reasons = records[:, 3][records[:, 3] >= 0]   # RESIGNED (-1): ended outside the rules
+            self.end_counts += np.bincount(reasons, minlength=len(self.end_counts))[: len(self.end_counts)]
             self.column_sums += records.sum(axis=0, dtype=np.int64)
             if self.quiet is not None:
                 self.quiet += quiet_games(self.spec, records)

@@ -32,6 +32,8 @@ from typing import Any, Callable
 from simkit.scenario.schema import Option
 
 BASE_FIELDS = ("first", "winner", "plies", "end_reason")
+# end_reason of a game that ended outside the rules: a person resigned a playtest (simkit.env.playtest)
+RESIGNED = -1
 SIDES = (0, 1)
 
 
@@ -57,9 +59,9 @@ def plain_columns(*names: str) -> tuple[Column, ...]:
     return tuple(Column(n, n) for n in names)
 
 
-def per_side(stat: str) -> tuple[Column, ...]:
-    """``<stat>_<side>`` for each side."""
-    return tuple(Column(f"{stat}_{s}", stat, side=s) for s in SIDES)
+def per_side(stat: str, name: str | None = None) -> tuple[Column, ...]:
+    """``<name>_<side>`` for each side (``name`` defaults to ``stat``: the label tables print)."""
+    return tuple(Column(f"{name or stat}_{s}", stat, side=s) for s in SIDES)
 
 
 def per_side_unit(stat: str, units) -> tuple[Column, ...]:
@@ -148,7 +150,17 @@ class GameSpec:
     dice: str | None = None
     # folder of the game's scenarios when it lives outside simkit/scenarios/ (a test game)
     scenario_dir: str | None = None
+    # where the search's knob table (simkit.policies.mcts_params: a row per side) sits in the params tuple,
+    # and the game's own knobs after the shared ones (option names); None: policies take no /KNOB=VALUE
+    knobs_slot: int | None = None
+    search_knobs: tuple[str, ...] = ()
+    # the action classes a ``ban:CLASS:POLICY`` player never uses (bit k of its ban mask = class k); the kernel
+    # filters them out of that side's options for every policy, and its search hooks name each decision's class
+    action_classes: tuple[str, ...] = ()
     extra: dict = field(default_factory=dict)
+    # (spec, params) -> the game's simkit.env.rules.GameSteps: the step API (simkit.env), its adapters,
+    # python agents and playtests; None: the game cannot be played from outside yet
+    steps: Callable[..., Any] | None = None
     # what each record column counts, in record order (names == record_fields): per-unit,
     # per-side and unit-vs-unit statistics as data (unit_table, the report, unit values read
     # these). Empty: every column is plain (no per-unit or per-side statistics).

@@ -24,6 +24,10 @@ EXAMPLES = {
     "matchup-martian-chess": [["matchup", "martian_chess", "--policies", "random,greedy,mcts:100",
                                "--games", "200"]],
     "ladder-martian-chess": [["ladder", "martian_chess", "--ceiling", "200", "--games", "200"]],
+    # issue 22's ladder of Warfare!: under the default cap_result=draw search against search rarely finishes
+    # (docs/skill.md, the draw diagnosis); scripts/warfare_search.py mustshow runs it and prints the numbers
+    "ladder-warfare": [["ladder", "warfare", "--rungs", "random,greedy,mcts:100,mcts:400,mcts:1600", "--games",
+                        "100", "--set", "cap_result=material"]],
     "skill-warfare": [["run", "warfare", "--games", "100", "--skill", "greedy,mcts:25,mcts:100"]],
     "quality": [["quality", g, "--games", "500"] for g in ("martian_chess", "skorm", "storm_the_castle", "warfare")],
     # compare/sweep --quality: the quality metrics of two variants (or of every cell) on the same seeds
@@ -31,6 +35,24 @@ EXAMPLES = {
                                        "--games", "4000", "--quality", "--quality-games", "1000"]],
     "sweep-quality-warfare": [["sweep", "warfare", "--vary", "activations=2..6", "--policy", "greedy",
                                "--games", "400", "--quality", "--quality-games", "200"]],
+    # the commands of the tune and sensitivity examples in docs/ (their tables: simkit.report.doc_blocks)
+    "sensitivity-warfare": [["sensitivity", "warfare", "--games", "1000"]],
+    "tune-storm": [["tune", "storm_the_castle", "--knob", "second_player_dispatch_bonus=0..4", "--objective",
+                    "first_player_advantage=0"]],
+    "tune-mc-2knob": [["tune", "martian_chess", "--knob", "komi=-0.5..0.5:0.5", "--knob", "deadlock_plies=10..18",
+                       "--objective", "first_player_advantage=0", "--objective", "draw_rate<=0.3", "--policy",
+                       "random", "--games", "4000"]],
+    "tune-skorm": [["tune", "skorm", "--knob", "second_player_first_actions=1..4", "--objective",
+                    "first_player_advantage=0", "--games", "4000"]],
+    "tune-warfare-2knob-4000": [["tune", "warfare", "--knob", "second_player_extra_activations=1..4", "--knob",
+                                 "second_player_extra_turns=1,3,5,8", "--objective", "first_player_advantage=0",
+                                 "--games", "4000", "--verify-games", "16000"]],
+    # "fewer draws, still fair": minimise the draw rate with the first-player advantage as a constraint, and
+    # see what it costs (the side effects against the unchanged scenario; docs/tune.md quotes its output)
+    "tune-mc-fewer-draws": [["tune", "martian_chess", "--knob", "clock=deadlock,leader", "--knob",
+                             "clock_plies=4..14", "--knob", "komi=0,0.5", "--objective", "draw_rate=min",
+                             "--objective", "first_player_advantage=0", "--tolerance", "0.02", "--policy", "greedy",
+                             "--games", "4000"]],
 }
 
 

@@ -71,7 +71,8 @@ def check(report_dir: Path, exe: str, shots: Path) -> list[str]:
 
 def main(argv=None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    dirs = [Path(a) for a in args] or sorted(p.parent for p in Path("reports").glob("*/index.html"))
+    from simkit.report.examples import committed_reports
+    dirs = [Path(a) for a in args] or [p.parent for p in committed_reports(Path("."))]
     exe = browser()
     if exe is None:
         print("no Chromium found (apt-get install chromium): reports not checked in a browser")

@@ -310,6 +310,22 @@ class CompareData:
         return pd.DataFrame(rows, columns=["metric", "a", "b", "difference", "ci_lo", "ci_hi", "p_value",
                                            "verdict"])
 
+    def side_effects(self) -> pd.DataFrame:
+        """B - A of the cap rate and each end reason (compare.json's ``side_effects``; empty for a
+        compare written before they existed)."""
+        return side_effects_frame(self.compare.get("side_effects"))
+
+
+def side_effects_frame(effects: dict) -> pd.DataFrame:
+    """B - A of each way games end (compare.json's or tune.json's ``side_effects``): metric, a, b,
+    difference, ci_lo, ci_hi, p_value, p_holm, verdict."""
+    rows = [{"metric": m, "a": _num(e.get("a")), "b": _num(e.get("b")), "difference": _num(e.get("diff")),
+             "ci_lo": _num((e.get("ci") or [None, None])[0]), "ci_hi": _num((e.get("ci") or [None, None])[1]),
+             "p_value": _num(e.get("p_value")), "p_holm": _num(e.get("p_holm")), "verdict": str(e.get("verdict", ""))}
+            for m, e in (effects or {}).items() if isinstance(e, dict)]
+    return pd.DataFrame(rows, columns=["metric", "a", "b", "difference", "ci_lo", "ci_hi", "p_value", "p_holm",
+                                       "verdict"])
+
 
 @dataclass
 class SweepData:
@@ -331,6 +347,15 @@ class SweepData:
             has_ci = self.table[f"{m}_ci_lo"].notna().any()
             return (not has_ci, self.PRIORITY.index(m) if m in self.PRIORITY else len(self.PRIORITY))
         return sorted(ms, key=rank)
+
+    def end_shares(self) -> dict:
+        """End reason -> its share of games in each cell (the sweep table's end_<reason> columns),
+        only the reasons that end a game somewhere in the sweep."""
+        out = {}
+        for c in self.table.columns:
+            if c.startswith("end_") and not c.endswith(("_ci_lo", "_ci_hi")) and (self.table[c] > 0).any():
+                out[c[4:]] = self.table[c].to_numpy(dtype=float)
+        return out
 
     @property
     def name(self) -> str:

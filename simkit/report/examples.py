@@ -16,6 +16,19 @@ from pathlib import Path
 DEFAULT_GAMES = 20_000
 
 
+def committed_reports(root: Path) -> list[Path]:
+    """The ``index.html`` of every example report git tracks under ``root/reports`` (``root``: the
+    checkout). `make demo` writes the git-ignored reports/demo/ next to them, which is the user's
+    output, not a committed example; outside a git checkout every report there is taken."""
+    import subprocess
+    try:
+        out = subprocess.run(["git", "-C", str(root), "ls-files", "-z", "--", "reports/*/index.html"],
+                             capture_output=True, check=True)
+    except (OSError, subprocess.CalledProcessError):
+        return sorted((root / "reports").glob("*/index.html"))
+    return sorted(root / p for p in out.stdout.decode().split("\0") if p)
+
+
 def example(game: str, games: int, runs: Path, reports: Path, seed: int = 0) -> Path:
     from simkit.engine.runner import RunConfig, simulate
     from simkit.report import build_report

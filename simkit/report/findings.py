@@ -33,9 +33,33 @@ def ci_pct(lo: float, hi: float, digits: int = 1) -> str:
     return f"95% CI {fmt.interval(lo, hi, fmt.rate)}"
 
 
-def _wilson(k, n):
+def _wilson(k, n, alpha=0.05):
     from simkit.analysis.stats import wilson
-    return wilson(k, n)
+    return wilson(k, n, alpha)
+
+
+def _not_significant(lead: str, lo90: float, hi90: float, null: float, show, mag) -> str:
+    """What a finding may say when no difference from ``null`` is detected (``lead``): "balanced"
+    only when the equivalence test (TOST: the 90% interval inside null ± FPA_THRESHOLD) shows it,
+    else no more than ``lead`` and how far from even the interval still reaches. ``show`` formats
+    a value, ``mag`` a distance."""
+    from simkit.analysis.stats import tost
+    band = fmt.interval(null - FPA_THRESHOLD, null + FPA_THRESHOLD, show)
+    ci90 = fmt.interval(lo90, hi90, show)
+    if tost((lo90 - null, hi90 - null), FPA_THRESHOLD) == "within":
+        return (f"{lead}; balanced within ±{mag(FPA_THRESHOLD)} (equivalence test: the 90% interval {ci90} "
+                f"lies inside {band})")
+    reach = max(null - lo90, hi90 - null)
+    return (f"{lead}, but balance is not shown either: the 90% interval {ci90} reaches {mag(reach)} from "
+            f"even (equivalence within ±{mag(FPA_THRESHOLD)} needs it inside {band})")
+
+
+def _points(x: float) -> str:
+    return f"{x * 100:.1f} points"
+
+
+def _score(x: float) -> str:
+    return f"{x:.4f}"
 
 
 def _name(x: str) -> str:
@@ -56,7 +80,7 @@ def run_findings(run) -> list[Finding]:
         verdict = (f"a significant advantage for the {who} player" if matters
                    else f"a significant but negligible edge for the {who} player (under {pct(FPA_THRESHOLD)} "
                         f"from even)" if sig
-                   else "no significant first-move advantage")
+                   else "no significant first-move advantage")      # the FPA finding below tests equivalence
         out.append(Finding(f"The first player wins {pct(d.share)} of decided games "
                            f"({ci_pct(d.lo, d.hi)}, {fmt.count(d.decided)} decided games): {verdict}.", "outcomes",
                            matters))
@@ -65,11 +89,15 @@ def run_findings(run) -> list[Finding]:
     if fpa is not None and not math.isnan(fpa):
         sig = lo > 0 or hi < 0
         matters = sig and abs(fpa) >= FPA_THRESHOLD
+        if not sig:
+            verdict = _not_significant("not distinguishable from zero", *_fpa_ci90(s, n), 0.0, fmt.advantage,
+                                       _score)
+        elif matters:
+            verdict = f"significant and at least the practical threshold {FPA_THRESHOLD:g}"
+        else:
+            verdict = f"significant but negligible (below the practical threshold {FPA_THRESHOLD:g})"
         out.append(Finding(f"First-player advantage (expected score − ½) is "
-                           f"{fmt.with_ci(fpa, lo, hi, fmt.advantage)}: "
-                           + (f"significant and at least the practical threshold {FPA_THRESHOLD:g}." if matters
-                              else f"significant but negligible (below the practical threshold {FPA_THRESHOLD:g})."
-                              if sig else "not distinguishable from zero."), "fpa", matters))
+                           f"{fmt.with_ci(fpa, lo, hi, fmt.advantage)}: {verdict}.", "fpa", matters))
     s0, s1 = s.get("side0_win_rate"), s.get("side1_win_rate")
     if s0 is not None and s1 is not None and (s0 + s1) > 0:
         k0, k1 = round(s0 * n), round(s1 * n)
@@ -77,11 +105,13 @@ def run_findings(run) -> list[Finding]:
         slo, shi = _wilson(k0, k0 + k1)
         sig = slo > 0.5 or shi < 0.5
         matters = sig and abs(share - 0.5) >= FPA_THRESHOLD
+        if sig:
+            verdict = "the sides are not balanced" if matters else "a significant but negligible imbalance"
+        else:
+            verdict = _not_significant("no significant imbalance", *_wilson(k0, k0 + k1, 0.10), 0.5, pct,
+                                       _points)
         out.append(Finding(f"Side 0 wins {pct(s0)} and side 1 {pct(s1)} of all games; side 0 takes "
-                           f"{pct(share)} of the decided games ({ci_pct(slo, shi)})"
-                           + (": the sides are not balanced." if matters
-                              else ": a significant but negligible imbalance." if sig
-                              else ": the sides are balanced."),
+                           f"{pct(share)} of the decided games ({ci_pct(slo, shi)}): {verdict}.",
                            "outcomes", matters))
     out.extend(_draw_and_end_findings(run, n))
     q = s.get("plies_quantiles") or {}
@@ -103,6 +133,16 @@ def run_findings(run) -> list[Finding]:
     out.extend(unit_findings(run))
     out.extend(counter_findings(run))
     return out
+
+
+def _fpa_ci90(s: dict, n: int) -> tuple[float, float]:
+    """The first-player advantage's 90% score interval from the summary's rates (TOST's interval)."""
+    from simkit.analysis.metrics import SCORES
+    from simkit.analysis.stats import score_interval
+    first = round(float(s.get("first_player_win_rate") or 0) * n)
+    second = round(float(s.get("second_player_win_rate") or 0) * n)
+    _, lo, hi = score_interval(SCORES, [second, n - first - second, first], alpha=0.10)
+    return lo - 0.5, hi - 0.5
 
 
 def _draw_and_end_findings(run, n: int) -> list[Finding]:
@@ -233,6 +273,30 @@ def compare_findings(cmp) -> list[Finding]:
                            f"{fmt.metric_diff(m, r['difference'])}{ab} "
                            f"(95% CI {fmt.metric_diff_ci(m, r['ci_lo'], r['ci_hi'])}{p}) — {verdict}.",
                            "differences_length" if _is_length(r) else "differences", flag))
+    split = cmp.compare.get("win_rate_split") or {}
+    from simkit.analysis.compare import LABELS, from_draws
+    raw = cmp.compare.get("differences") or {}
+    explained = from_draws(raw) if all(m in raw for m in ("draw_rate", *split)) and split else []
+    for win in explained:
+        x = split[win]
+        out.append(Finding(f"The {LABELS[win]} change ({fmt.rate_diff(x['diff'])}) comes from the draws: half of "
+                           f"the draw rate's change goes to each side ({fmt.rate_diff(x['from_draws'])}, 95% CI "
+                           f"{fmt.interval(*x['from_draws_ci'], fmt.rate_diff)}); who wins changes by "
+                           f"{fmt.advantage(x['from_who_wins'])} in {LABELS[x['who_wins']]} (95% CI "
+                           f"{fmt.interval(*x['from_who_wins_ci'], fmt.advantage)}, {x['who_wins_verdict']}).",
+                           "differences"))
+    ends = cmp.side_effects()
+    for _, r in ends.iterrows():
+        if r["verdict"] in ("matters", "significant but negligible"):
+            from simkit.analysis.side_effects import label
+            out.append(Finding(f"How games end: {label(r['metric'])} {fmt.rate(r['a'])} → {fmt.rate(r['b'])}, "
+                               f"{fmt.rate_diff(r['difference'])} (95% CI "
+                               f"{fmt.interval(r['ci_lo'], r['ci_hi'], fmt.rate_diff)}, Holm "
+                               f"{fmt.p_phrase(r['p_holm'])}) — {r['verdict']}.", "side_effects",
+                               r["verdict"] == "matters"))
+    if len(ends) and not any(f.figure == "side_effects" for f in out):
+        out.append(Finding("How games end does not change significantly (cap rate and every end reason, Holm-"
+                           "adjusted).", "side_effects"))
     if not out:
         out.append(Finding("compare.json lists no differences.", None))
     return out
@@ -277,6 +341,28 @@ def sweep_findings(sw) -> list[Finding]:
             if not len(fair) and not len(small):
                 out.append(Finding("Every setting of the sweep has a first-player advantage that matters "
                                    f"(significant and |FPA| >= {FPA_THRESHOLD:g}).", f"sweep_{m}", True))
+    return out + sweep_side_findings(sw)
+
+
+def sweep_side_findings(sw) -> list[Finding]:
+    """The side effects across the cells: the range of the mean length and of the cap rate, and of
+    each end reason whose share moves by at least the practical threshold between cells."""
+    out = []
+    t = sw.table
+    length = next((m for m in ("mean_plies", "mean_turns") if m in t), None)
+    ends = [c for c in t.columns if c.startswith("end_") and not c.endswith(("_ci_lo", "_ci_hi"))
+            and f"{c}_ci_lo" in t and t[c].max() - t[c].min() >= FPA_THRESHOLD]
+    for m, key in [(length, f"sweep_{length}"), ("cap_rate", "sweep_ends")] + [(c, "sweep_ends") for c in ends]:
+        if m is None or m not in t or f"{m}_ci_lo" not in t or t[m].isna().all():
+            continue
+        if m == "cap_rate" and t[m].max() == 0:
+            out.append(Finding("No game of any cell is stopped at a cap.", "sweep_ends"))
+            continue
+        lo_i, hi_i = t[m].idxmin(), t[m].idxmax()
+        name = f"the share of '{m[4:]}' endings" if m.startswith("end_") else fmt.metric_label(m, sw.length_unit)
+        out.append(Finding(f"Side effect: {name} ranges from {_sweep_val(t, m, lo_i)} at {_sweep_at(sw, lo_i)} to "
+                           f"{_sweep_val(t, m, hi_i)} at {_sweep_at(sw, hi_i)}.",
+                           key if key != f"sweep_{length}" or length in sw.metrics()[:4] else None))
     return out
 
 

@@ -127,7 +127,7 @@ def with_ci(v, lo, hi, kind=None, sentence: bool = True) -> str:
 
 _RATE = re.compile(r"(_rate|_share|^decisiveness|^share|_shares)$|^end_")
 _ADV = re.compile(r"advantage|^difference$")
-_SCORE = re.compile(r"expected_score|^score$")
+_SCORE = re.compile(r"expected_score|^score$|^strength$")
 _LENGTH = re.compile(r"^(mean|median)_(plies|turns|length)|_plies$|_turns$")
 
 

@@ -361,3 +361,48 @@ def cell_bars(data, ax):
     ax.set_ylabel(what)
     ax.set_title(f"{what} by cell (busiest {len(order)})")
     return ax
+
+
+def end_shares(data, ax):
+    """How games end per setting: one stacked bar per setting of its games' end-reason shares, the
+    game's cap reasons in red shades; data = (labels, {reason: [share per setting]}, caps)."""
+    labels, shares, caps = data
+    y = np.arange(len(labels))[::-1]
+    left = np.zeros(len(labels))
+    blues = iter(["#3b6fb6", "#e08a2c", "#2e8b57", "#8e6bbf", "#17a2b8", "#b8860b", "#5d6d7e", "#d35400"])
+    reds = iter(["#c0392b", "#e6736a", "#f1a9a0", "#922b21"])
+    for r, v in shares.items():
+        v = np.asarray(v, dtype=float) * 100
+        color = next(reds, BAD) if r in caps else next(blues, DRAW)
+        ax.barh(y, v, left=left, color=color, height=0.6, label=r.replace("_", " ") + (" (cap)" if r in caps else ""))
+        for yi, lo, w in zip(y, left, v):
+            if w >= 8:
+                ax.text(lo + w / 2, yi, f"{w:.0f}%", ha="center", va="center", fontsize=8, color="white")
+        left += v
+    ax.set_yticks(y, labels, fontsize=8.5)
+    ax.set_xlim(0, 100)
+    ax.set_xlabel("% of games")
+    ax.set_title("How games end (red shades: the game's cap reasons)")
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=min(4, max(len(shares), 1)),
+              frameon=False)
+    return ax
+
+
+def per_setting(data, ax):
+    """One metric per setting with its 95% interval, the first setting (the reference) in grey and a
+    dashed line at its value; data = (labels, [(estimate, lo, hi), ...], axis label)."""
+    labels, est, what = data
+    y = np.arange(len(labels))[::-1]
+    v = [e[0] for e in est]
+    colors = [DRAW] + [SIDE[0]] * (len(labels) - 1)
+    ax.errorbar(v, y, xerr=_err(v, [e[1] for e in est], [e[2] for e in est]), fmt="none", ecolor="#333", capsize=4)
+    ax.scatter(v, y, c=colors, zorder=3, s=40)
+    if est:
+        ax.axvline(v[0], color=DRAW, ls="--", lw=1)
+    for yi, e in zip(y, v):
+        ax.annotate(f"{e:,.1f}", (e, yi), textcoords="offset points", xytext=(0, 7), ha="center", fontsize=8)
+    ax.set_yticks(y, labels, fontsize=8.5)
+    ax.set_ylim(-0.7, len(labels) - 0.3)
+    ax.set_xlabel(what)
+    ax.grid(axis="x", alpha=0.3)
+    return ax

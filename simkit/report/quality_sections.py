@@ -204,8 +204,9 @@ def compare_quality_section(cmp, w, anchor: str):
                             ("quality_differences_counts", [r for r in rows if r["metric"] in COUNTS], "counts")):
         if part:
             w.figure(sec, key, quality_forest, (part, unit, f"{game}: A = {la}\nB = {lb}\n{_who(q)}"),
-                     f"Game quality, B - A in {what}, with 95% intervals (paired t, or a paired bootstrap for "
-                     f"ratios across games); red: significant after Holm over the {len(diffs)} metrics ({tail}).",
+                     f"Game quality, B - A in {what}, with 95% intervals (score interval for lead "
+                     f"changes, paired t for the other per-game metrics, a paired bootstrap for ratios across "
+                     f"games); red: significant after Holm over the {len(diffs)} metrics ({tail}).",
                      size=(8.5, 1.6 + 0.5 * len(part)))
     table = []
     for m in PER_GAME:

@@ -288,6 +288,14 @@ def compare_section(cmp, w: Writer, anchor: str) -> Section:
                          f"Differences B - A in {what}, B = {lb}, A = {la} ({ctx}), with 95% intervals and p-values "
                          f"(compare.json).", size=(7.5, 1.2 + 0.45 * len(part)))
         w.table(sec, "differences", diffs, f"Differences B - A (B = {lb}, A = {la}; {ctx})")
+    ends = cmp.side_effects()
+    if len(ends):
+        w.figure(sec, "side_effects", plots.compare_differences, ends,
+                 f"How games end, B - A (B = {lb}, A = {la}; {ctx}): the share of games stopped at a cap and of each "
+                 f"end reason, paired on the same games, 95% intervals; red: the change matters after Holm's "
+                 f"correction over these.", size=(7.5, 1.2 + 0.45 * len(ends)))
+        w.table(sec, "side_effects", ends, f"How games end: B - A, paired (B = {lb}, A = {la}; {ctx}); p_holm over "
+                "these rows")
     sec.findings = findings.compare_findings(cmp)
     return sec
 
@@ -321,6 +329,13 @@ def sweep_section(sw, w: Writer, anchor: str) -> Section:
                                                               if len(sw.params) > 2 else "")
                      + f" ({ctx})" + ("; the default cell outlined." if px in default and py in default else "."),
                      size=(7.5, 4.8))
+    ends = sw.end_shares()
+    if ends:
+        cells = [findings._sweep_at(sw, i) for i in sw.table.index]
+        caps = getattr(find_game(sw.game), "cap_reasons", ())
+        w.figure(sec, "sweep_ends", plots.end_shares, (cells, ends, caps),
+                 f"{base}: how games end in each cell, the share of its games by end reason ({ctx}; the intervals "
+                 f"are in the sweep table: end_<reason>_ci_lo, _ci_hi).", size=(7.5, 1.6 + 0.32 * len(cells)))
     w.table(sec, "sweep", sw.table, f"Sweep results: {base} ({ctx})", options=tuple(sw.params))
     sec.findings = findings.sweep_findings(sw)
     return sec

@@ -16,7 +16,7 @@ import pandas as pd
 
 from simkit.report import fmt
 from simkit.report.findings import Finding
-from simkit.report.plots import BAD, _err
+from simkit.report.plots import BAD, _err, end_shares, per_setting
 
 
 def _json(p: Path) -> dict:
@@ -147,6 +147,26 @@ def skill_lines(data, ax):
     return ax
 
 
+def skill_side_lines(data, ax):
+    """The side effects over the skill levels in one panel: the cap rate and each end reason's share
+    (or their B - A), estimate and 95% interval at each level, one line per metric."""
+    from simkit.analysis.side_effects import label
+    levels, entries = data
+    x = np.arange(len(levels))
+    for k, (m, entry) in enumerate(entries.items()):
+        est = entry["estimates"]
+        v = np.array([e[0] for e in est]) * 100
+        dx = (k - (len(entries) - 1) / 2) * 0.04          # side by side, so the intervals do not hide each other
+        ax.errorbar(x + dx, v, yerr=_err(v, [e[1] * 100 for e in est], [e[2] * 100 for e in est]), marker="o",
+                    capsize=3, label=f"{label(m)}: {entry['verdict']}")
+    ax.set_xticks(x, levels, fontsize=9)
+    ax.set_ylabel("% of games (or pp)")
+    ax.set_title("How games end at each level", fontsize=10)
+    ax.legend(fontsize=8, loc="best")
+    ax.grid(axis="y", alpha=0.3)
+    return ax
+
+
 def matchup_heatmap(data, ax):
     pols, m = data
     im = ax.imshow(m, cmap="RdBu", vmin=0, vmax=1)
@@ -189,7 +209,7 @@ def ladder_section(d: LadderData, w, anchor: str):
                            ("skill depth", str(s.get("skill_depth")))])
     if steps:
         w.figure(sec, "ladder", ladder_plot, steps, "Each rung's expected score against the rung below "
-                 "(both seat orders, same seeds, 95% paired interval); green: a significant gain.",
+                 "(both seat orders, same seeds, 95% score interval); green: a significant gain.",
                  size=(7.5, 3.4))
         w.table(sec, "ladder", pd.DataFrame([{"rung": x["rung"], "below": x["below"], "score": x["score"],
                                               "ci_lo": x["ci"][0], "ci_hi": x["ci"][1],
@@ -199,8 +219,13 @@ def ladder_section(d: LadderData, w, anchor: str):
         f"{stop} is the first rung that does not beat the one below significantly." if stop
         else "every rung beats the one below significantly; raise --ceiling to find the top."), "ladder")]
     for x in steps:
+        if x["ci"][1] < 0.5:
+            sec.findings.append(Finding(f"{x['rung']} loses to the rung below ({x['below']}): {x['score']:.3f} "
+                                        f"[{x['ci'][0]:.3f}, {x['ci'][1]:.3f}].", "ladder", True))
         for f in x.get("flags") or []:
             sec.findings.append(Finding(f, "ladder", True))
+    if s.get("draw_diagnosis"):
+        sec.findings.append(Finding(f"Draw diagnosis: {s['draw_diagnosis']['finding']}", "ladder", True))
     return sec
 
 
@@ -212,23 +237,40 @@ def skill_section(d: SkillData, w, anchor: str):
     sec = Section(anchor, f"Over skill: {_game_label(d)}",
                   subtitle=" < ".join(levels) + " · " + fmt.context(None, cfg.get("first"), cfg.get("seed"),
                                                                    cfg.get("games"), "games per level"))
-    sec.facts = _facts(d, [("levels", ", ".join(levels)), ("games per level", f"{int(cfg.get('games') or 0):,}")])
+    facts = [("levels", ", ".join(levels)), ("games per level", f"{int(cfg.get('games') or 0):,}")]
+    if s.get("snapshot_ply") is not None:      # values --skill: one snapshot for every level
+        facts.append(("snapshot, every level", f"{s['snapshot_ply']} ({s.get('snapshot_ply_source', '')})"))
+    sec.facts = _facts(d, facts)
     rows = []
-    for k, (m, entry) in enumerate((s.get("metrics") or {}).items()):
-        w.figure(sec, f"skill_{k}", skill_lines, (levels, m, entry),
-                 f"{m.replace('_', ' ')} at each skill level (both sides), 95% intervals; verdict "
-                 f"'{entry['verdict']}' from the trend over levels.", size=(7.5, 2.8))
+    metrics = s.get("metrics") or {}
+    side = {m: e for m, e in metrics.items() if m == "cap_rate" or m.startswith("end_")}
+    if side:
+        w.figure(sec, "skill_ends", skill_side_lines, (levels, side),
+                 "Side effects at each skill level: the share of games stopped at a cap and of each end reason "
+                 "(a compare: B - A in percentage points), 95% intervals; each verdict from its trend over levels.",
+                 size=(7.5, 3.2))
+    for k, (m, entry) in enumerate(metrics.items()):
+        if m not in side:
+            w.figure(sec, f"skill_{k}", skill_lines, (levels, m, entry),
+                     f"{m.replace('_', ' ')} at each skill level (both sides), 95% intervals; verdict "
+                     f"'{entry['verdict']}' from the trend over levels.", size=(7.5, 2.8))
         for lvl, e in zip(levels, entry["estimates"]):
             rows.append({"metric": m, "level": lvl, "estimate": e[0], "ci_lo": e[1], "ci_hi": e[2],
                          "verdict": entry["verdict"]})
         at = ", ".join(f"{lvl} {fmt.metric_value(m, e[0])}" for lvl, e in zip(levels, entry["estimates"]))
-        sec.findings.append(Finding(f"{m.replace('_', ' ')} is {entry['verdict']} over skill ({at}).",
-                                    f"skill_{k}", entry["verdict"] == "reversing"))
+        how = ("is estimated at fewer than two levels" if entry["verdict"] == "too few levels"
+               else f"is {entry['verdict']} over skill")
+        sec.findings.append(Finding(f"{m.replace('_', ' ')} {how} ({at}).",
+                                    "skill_ends" if m in side else f"skill_{k}", entry["verdict"] == "reversing"))
     if rows:
         w.table(sec, "skill", pd.DataFrame(rows), "Metrics by skill level")
     for run in s.get("runs") or []:
         for f in run.get("degenerate") or []:
             sec.findings.append(Finding(f, None, True))
+    for msg in s.get("order_messages") or []:
+        sec.findings.append(Finding(f"Skill order: {msg}.", None, True))
+    if s.get("draw_diagnosis"):
+        sec.findings.append(Finding(f"Draw diagnosis: {s['draw_diagnosis']['finding']}", None, True))
     return sec
 
 
@@ -272,8 +314,10 @@ def tune_plot(data, ax):
     v = f[metric].to_numpy(dtype=float)
     ax.errorbar(x, v, yerr=_err(v, f[f"{metric}_ci_lo"], f[f"{metric}_ci_hi"]), fmt="o", capsize=3,
                 color="#3b6fb6", label="estimate (largest sample per setting)")
-    lo, hi = target
-    if lo == hi:
+    lo, hi = target if target is not None else (None, None)     # None: a min/max objective has no target
+    if lo is None:
+        pass
+    elif lo == hi:
         ax.axhline(lo, color="#888", ls="--", lw=1, label="target")
     else:
         ax.axhspan(lo, hi, color="#2e8b57", alpha=0.12, label="target range")
@@ -287,13 +331,14 @@ def tune_plot(data, ax):
 
 
 def tune_section(d: TuneData, w, anchor: str):
-    from simkit.analysis.tune import parse_objective
+    from simkit.analysis.tune import GOALS, METRICS, parse_objective
     from simkit.report.sections import Section
     s = d.data
     cfg = d.manifest.get("config") or {}
     knobs = s.get("knobs") or []
     sec = Section(anchor, f"Tune: {_game_label(d)}", subtitle=", ".join(s.get("objectives") or []) + " · "
-                  + _context(d, cfg.get("games"), "games per setting in the first round"))
+                  + _context(d, cfg.get("games"), "games per setting in the first round"),
+                  length_unit=s.get("length_unit") or "plies")
     sec.facts = _facts(d, [("knobs", ", ".join(d.manifest.get("knobs") or knobs)),
                            ("objectives", ", ".join(s.get("objectives") or [])),
                            ("policies", " vs ".join(cfg.get("policies") or [])),
@@ -302,22 +347,93 @@ def tune_section(d: TuneData, w, anchor: str):
     csv = d.path / "tune.csv"
     if csv.exists():
         frame = pd.read_csv(csv)
-        w.table(sec, "tune", frame, "Every evaluated setting (search rounds and verification)",
+        w.table(sec, "tune", frame, "Every evaluated setting (search rounds, the finalists' verification and "
+                "the recommendation's confirmation)",
                 options=tuple(k for k in knobs if k in frame.columns))
         if len(knobs) == 1 and pd.api.types.is_numeric_dtype(frame[knobs[0]]):
             for k, text in enumerate(s.get("objectives") or []):
                 o = parse_objective(text)
+                target = None if o.op in GOALS else (o.lo, o.hi) if o.op in ("=", "range") else (o.lo, o.lo)
                 w.figure(sec, f"tune_{k}", tune_plot,
-                         (frame, knobs[0], o.metric, (o.lo, o.hi) if o.op in ("=", "range") else (o.lo, o.lo),
-                          (rec.get("setting") or {}).get(knobs[0])),
+                         (frame[frame["stage"] != "unchanged"] if "stage" in frame else frame, knobs[0], o.metric,
+                          target, (rec.get("setting") or {}).get(knobs[0])),
                          f"{o.metric.replace('_', ' ')} over {knobs[0]} (95% intervals); objective {text}.")
     if rec:
         setting = fmt.overrides(rec.get("setting") or {})
-        parts = "; ".join(f"{x['objective']}: {fmt.with_ci(x['estimate'], *x['ci'], kind=fmt.advantage)} "
+        parts = "; ".join(f"{x['objective']}: "
+                          f"{fmt.with_ci(x['estimate'], *x['ci'], kind=_objective_kind(x['objective'], METRICS))} "
                           f"{x['result']}" for x in rec.get("objectives") or [])
-        sec.findings.append(Finding(f"Recommended {setting} on {int(rec.get('games') or 0):,} fresh games: {parts}.",
+        where = ("fresh games that did not choose it" if rec.get("stage") == "confirm" else "fresh games")
+        sec.findings.append(Finding(f"Recommended {setting}, measured on {int(rec.get('games') or 0):,} {where}: "
+                                    f"{parts}.",
                                     "tune_0" if len(knobs) == 1 else None, not rec.get("meets_all")))
+    _tune_side_effects(d, w, sec, rec)
     return sec
+
+
+def _objective_kind(text: str, metrics: dict):
+    from simkit.analysis.tune import parse_objective
+    try:
+        return fmt.kind_of(metrics[parse_objective(text).metric])
+    except Exception:          # an objective this checkout cannot read: a plain number
+        return fmt.number
+
+
+def _tune_side_effects(d: TuneData, w, sec, rec: dict):
+    """The finalists' side effects: how their games end beside the unchanged scenario's (figure), every
+    paired change against it (table), and the recommendation's changes that matter (finding)."""
+    from simkit.analysis.side_effects import label
+    from simkit.report.data import side_effects_frame
+    from simkit.games import find_game
+    s = d.data
+    base, fins = s.get("unchanged"), s.get("finalists") or []
+    if not base or not fins:
+        return
+    unit = s.get("length_unit") or "plies"
+    labels = ["unchanged"] + [fmt.overrides(f.get("setting") or {}) for f in fins]
+    runs = [base.get("side_effects") or {}] + [f.get("side_effects") or {} for f in fins]
+    ends = {m[4:]: [r.get(m, [0.0])[0] for r in runs] for m in runs[0] if m.startswith("end_")}
+    ends = {r: v for r, v in ends.items() if any(x > 0 for x in v)}
+    game = (d.manifest.get("scenario") or {}).get("game")
+    caps = getattr(find_game(game), "cap_reasons", ()) if game else ()
+    length = [r.get("mean_plies") for r in runs]
+    if all(length):
+        w.figure(sec, "tune_length", per_setting, (labels, length, f"mean game length ({unit}), 95% CI"),
+                 f"Mean game length ({unit}) of the unchanged scenario (grey, dashed) and each finalist on the same "
+                 f"{int(base.get('games') or 0):,} verification games, 95% intervals (the recommendation's side "
+                 f"effects on its confirmation games are in the findings and the side-effects table).",
+                 size=(7.5, 1.2 + 0.45 * len(labels)))
+    if ends:
+        w.figure(sec, "tune_ends", end_shares, (labels, ends, caps),
+                 f"How games end: the unchanged scenario ({fmt.overrides(base.get('setting') or {})}) and each "
+                 f"finalist on the same {int(base.get('games') or 0):,} verification games.",
+                 size=(7.5, 1.6 + 0.35 * len(labels)))
+    rows = []
+    measured = [(f, "verification") for f in fins]
+    if rec and rec.get("stage") == "confirm":
+        measured.append(({"setting": rec.get("setting"), "side_effects_vs_unchanged": rec.get("side_effects")},
+                         "confirmation"))
+    for f, games in measured:
+        t = side_effects_frame(f.get("side_effects_vs_unchanged"))
+        t.insert(0, "games", games)
+        t.insert(0, "setting", fmt.overrides(f.get("setting") or {}))
+        rows.append(t)
+    frame = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
+    if len(frame):
+        frame["metric"] = frame["metric"].map(lambda m: label(m, unit))
+        w.table(sec, "tune_side_effects", frame, "Side effects of each finalist on the verification games and of "
+                "the recommendation on the confirmation games: the setting (b) minus the unchanged scenario (a) on "
+                "the same games, 95% intervals (length: paired t; rates: Tango), Holm over each setting's rows; the "
+                "objectives' own metrics are left out")
+    verdict = (rec or {}).get("verdict") or ""
+    moved = verdict.split("; and ", 1)[1] if "; and " in verdict else ""
+    key = "tune_length" if all(length) else "tune_ends" if ends else None
+    if moved:
+        sec.findings.append(Finding(f"Side effects of the recommendation against the unchanged scenario: {moved}.",
+                                    key, True))
+    elif rec and rec.get("side_effects") is not None:
+        sec.findings.append(Finding("No side effect of the recommendation (length, draws, caps, end reasons) moves "
+                                    "by an amount that matters against the unchanged scenario.", key))
 
 
 def tornado(data, ax):

@@ -44,6 +44,12 @@ class Scenario:
         """Stage 2: the flat numpy parameter arrays the kernels take."""
         return self.spec.prepare(self.rules)
 
+    def params_for(self, policies):
+        """The parameter arrays for a game between these two policies: a policy's own search knobs
+        (``mcts:400/mcts_c=0.5``) go into its side's row of the knob table."""
+        from simkit.policies import side_params
+        return side_params(self.spec, self.rules, self.params(), policies)
+
     def to_dict(self) -> dict:
         return {"game": self.game, "name": self.name, "description": self.description,
                 "path": self.path, "overrides": self.overrides, "rules": self.rules}

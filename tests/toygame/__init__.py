@@ -19,7 +19,7 @@ register_kernel_dir(Path(__file__).parent)   # before the kernels below are defi
 
 from toygame.game import (END_REASONS, OPTIONS, POLICIES, RECORD_COLUMNS, RECORD_FIELDS, UNITS,  # noqa: E402
                           play, prepare, run_chunk)
-from simkit.games.base import GameSpec  # noqa: E402
+from simkit.games.base import GameSpec, Hook  # noqa: E402
 
 SPEC = GameSpec(
     name="dice_race",
@@ -40,4 +40,6 @@ SPEC = GameSpec(
     aggregate_index=lambda params: [str(i) for i in range(int(params[0][0]) + 1)],
     length_unit="turns",
     scenario_dir=str(Path(__file__).parent / "scenarios"),
+    steps=Hook("toygame.env", "DiceRaceSteps"),
+    knobs_slot=1,
 )

@@ -6,10 +6,11 @@ from simkit.engine.rng import rng_below_nb, rng_seed_nb
 from simkit.engine.search import new_tree_nb, tree_capacity
 from simkit.engine.threads import run_blocks
 from simkit.games.base import BASE_COLUMNS, column_names, per_side_unit
-from simkit.policies import POL_BUDGET, POL_ID, max_budget, mcts_options, mcts_params
+from simkit.policies import POL_BUDGET, POL_ID, POLICY_VECTOR, max_budget, mcts_options, mcts_params
 from simkit.scenario.schema import Option
-from toygame.search import (choose_nb, M_ROLL, M_SIDE, M_STATUS, M_TURNS, NMETA, greedy_pawn_nb, move_pawn_nb,
-                            on_track_nb, random_pawn_nb)
+from simkit.engine.search import ONGOING
+from toygame.search import (choose_nb, M_ROLL, M_SIDE, M_STATUS, M_TURNS, NMETA, end_turn_nb, greedy_pawn_nb,
+                            move_pawn_nb, on_track_nb, random_pawn_nb, resolve_nb)
 
 UNITS = ("pawn",)
 POLICIES = ("random", "greedy", "mcts")
@@ -33,50 +34,87 @@ def prepare(rules):
 
 
 @njit(cache=True)
-def play_game_nb(params, knobs, seed, game, first, policies, snapshot_ply, rec, agg, log, tree):
-    track, pawns, max_turns = params[0], params[1], params[2]
-    state = np.zeros(1, dtype=np.uint64)
-    rng_seed_nb(state, seed, game)
-    pos = np.zeros((2, MAX_PAWNS), dtype=np.int64)
-    P = (params, knobs)
-    root = (pos, np.zeros(NMETA, np.int64))
-    S = (np.zeros((2, MAX_PAWNS), np.int64), np.zeros(NMETA, np.int64))
-    S2 = (np.zeros((2, MAX_PAWNS), np.int64), np.zeros(NMETA, np.int64))
+def init_game_nb(params, first, S, rec):
+    """The start: every pawn on square 0, ``first`` to roll, a cleared record."""
+    pos, meta = S
+    pos[:, :] = 0
+    meta[M_SIDE], meta[M_TURNS], meta[M_STATUS], meta[M_ROLL] = first, 0, ONGOING, 0
+    rec[:] = 0
     for s in range(2):
-        rec[F_SNAP + s] = pawns
-    side, winner, turns, reason = first, -1, 0, 1
-    while turns < max_turns:
-        roll = rng_below_nb(state, 6) + 1
-        pid = policies[POL_ID + side]
-        if pid == RANDOM:
-            i = random_pawn_nb(pos, side, pawns, track, state)
-        elif pid == GREEDY:
-            i = greedy_pawn_nb(pos, side, pawns, track, roll)
-        else:
-            meta = root[1]
-            meta[M_SIDE], meta[M_TURNS], meta[M_STATUS], meta[M_ROLL] = side, turns, -2, roll
-            i = choose_nb(P, root, S, S2, policies[POL_BUDGET + side], state, tree)
-        to, hit = move_pawn_nb(pos, side, i, roll, track, pawns)
-        if hit:
-            rec[F_KILL + side] += hit
-            rec[F_LOSS + 1 - side] += hit
-            agg[to] += hit
-        if turns < log.shape[0]:
-            log[turns, 0], log[turns, 1], log[turns, 2], log[turns, 3] = side, roll, i, to
-        turns += 1
-        if turns == snapshot_ply:
-            for s in range(2):
-                rec[F_SNAP + s] = on_track_nb(pos, s, pawns, track)
-        if on_track_nb(pos, side, pawns, track) == 0:
-            winner, reason = side, 0
-            break
-        side = 1 - side
+        rec[F_SNAP + s] = params[1]
+
+
+@njit(cache=True)
+def roll_nb(P, S, rng):
+    """The mover's die as the batch kernel rolls it, from the game's stream."""
+    return rng_below_nb(rng, 6) + 1
+
+
+@njit(cache=True)
+def policy_pawn_nb(P, S, policies, rng, S1, S2, tree):
+    """The pawn the side to move plays under its entry of the policy vector (its die rolled)."""
+    track, pawns = P[0][0], P[0][1]
+    pos, meta = S
+    side = meta[M_SIDE]
+    pid = policies[POL_ID + side]
+    if pid == RANDOM:
+        return random_pawn_nb(pos, side, pawns, track, rng)
+    if pid == GREEDY:
+        return greedy_pawn_nb(pos, side, pawns, track, meta[M_ROLL])
+    return choose_nb((P[0], P[1][side]), S, S1, S2, policies[POL_BUDGET + side], rng, tree)   # its knob row
+
+
+@njit(cache=True)
+def record_turn_nb(P, S, i, rec, agg, snapshot_ply):
+    """Move pawn ``i`` by the die, count captures, end the turn; returns the pawn's square."""
+    track, pawns = P[0][0], P[0][1]
+    pos, meta = S
+    side = meta[M_SIDE]
+    to, hit = move_pawn_nb(pos, side, i, meta[M_ROLL], track, pawns)
+    if hit:
+        rec[F_KILL + side] += hit
+        rec[F_LOSS + 1 - side] += hit
+        agg[to] += hit
+    end_turn_nb(P, S)
+    if meta[M_TURNS] == snapshot_ply:
+        for s in range(2):
+            rec[F_SNAP + s] = on_track_nb(pos, s, pawns, track)
+    return to
+
+
+@njit(cache=True)
+def finish_record_nb(P, S, first, rec, snapshot_ply):
+    track, pawns = P[0][0], P[0][1]
+    pos, meta = S
+    turns = meta[M_TURNS]
     if turns < snapshot_ply:
         for s in range(2):
             rec[F_SNAP + s] = on_track_nb(pos, s, pawns, track)
     for s in range(2):
         rec[F_FINAL + s] = on_track_nb(pos, s, pawns, track)
-    rec[0], rec[1], rec[2], rec[3] = first, winner, turns, reason
+    winner = meta[M_STATUS]
+    rec[0], rec[1], rec[2], rec[3] = first, winner, turns, 0 if winner >= 0 else 1
+
+
+@njit(cache=True)
+def play_game_nb(params, knobs, seed, game, first, policies, snapshot_ply, rec, agg, log, tree):
+    state = np.zeros(1, dtype=np.uint64)
+    rng_seed_nb(state, seed, game)
+    P = (params, knobs)
+    S = (np.zeros((2, MAX_PAWNS), np.int64), np.zeros(NMETA, np.int64))
+    S1 = (np.zeros((2, MAX_PAWNS), np.int64), np.zeros(NMETA, np.int64))
+    S2 = (np.zeros((2, MAX_PAWNS), np.int64), np.zeros(NMETA, np.int64))
+    init_game_nb(params, first, S, rec)
+    meta = S[1]
+    while meta[M_STATUS] == ONGOING:
+        roll = roll_nb(P, S, state)
+        resolve_nb(P, S, roll, state)
+        side, turns = meta[M_SIDE], meta[M_TURNS]
+        i = policy_pawn_nb(P, S, policies, state, S1, S2, tree)
+        to = record_turn_nb(P, S, i, rec, agg, snapshot_ply)
+        if turns < log.shape[0]:
+            log[turns, 0], log[turns, 1], log[turns, 2], log[turns, 3] = side, roll, i, to
+    finish_record_nb(P, S, first, rec, snapshot_ply)
 
 
 @njit(cache=True, nogil=True)
@@ -94,7 +132,7 @@ def batch_nb(params, knobs, seed, start, firsts, policies, snapshot_ply, tree_ca
 
 def run_chunk(params, seed, start, firsts, policies, snapshot_ply):
     firsts = np.asarray(firsts, dtype=np.int64)
-    pv = np.zeros(6, dtype=np.int64)
+    pv = np.zeros(POLICY_VECTOR, dtype=np.int64)
     pv[:len(policies)] = policies
     records = np.zeros((len(firsts), len(RECORD_FIELDS)), dtype=np.int32)
     agg = np.zeros((max(1, min(64, len(firsts))), int(params[0][0]) + 1), dtype=np.int64)
@@ -106,7 +144,7 @@ def run_chunk(params, seed, start, firsts, policies, snapshot_ply):
 
 
 def play(params, seed, game, first, policies):
-    pv = np.zeros(6, dtype=np.int64)
+    pv = np.zeros(POLICY_VECTOR, dtype=np.int64)
     pv[:len(policies)] = policies
     p = params[0]
     rec = np.zeros(len(RECORD_FIELDS), dtype=np.int32)

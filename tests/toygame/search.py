@@ -132,7 +132,7 @@ def resolve_nb(P, S, outcome, rng):
 @njit(cache=True)
 def evaluate_nb(P, S):
     """Side 0's progress lead (squares, home counted as the whole track), squashed by ``mcts_scale``."""
-    track, pawns = P[0][0], P[0][1]
+    pawns = P[0][1]
     pos = S[0]
     lead = 0.0
     for i in range(pawns):

@@ -12,6 +12,12 @@ def _warm():
     _play.run_chunk(params, 0, 0, [0], [2, 1, 2, 0, 0, 0], 10)   # mcts:2 vs greedy
     _play.perft(params, 1)
     _play.trajectory(params, 0, 0, 0, [1, 1])
+    from simkit.env.state import State      # the step API's functions (python agents, playtests, adapters)
+    from simkit.games.martian_chess.env import MartianChessSteps
+    s = State(MartianChessSteps(SPEC, params))
+    s.apply(s.scripted_action([2, 0, 2, 0, 0, 0]))   # mcts:2
+    s.apply(s.scripted_action([0, 1, 0, 0, 0, 0]))   # greedy
+    s.apply(s.scripted_action([0, 0, 0, 0, 0, 0]))   # random
 
 
 SPEC = GameSpec(
@@ -37,4 +43,8 @@ SPEC = GameSpec(
     aggregate_index=lambda params: [name_of(c) for c in range(32)],
     warm=_warm,
     trajectory=Hook("simkit.games.martian_chess.play", "trajectory"),
+    steps=Hook("simkit.games.martian_chess.env", "MartianChessSteps"),
+    knobs_slot=4,
+    search_knobs=("mcts_prior_moves",),
+    action_classes=("capture", "promotion", "crossing", "quiet"),   # search.ACTION_CLASSES (no numba here)
 )

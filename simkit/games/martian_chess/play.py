@@ -3,38 +3,22 @@ import numpy as np
 from numba import njit
 
 from simkit.engine.search import new_tree_nb, tree_capacity
-from simkit.engine.rng import rng_below_nb, rng_seed_nb
+from simkit.engine.rng import rng_seed_nb
 from simkit.engine.threads import run_blocks
-from simkit.games.martian_chess.search import choose_nb, new_state
-from simkit.games.martian_chess.moves import (
-    apply_move_nb, copy_position_nb, count_moves_nb, gen_moves_nb, nth_move_nb, play_move_nb, set_bitboards_nb,
-    start_turn_nb,
-)
-from simkit.games.martian_chess.policies import MCTS, RANDOM, choose_greedy_nb, evaluate_nb
-from simkit.games.martian_chess.state import (
-    END_STALEMATE, M_END, M_KOMI, M_LAST_FROM, M_LAST_TO, M_PIPS, M_PLY, M_SCORE, M_TO_MOVE, M_WINNER,
-    MAX_MOVES, NMETA, R_KOMI, R_MAX_PLIES,
-)
+from simkit.games.martian_chess.search import new_state
+from simkit.games.martian_chess.moves import copy_position_nb, gen_moves_nb, play_move_nb, start_turn_nb
+from simkit.games.martian_chess.policies import evaluate_nb
+from simkit.games.martian_chess.state import M_END, M_PLY, M_TO_MOVE, M_WINNER, MAX_MOVES, NMETA, R_KOMI, R_MAX_PLIES
+from simkit.games.martian_chess.step import finish_record_nb, init_game_nb, policy_move_nb, record_ply_nb
 from simkit.games.martian_chess.state import (   # noqa: F401 (the record layout, re-exported)
     F_CAPTURES, F_END, F_FINAL, F_FIRST, F_KILLS, F_LOSSES, F_PLIES, F_PROMOS, F_SCORE, F_SNAP, F_WINNER,
     NFIELDS, RECORD_COLUMNS, RECORD_FIELDS, TERMINAL_LEAD,
 )
-from simkit.policies import EPS_SCALE, POL_BUDGET, POL_EPS, POL_ID, POLICY_VECTOR, max_budget
+from simkit.policies import POLICY_VECTOR, max_budget
 
 # children one search iteration may add (a Martian Chess position has about 20-40 moves); a full tree
 # stops growing, which only caps very large budgets (engine/search.py: tree_capacity)
 SEARCH_WIDTH = 48
-
-
-@njit(cache=True, _nrt=False)
-def material_nb(board, rec, offset):
-    """Count pieces by type in each zone into rec[offset + side * 3 + pips - 1]."""
-    for k in range(6):
-        rec[offset + k] = 0
-    for c in range(32):
-        v = board[c]
-        if v:
-            rec[offset + (c // 16) * 3 + v - 1] += 1
 
 
 @njit(cache=True, _nrt=False)
@@ -64,89 +48,30 @@ def play_game_nb(init_board, rays, rules, weights, mc, seed, game, first, polici
     ply. Recording draws nothing from the game's stream, so the game is the same with or without it.
     """
     rng_seed_nb(rng, seed, game)
-    for c in range(32):
-        board[c] = init_board[c]
-    meta[:] = 0
-    meta[M_TO_MOVE] = first
-    meta[M_LAST_FROM] = -1
-    meta[M_LAST_TO] = -1
-    meta[M_END] = -1
-    meta[M_WINNER] = -1
-    meta[M_KOMI + 1 - first] = rules[R_KOMI]   # MC-C1: the second player's komi
-    for c in range(16):
-        meta[M_PIPS] += board[c]
-        meta[M_PIPS + 1] += board[c + 16]
-    set_bitboards_nb(board, meta)
-    rec[:] = 0
-    rec[F_FIRST] = first
-    snapped = False
+    init_game_nb(init_board, rules, first, board, meta, rec)
+    P = (rays, rules, weights, mc)
+    here = (board, meta, moves)
     tracing = tvalues.shape[0] > 0
     while True:
-        if meta[M_PLY] == snapshot_ply:
-            material_nb(board, rec, F_SNAP)
-            snapped = True
         if tracing:
             tvalues[meta[M_PLY]] = lead0_nb(board, meta, rays, weights)
         start_turn_nb(meta, rules)
-        # Side p's move under its entry of the policy vector (simkit.policies), dispatched here
-        # rather than in a call that takes every array. A random move (also epsilon's) is drawn
-        # on the move count and only that move is generated: the same draw and the same move as
-        # indexing gen_moves_nb's list. The epsilon draw happens only when epsilon > 0, so a
-        # policy without it consumes the game's stream exactly as before the degrader existed.
-        p = meta[M_TO_MOVE]
-        eps = policies[POL_EPS + p]
-        pid = policies[POL_ID + p]
-        counted = pid == RANDOM or eps > 0
-        if counted:
-            n = count_moves_nb(board, meta, rays, rules, moves)   # moves holds its per-piece counts
-        else:
-            n = gen_moves_nb(board, meta, rays, rules, moves)
-        if n == 0:  # MC-5: blocked in -> draw at once
-            meta[M_END] = END_STALEMATE
-            meta[M_WINNER] = -1
+        mv, n = policy_move_nb(P, here, policies, rng, tree, S, S2, sb, sm)
+        if mv < 0:   # MC-5: blocked in, the game is drawn
             break
         if tracing:
             tlegal[meta[M_PLY]] = n
-        if (eps > 0 and rng_below_nb(rng, EPS_SCALE) < eps) or pid == RANDOM:
-            mv = nth_move_nb(board, meta, rays, rules, moves, rng_below_nb(rng, n))
-        else:
-            if counted:
-                gen_moves_nb(board, meta, rays, rules, moves)
-            if pid == MCTS:
-                mv = choose_nb((rays, rules, weights, mc), (board, meta, moves), S, S2, policies[POL_BUDGET + p],
-                               rng, tree)
-            else:
-                mv = choose_greedy_nb(board, meta, rays, rules, weights, moves, n, rng, sb, sm)
-        s = mv // 32
-        t = mv % 32
-        v = board[s]
-        w = board[t]
         if meta[M_PLY] < log.shape[0]:
             log[meta[M_PLY]] = mv
-        captured = apply_move_nb(board, meta, rules, mv)
-        if captured:
-            rec[F_CAPTURES + p] += 1
-            rec[F_KILLS + p * 3 + v - 1] += 1
-            rec[F_LOSSES + (1 - p) * 3 + w - 1] += 1
-            deaths[t] += 1
-        elif w != 0:
-            rec[F_PROMOS + p] += 1
+        captured = record_ply_nb(rules, board, meta, mv, rec, deaths, snapshot_ply)
         if tracing:
-            tcaptures[meta[M_PLY] - 1] = 1 if captured else 0
+            tcaptures[meta[M_PLY] - 1] = captured
         if meta[M_END] >= 0:
             break
     if tracing:   # the finished game: its result, as the MCTS rewards a finished game
         w = meta[M_WINNER]
         tvalues[meta[M_PLY]] = TERMINAL_LEAD if w == 0 else -TERMINAL_LEAD if w == 1 else 0.0
-    material_nb(board, rec, F_FINAL)
-    if not snapped:
-        for k in range(6):
-            rec[F_SNAP + k] = rec[F_FINAL + k]
-    rec[F_WINNER] = meta[M_WINNER]
-    rec[F_PLIES] = meta[M_PLY]
-    rec[F_END] = meta[M_END]
-    rec[F_SCORE] = meta[M_SCORE]
-    rec[F_SCORE + 1] = meta[M_SCORE + 1]
+    finish_record_nb(board, meta, rec, snapshot_ply)
 
 
 @njit(cache=True, nogil=True)

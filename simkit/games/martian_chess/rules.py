@@ -22,7 +22,13 @@ OPTIONS = (
            min=-100, max=100, policy_knob=True),
     Option("greedy_hanging", "float", 1.0, "greedy weight: penalty per pip of the best piece left capturable",
            min=-100, max=100, policy_knob=True),
-) + mcts_options(c=1.0, rollout="random", cutoff=20, scale=1.0, prior_temp=1.0) + handicap_options(UNITS)
+) + mcts_options(c=1.0, rollout="random", cutoff=60, scale=1.0, prior_temp=0.5) + (
+    Option("mcts_prior_moves", "choice", "captures", "MCTS prior over moves: greedy's one-ply values, or only the "
+           "pips a move captures (cheaper)", choices=("captures", "greedy"), policy_knob=True),
+) + handicap_options(UNITS)
+
+
+SEARCH_KNOBS = ("mcts_prior_moves",)   # the game's own search knobs, after the shared ones (search.MC_PRIOR_MOVES)
 
 
 def validate(rules: dict) -> None:
@@ -48,6 +54,7 @@ def prepare(rules: dict):
     r[R_KOMI] = int(round(2 * rules["komi"]))   # MC-C1, half pips
     weights = np.array([rules["greedy_score"], rules["greedy_material"], rules["greedy_hanging"]],
                        dtype=np.float64)
-    mc = mcts_params(rules)
+    # the search's knob table, a row per side (policies.side_params); this game's own knob after the shared
+    mc = mcts_params(rules, [o for o in OPTIONS if o.name in SEARCH_KNOBS])
     # params[1]: the bitboard move tables (state.build_tables), where the kernels once took the rays
     return initial_board(rules["remove_0"], rules["remove_1"]), build_tables(), r, weights, mc

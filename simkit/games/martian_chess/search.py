@@ -3,7 +3,7 @@
 Search state ``S = (board, meta, moves)``: the kernel's own arrays and a move buffer
 (scratch, not copied), with the mover's turn
 already started (MC-4 ``leader`` call made) as ``play_game_nb`` has it when it asks for
-a move; a blocked mover (MC-5) is recorded as the draw at once. ``P = (rays, rules,
+a move; a blocked mover (MC-5) is the draw at once (``status_nb``). ``P = (rays, rules,
 weights, knobs)``. A decision's code is the move ``from * 32 + to`` (the step API's id).
 Martian Chess has no chance and nothing hidden: the search is closed loop.
 
@@ -25,7 +25,9 @@ from simkit.games.martian_chess.moves import (
 from simkit.games.martian_chess.policies import after_move_value_nb, choose_greedy_nb
 from simkit.games.martian_chess.policies import evaluate_nb as greedy_evaluate_nb
 from simkit.games.martian_chess.state import END_STALEMATE, M_END, M_PLY, M_TO_MOVE, M_WINNER, MAX_MOVES, NMETA
-from simkit.policies import MC_SCALE
+from simkit.policies import MC_N, MC_SCALE
+
+MC_PRIOR_MOVES = MC_N   # this game's own knob (rule mcts_prior_moves): 1 greedy's values, 0 captured pips
 
 
 @njit(cache=True, _nrt=False)
@@ -40,10 +42,16 @@ def determinise_nb(P, S, player, rng):
 
 @njit(cache=True, _nrt=False)
 def status_nb(P, S):
-    meta = S[1]
-    if meta[M_END] < 0:
-        return ONGOING
-    return meta[M_WINNER]
+    """The result, or ONGOING; a mover with no move draws at once (MC-5), checked here, where the engine
+    asks once per new position, rather than after every move it replays."""
+    board, meta = S[0], S[1]
+    if meta[M_END] >= 0:
+        return meta[M_WINNER]
+    if count_moves_nb(board, meta, P[0], P[1], S[2]) == 0:
+        meta[M_END] = END_STALEMATE
+        meta[M_WINNER] = -1
+        return -1
+    return ONGOING
 
 
 @njit(cache=True, _nrt=False)
@@ -58,11 +66,17 @@ def turn_nb(P, S):
 
 @njit(cache=True, _nrt=False)
 def decisions_nb(P, S, codes, scores):
-    """Every legal move, scored by greedy's one-ply value for the mover."""
+    """Every legal move, scored by greedy's one-ply value for the mover (``mcts_prior_moves`` = greedy), or
+    only by the pips it captures (= captures: cheaper, no look at what the move leaves hanging)."""
     rays, rules, weights = P[0], P[1], P[2]
     board, meta = S[0], S[1]
     n = gen_moves_nb(board, meta, rays, rules, codes)
     p = meta[M_TO_MOVE]
+    if P[3][MC_PRIOR_MOVES] == 0.0:
+        for i in range(n):
+            t = codes[i] % 32
+            scores[i] = board[t] if (board[t] != 0 and t // 16 != p) else 0.0
+        return n
     pawns = bits_of_nb(meta, 0)
     drones = bits_of_nb(meta, 1)
     queens = bits_of_nb(meta, 2)
@@ -73,15 +87,12 @@ def decisions_nb(P, S, codes, scores):
 
 @njit(cache=True, _nrt=False)
 def apply_nb(P, S, code, rng):
-    """Play the move and start the next mover's turn; a mover with no move draws at once (MC-5)."""
-    rays, rules = P[0], P[1]
-    board, meta = S[0], S[1]
-    play_move_nb(board, meta, rules, code)
+    """Play the move and start the next mover's turn (MC-4 ``leader`` call; MC-5 is status_nb's)."""
+    rules = P[1]
+    meta = S[1]
+    play_move_nb(S[0], meta, rules, code)
     if meta[M_END] < 0:
         start_turn_nb(meta, rules)
-        if count_moves_nb(board, meta, rays, rules, S[2]) == 0:
-            meta[M_END] = END_STALEMATE
-            meta[M_WINNER] = -1
 
 
 @njit(cache=True, _nrt=False)
@@ -128,14 +139,49 @@ def closed_loop_nb(P):
     return True
 
 
+# action classes a ban:CLASS:POLICY player can refuse (GameSpec.action_classes, in this order)
+ACTION_CLASSES = ("capture", "promotion", "crossing", "quiet")
+
+
+@njit(cache=True, _nrt=False)
+def move_class_nb(board, meta, mv):
+    """A move's class: a capture (an enemy piece in the other zone), a field promotion (onto an own piece,
+    MC-2), a crossing of the canal without capture, or a quiet move inside the own zone."""
+    t = mv % 32
+    own = t // 16 == meta[M_TO_MOVE]
+    if board[t] != 0:
+        return 1 if own else 0
+    return 3 if own else 2
+
+
+@njit(cache=True, _nrt=False)
+def class_nb(P, S, code):
+    return move_class_nb(S[0], S[1], code)
+
+
+@njit(cache=True, _nrt=False)
+def drop_banned_moves_nb(board, meta, moves, n, ban):
+    """Move the moves whose class is not banned to the front of ``moves[:n]`` (keeping their order) and
+    return how many; all ``n`` when every move is banned (a side must move)."""
+    k = 0
+    for i in range(n):
+        mv = moves[i]
+        if (ban >> move_class_nb(board, meta, mv)) & 1 == 0:
+            moves[i] = moves[k]
+            moves[k] = mv
+            k += 1
+    return k if k > 0 else n
+
+
 search_nb = make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisions_nb, apply_nb, chance_nb,
-                        resolve_nb, evaluate_nb, rollout_nb, closed_loop_nb)
+                        resolve_nb, evaluate_nb, rollout_nb, closed_loop_nb, class_nb)
 
 
 @njit(cache=True)
-def choose_nb(P, root, S, S2, budget, rng, tree):
-    """The decision ``budget`` iterations of the engine's search prefer at ``root``."""
-    return search_nb(P, root, S, S2, P[3], budget, rng, tree)
+def choose_nb(P, root, S, S2, budget, rng, tree, ban=0):
+    """The decision ``budget`` iterations of the engine's search prefer at ``root`` (``ban``: the mover's
+    banned action classes, a bit mask over ACTION_CLASSES)."""
+    return search_nb(P, root, S, S2, P[3], budget, rng, tree, ban)
 
 
 

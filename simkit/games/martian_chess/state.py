@@ -229,7 +229,9 @@ NFIELDS = 34
 TERMINAL_LEAD = 1000.0
 
 
-RECORD_COLUMNS = (BASE_COLUMNS + per_side("score") + per_side("captures") + per_side("promotions")
+# score_<s> is a player's captured pips, its points (RULES.md §2), not the expected score (win 1, draw 1/2)
+# every other table means by "score": labelled "points"
+RECORD_COLUMNS = (BASE_COLUMNS + per_side("points", name="score") + per_side("captures") + per_side("promotions")
                   + per_side_unit("kills", UNITS) + per_side_unit("losses", UNITS)
                   + per_side_unit("snap", UNITS) + per_side_unit("final", UNITS))   # SPEC.columns
 RECORD_FIELDS = column_names(RECORD_COLUMNS)

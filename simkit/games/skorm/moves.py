@@ -8,7 +8,7 @@ import numpy as np
 from numba import njit
 
 from simkit.games.skorm.rules import (
-    I_FIRST_ACTIONS2, I_GOLD, I_GOLD_IMM, I_GOLD_ON, I_MAX_PLIES, I_RANGE, I_STEPS_H, I_STEPS_W,
+    I_FIRST_ACTIONS2, I_GOLD, I_GOLD_IMM, I_GOLD_ON, I_MAX_PLIES, I_P, I_RANGE, I_STEPS_H, I_STEPS_W,
     P_ADJB, P_APPR, P_DEST, P_FRAY, P_I, P_NB, P_RAY, P_SHOTB,
 )
 from simkit.games.skorm.bits import cellbit_nb, has_nb, pop2_nb
@@ -40,6 +40,18 @@ def act_to(code):
 @njit(cache=True, inline="always")
 def encode(typ, a, t):
     return (typ << 16) | (a << 8) | t
+
+
+@njit(cache=True)
+def max_actions_nb(params):
+    """A bound on one side's legal actions: per piece a two-stepper's 18 destinations, or an Archer's 6
+    steps and 6 lines of shots (the larger), plus the pass."""
+    ip = params[P_I]
+    rng_ = ip[I_RANGE]
+    K = params[P_RAY].shape[2]
+    if rng_ > K:
+        rng_ = K
+    return ip[I_P] * (18 + 6 * rng_) + 1
 
 
 @njit(cache=True)

@@ -9,11 +9,12 @@ from simkit.engine.threads import run_blocks
 from simkit.games.skorm.layout import (   # noqa: F401 (the record layout, re-exported)
     F_BLOCK, F_FINAL, F_KCAP, F_KILL, F_KSHOT, F_LOSS, F_PASS, F_SNAP, NFIELDS, RECORD_COLUMNS, RECORD_FIELDS,
 )
-from simkit.games.skorm.mcts import DECIDED, lead_nb, mcts_choose_nb, new_search_nb
-from simkit.games.skorm.moves import apply_action_nb, end_ply_nb, gen_actions_nb, gen_list_nb
+from simkit.games.skorm.evaluate import trajectory_lead_nb
+from simkit.games.skorm.moves import apply_action_nb, end_ply_nb, gen_actions_nb, gen_list_nb, max_actions_nb
 from simkit.games.skorm.policies import POL_MCTS, POL_RANDOM, act_nb, greedy_ply_nb, random_ply_nb
+from simkit.games.skorm.search import action_of_nb, new_search_nb, search_capacity, search_nb
 from simkit.games.skorm.rules import (
-    I_MAX_PLIES, I_N, I_P, I_RANGE, P_ADJB, P_APPR, P_DEST, P_DIST, P_DISTG, P_F, P_FRAY, P_I, P_NB, P_RAY, P_SHOTB,
+    I_MAX_PLIES, I_N, I_P, P_ADJB, P_MCTS, P_APPR, P_DEST, P_DIST, P_DISTG, P_F, P_FRAY, P_I, P_NB, P_RAY, P_SHOTB,
 )
 from simkit.games.skorm.state import (
     END_REASONS, LOG_W_EXTRA, NSC, NSTAT, PASS, SC_CNT, SC_DONE, SC_PLY, SC_REASON, SC_TOMOVE, SC_WINNER,
@@ -22,27 +23,17 @@ from simkit.games.skorm.state import (
 from simkit.policies import EPS_SCALE, POL_BUDGET, POL_EPS, POL_ID, POLICY_VECTOR, max_budget
 
 SIDES = (0, 1)
+TERMINAL_LEAD = 1000.0   # trajectory: side 0's lead after a won game, far beyond any position's lead
 
 
 def max_actions(params) -> int:
-    ip = params[P_I]
-    return int(ip[I_P] * (18 + 6 * min(ip[I_RANGE], params[P_RAY].shape[2])) + 1)
-
-
-@njit(cache=True)
-def max_actions_nb(params):
-    ip = params[P_I]
-    rng_ = ip[I_RANGE]
-    K = params[P_RAY].shape[2]
-    if rng_ > K:
-        rng_ = K
-    return ip[I_P] * (18 + 6 * rng_) + 1
+    return int(max_actions_nb(params))
 
 
 @njit(cache=True)
 def play_ply_nb(params, rng, policies, cell, face, plist, slot, sc, acts, blocks, counts, stats, agg, ws):
     """One ply of the side to move under its entry of the policy vector
-    (simkit.policies); returns the action (PASS = -1). ``ws``: the MCTS arrays.
+    (simkit.policies); returns the action (PASS = -1). ``ws``: the search's arrays (new_search_nb).
 
     ``eps:P:INNER``: with probability P the ply is the random policy's (uniform
     action, its landing facing, no rotations), else INNER's. The draw is made only
@@ -63,15 +54,16 @@ def play_ply_nb(params, rng, policies, cell, face, plist, slot, sc, acts, blocks
                              counts, stats, agg)
     if pol != POL_MCTS:
         return greedy_ply_nb(ip, F, nb, ray, dest, appr, adjb, shotb, fray, dist, distg, rng, pol, eps, cell, face,
-                             plist, slot, sc, acts, blocks, counts, stats, agg)
+                             plist, slot, sc, acts, blocks, counts, stats, agg, ws[4])
     return mcts_ply_nb(params, rng, policies[POL_BUDGET + s], eps, cell, face, plist, slot, sc, acts, blocks,
                        counts, stats, agg, ws)
 
 
 @njit(cache=True, inline="always")
 def mcts_ply_nb(params, rng, budget, eps, cell, face, plist, slot, sc, acts, blocks, counts, stats, agg, ws):
-    """One ply of ``mcts:N`` (``budget`` iterations) under the degrader ``eps``. Inlined
-    (a few lines): a compiled layer of its own would re-optimise the whole search again."""
+    """One ply of ``mcts:N`` (``budget`` iterations of the engine's search, search.py) under the degrader
+    ``eps``: one draw per decision (a ply with an action; a forced pass is none). Inlined (a few lines):
+    a compiled layer of its own would re-optimise the whole search again."""
     s = sc[SC_TOMOVE]
     blocks[0] = 0
     ip = params[P_I]
@@ -86,7 +78,11 @@ def mcts_ply_nb(params, rng, budget, eps, cell, face, plist, slot, sc, acts, blo
     code = PASS
     if n > 0:
         if search:
-            code = mcts_choose_nb(params, rng, budget, cell, face, plist, slot, sc, acts, n, ws)
+            tree, S, S2, aux, keys = ws
+            # the engine's search_nb itself, not search.choose_nb: a compiled layer less to re-optimise
+            code = action_of_nb(search_nb(params, (cell, face, plist, slot, sc, aux, acts, blocks, counts, stats, agg,
+                                                   keys), S, S2, params[P_MCTS], budget, rng, tree),
+                                ip[I_N]) if n > 1 else acts[0]
         else:
             code = acts[rng_below_nb(rng, n)]
     act_nb(ip, nb, adjb, params[P_FRAY], rng, code, search, cell, face, plist, slot, sc, counts, stats, agg)
@@ -114,8 +110,9 @@ def play_game_nb(params, seed, game, first, policies, snapshot_ply, cell, face, 
 
     ``tv, tl``: the quality trajectory (``trajectory``), empty arrays when not wanted (the
     batch kernel, traces); filling them reads the position and never touches the game's
-    stream or scratch, so records are the same either way. tv[t] = side 0's ``lead_nb``
-    before ply t and after the last; tl[t] = (legal actions at ply t, kills in ply t)."""
+    stream or scratch, so records are the same either way. tv[t] = side 0's
+    ``trajectory_lead_nb`` before ply t and after the last; tl[t] = (legal actions at ply t,
+    kills in ply t)."""
     rng_seed_nb(rng, seed, game)
     li = setup_game_nb(params, rng, first, cell, face, plist, slot, sc, log)
     # the tables the ply paths take one by one (a call passing the params tuple is slow)
@@ -125,7 +122,7 @@ def play_game_nb(params, seed, game, first, policies, snapshot_ply, cell, face, 
     stats[:] = 0
     snapped = False
     traj = tv.shape[0] > 0
-    tk = np.zeros(counts.shape[0] if traj else 0, np.int64)   # lead_nb's scratch, not the policies'
+    tk = np.zeros(counts.shape[0] if traj else 0, np.int64)   # the lead's scratch, not the policies'
     tb = np.zeros(1, np.int64)
     while sc[SC_DONE] == 0:
         if not snapped and sc[SC_PLY] == snapshot_ply:
@@ -134,7 +131,7 @@ def play_game_nb(params, seed, game, first, policies, snapshot_ply, cell, face, 
         s = sc[SC_TOMOVE]
         t = sc[SC_PLY]
         if traj:
-            tv[t] = lead_nb(params, cell, face, plist, sc, tk)
+            tv[t] = trajectory_lead_nb(params, cell, face, plist, sc, tk)
             # the list random draws from (a forced pass: 0); play_ply_nb regenerates it
             tl[t, 0] = gen_actions_nb(params, cell, face, plist, sc, s, acts, tb)
             tl[t, 1] = -_kills_nb(stats)
@@ -148,7 +145,7 @@ def play_game_nb(params, seed, game, first, policies, snapshot_ply, cell, face, 
                                counts, stats, agg, ws)
         else:
             code = greedy_ply_nb(ip, F, nb, ray, dest, appr, adjb, shotb, fray, dist, distg, rng, pol, eps, cell,
-                                 face, plist, slot, sc, acts, blocks, counts, stats, agg)
+                                 face, plist, slot, sc, acts, blocks, counts, stats, agg, ws[4])
         if traj:
             tl[t, 1] += _kills_nb(stats)
         if log.shape[0] > 0:
@@ -171,13 +168,13 @@ def play_game_nb(params, seed, game, first, policies, snapshot_ply, cell, face, 
     if traj:
         # a decided game ends on its outcome, as the search scores a finished game: after a
         # Gold Tile win the material lead can still favour the loser, and after a Warlord kill
-        # lead_nb has no Warlord to look at; a drawn game ends on the position
+        # the lead has no Warlord to look at; a drawn game ends on the position
         if sc[SC_WINNER] == 0:
-            tv[sc[SC_PLY]] = DECIDED
+            tv[sc[SC_PLY]] = TERMINAL_LEAD
         elif sc[SC_WINNER] == 1:
-            tv[sc[SC_PLY]] = -DECIDED
+            tv[sc[SC_PLY]] = -TERMINAL_LEAD
         else:
-            tv[sc[SC_PLY]] = lead_nb(params, cell, face, plist, sc, tk)
+            tv[sc[SC_PLY]] = trajectory_lead_nb(params, cell, face, plist, sc, tk)
     return li
 
 
@@ -198,7 +195,7 @@ def play_block_nb(params, seed, start, lo, hi, firsts, policies, tree_cap, snaps
     counts = np.zeros(6 + 3 * P + N, np.int64)
     stats = np.zeros(NSTAT, np.int64)
     rng = np.zeros(1, np.uint64)
-    ws = new_search_nb(params, tree_cap, maxa)
+    ws = new_search_nb(params, tree_cap)
     for i in range(lo, hi):
         play_game_nb(params, seed, start + i, np.int64(firsts[i]), policies, snapshot_ply, cell, face,
                      plist, slot, sc, acts, blocks, counts, stats, rng, records[i], agg, log, ws, tv, tl)
@@ -234,7 +231,7 @@ def run_chunk(params, seed, start, firsts, policies, snapshot_ply):
     agg = np.zeros((nblocks, N), np.int64)
     if n:
         args = (params, np.int64(seed), np.int64(start), np.asarray(firsts, np.int8), pv,
-                np.int64(max_budget(pv) + 2), np.int64(snapshot_ply), records, agg, *no_trace(params))
+                np.int64(search_capacity(max_budget(pv))), np.int64(snapshot_ply), records, agg, *no_trace(params))
         run_blocks(lambda b0, b1: run_batch_nb(*args, np.int64(b0), np.int64(b1)), nblocks)
     return records, agg.sum(axis=0)
 
@@ -253,7 +250,7 @@ def run_one(params, seed, game, first, policies, snapshot_ply, log, tv, tl):
     records = np.zeros((1, NFIELDS), np.int32)
     log[:, 0] = -1
     run_batch_nb(params, np.int64(seed), np.int64(game), np.full(1, first, np.int8), pv,
-                 np.int64(max_budget(pv) + 2), np.int64(snapshot_ply), records, np.zeros((1, N), np.int64),
+                 np.int64(search_capacity(max_budget(pv))), np.int64(snapshot_ply), records, np.zeros((1, N), np.int64),
                  log, tv, tl, np.int64(0), np.int64(1))
     return records[0], int((log[:, 0] >= 0).sum())
 
@@ -263,10 +260,11 @@ def trajectory(params, seed, game, first, policies, snapshot_ply=None):
     kernel's own ``play_game_nb`` (so the record is run_chunk's for the same seed, game, first,
     policies and snapshot ply).
 
-    Per ply t of the L plies (passes included): values[t] = side 0's ``lead_nb`` (the
-    evaluation MCTS scores positions with: greedy's material and Gold Tile distance terms plus
-    the mover's best pending take; greedy's units, as ``mcts_scale``) before ply t, and
-    values[L] after the last (a won game: +-DECIDED); legal[t] = the side to move's legal
+    Per ply t of the L plies (passes included): values[t] = side 0's ``trajectory_lead_nb``
+    (evaluate.py: the lead the search's evaluation squashes, greedy's material and Gold Tile
+    distance terms plus the mover's best pending take, in greedy's units as ``mcts_scale``; a
+    position one ply settles +-WON_LEAD) before ply t, and values[L] after the last (a won game:
+    +-TERMINAL_LEAD); legal[t] = the side to move's legal
     actions at ply t as the random policy counts them (0 for a forced pass); interactions[t] =
     pieces killed in ply t (captures + shots)."""
     from simkit.engine.runner import DEFAULT_SNAPSHOT_PLY
@@ -319,7 +317,7 @@ def perft_nb(params, cell0, face0, plist0, slot0, sc0, depth, out):
         copy_position_nb(cellS[lvl], faceS[lvl], plS[lvl], slS[lvl], scS[lvl], cellS[nx], faceS[nx], plS[nx], slS[nx],
                          scS[nx])
         if code >= 0:
-            apply_action_nb(cellS[nx], faceS[nx], plS[nx], slS[nx], scS[nx], code, -1, stats, agg)
+            apply_action_nb(cellS[nx], faceS[nx], plS[nx], slS[nx], scS[nx], code, np.int64(-1), stats, agg)
         end_ply_nb(ip, scS[nx], code < 0)
         out[nx] += 1
         if nx < depth and scS[nx, SC_DONE] == 0:
@@ -395,9 +393,9 @@ class Game:
         pv[POL_ID + s] = policy
         pv[POL_BUDGET + s] = budget
         pv[POL_EPS + s] = int(round(eps * EPS_SCALE))
-        cap = int(budget) + 2
-        if self.ws is None or self.ws[0].shape[0] < cap:
-            self.ws = new_search_nb(self.params, np.int64(cap), np.int64(self.acts.shape[0]))
+        cap = search_capacity(budget)
+        if self.ws is None or self.ws[0][0].shape[0] < cap:
+            self.ws = new_search_nb(self.params, np.int64(cap))
         self._index()
         return int(play_ply_nb(self.params, self.rng, pv, self.cell, self.face, self.plist, self.slot,
                                self.sc, self.acts, self.blocks, self.counts, self.stats, self.agg, self.ws))

@@ -27,8 +27,8 @@
   does not shoot even when a shot would kill the enemy Warlord. Skorm has no
   voluntary pass (RULES.md: a side passes only when it has no action), so when
   every legal action is a shot it takes the shot greedy rates best.
-- ``mcts``: Monte-Carlo tree search over the actions (simkit/games/skorm/mcts.py);
-  its Shieldmen face as greedy's do (the ``facing`` option).
+- ``mcts``: the engine's search (simkit/engine/search.py) over Skorm's hooks
+  (simkit/games/skorm/search.py); its Shieldmen face as greedy's do (the ``facing`` option).
 
 Every policy then plays its action through ``act_nb``: ``random`` in the random
 style (a moving Shieldman lands facing a uniform direction, no rotations), the
@@ -112,7 +112,7 @@ def random_ply_nb(ip, nb, ray, dest, appr, adjb, shotb, fray, rng, eps, cell, fa
 
 @njit(cache=True, _nrt=False)
 def greedy_ply_nb(ip, F, nb, ray, dest, appr, adjb, shotb, fray, dist, distg, rng, pol, eps, cell, face, plist, slot,
-                  sc, acts, blocks, counts, stats, agg):
+                  sc, acts, blocks, counts, stats, agg, scores):
     """One ply of ``greedy`` or ``greedy_noshoot`` (``pol``), under the degrader
     ``eps`` (parts per million): list the actions, draw the degrader (only when
     eps > 0 and there is an action), pick greedy's action or a uniform one, play it."""
@@ -127,7 +127,7 @@ def greedy_ply_nb(ip, F, nb, ray, dest, appr, adjb, shotb, fray, dist, distg, rn
     if n > 0:
         if greedy:
             code = acts[greedy_choose_nb(ip, F, nb, adjb, shotb, fray, dist, distg, cell, face, plist, sc, acts, n,
-                                         rng, counts, pol == POL_GREEDY_NOSHOOT)]
+                                         rng, counts, pol == POL_GREEDY_NOSHOOT, scores)]
         else:
             code = acts[rng_below_nb(rng, n)]
     act_nb(ip, nb, adjb, fray, rng, code, greedy, cell, face, plist, slot, sc, counts, stats, agg)
@@ -135,9 +135,32 @@ def greedy_ply_nb(ip, F, nb, ray, dest, appr, adjb, shotb, fray, dist, distg, rn
 
 
 @njit(cache=True, _nrt=False)
-def greedy_choose_nb(ip, F, nb, adjb, shotb, fray, dist, distg, cell, face, plist, sc, acts, n, rng, counts, noshoot):
+def greedy_choose_nb(ip, F, nb, adjb, shotb, fray, dist, distg, cell, face, plist, sc, acts, n, rng, counts, noshoot,
+                     scores):
     """Index in ``acts[:n]`` of greedy's choice; ``noshoot``: leave out shots
-    unless every action is a shot. ``counts``: int64 scratch of 6 + 3P + N entries.
+    unless every action is a shot. ``counts``: int64 scratch of 6 + 3P + N entries;
+    ``scores``: float64 scratch of n entries (greedy_scores_nb's). The best score wins,
+    ties broken uniformly at random in the list's order (one draw per tie, as always)."""
+    greedy_scores_nb(ip, F, nb, adjb, shotb, fray, dist, distg, cell, face, plist, sc, acts, n, counts, noshoot,
+                     scores)
+    best = -np.inf
+    choice = 0
+    ties = 0
+    for i in range(n):
+        if scores[i] == -np.inf:
+            continue        # a shot greedy_noshoot leaves out
+        take, best, ties = argmax_step_nb(scores[i], best, ties, rng, 1e-9)
+        if take:
+            choice = i
+    return choice
+
+
+@njit(cache=True, _nrt=False)
+def greedy_scores_nb(ip, F, nb, adjb, shotb, fray, dist, distg, cell, face, plist, sc, acts, n, counts, noshoot,
+                     scores):
+    """``scores[i]``: greedy's one-ply evaluation of ``acts[i]`` for the side to move (WIN_SCORE: wins at
+    once, or the own Warlord lands on the Gold Tile where no enemy piece can take it); -inf for a shot
+    ``noshoot`` leaves out (when the side has a move). The search's priors start from these scores.
 
     Each candidate is evaluated in place and incrementally: the opponent's attack map
     is the static part (archer lines, neighbours; recomputed only when the candidate
@@ -173,7 +196,7 @@ def greedy_choose_nb(ip, F, nb, adjb, shotb, fray, dist, distg, cell, face, plis
     # the opponent's attacks that do not depend on occupancy (archer lines,
     # neighbours of every piece); its two-steppers (cells in counts[6:], their
     # reach in the position before the move from word RB on); its pieces by role
-    base0, base1 = static_attack_bits_nb(adjb, shotb, cell, plist, sc, o, -1)
+    base0, base1 = static_attack_bits_nb(adjb, shotb, cell, plist, sc, o, np.int64(-1))
     reach = counts.view(np.uint64)
     RB = 6 + plist.shape[1]
     lo = 1 + 4 * o
@@ -243,13 +266,11 @@ def greedy_choose_nb(ip, F, nb, adjb, shotb, fray, dist, distg, cell, face, plis
         x = plist[s, j]
         if cell[x] == 1 + 4 * s:
             counts[TB + x] = threat_mask_nb(nb, adjb, fray, x, ~occ0, ~occ1, ecap0, ecap1, etwo0, etwo1, earc0, earc1)
-    best = -np.inf
-    choice = 0
-    ties = 0
     for i in range(n):
         code = acts[i]
         typ = act_type(code)
         if noshoot and typ == 1:
+            scores[i] = -np.inf
             continue
         a = act_from(code)
         t = act_to(code)
@@ -380,7 +401,4 @@ def greedy_choose_nb(ip, F, nb, adjb, shotb, fray, dist, distg, cell, face, plis
                 score -= w_hang * hang
             cell[a] = ca
             cell[t] = ct
-        take, best, ties = argmax_step_nb(score, best, ties, rng, 1e-9)
-        if take:
-            choice = i
-    return choice
+        scores[i] = score

@@ -54,8 +54,8 @@ REFERENCE = {
 REFERENCE_FACING = 5
 
 
-# MCTS defaults (docs/games/skorm.md "Search agent (MCTS)": tuned with `simkit matchup`)
-MCTS_C, MCTS_ROLLOUT, MCTS_CUTOFF, MCTS_SCALE = 0.7, "greedy", 1, 4.0
+# MCTS defaults (docs/games/skorm.md "Search agent (MCTS)": measured by scripts/skorm_search.py)
+MCTS = dict(c=1.0, rollout="greedy", cutoff=2, scale=4.0, prior_temp=1.0, fpu=0.0, decisive=True)
 
 
 def _check_army(name, value):
@@ -108,7 +108,7 @@ OPTIONS = (
     Option("w_advance", "float", 0.5,
            "greedy: bonus per hex a piece other than the Warlord moves toward the enemy Warlord (aggression)",
            min=0, policy_knob=True),
-) + handicap_options(UNITS) + mcts_options(c=MCTS_C, rollout=MCTS_ROLLOUT, cutoff=MCTS_CUTOFF, scale=MCTS_SCALE)
+) + handicap_options(UNITS) + mcts_options(**MCTS)
 
 # ---------------------------------------------------------------- params layout
 P_I, P_F, P_NB, P_RAY, P_DEST, P_APPR, P_DISTG, P_ADJB, P_SHOTB, P_FORM, P_ZONE, P_ARMY, P_CQ, P_CR, P_DIST, \
@@ -328,7 +328,8 @@ def prepare(rules: dict):
                 if t < 0:
                     break
                 fray[c, d, t >> 6] |= np.uint64(1) << np.uint64(t & 63)
-    return (ip, F, nb, ray, dest, appr, distg, adjb, shotb, form, zone, army, cq, cr, dist, mcts_params(rules), fray)
+    # the old search reads one row of the knob table (until it moves to the engine)
+    return (ip, F, nb, ray, dest, appr, distg, adjb, shotb, form, zone, army, cq, cr, dist, mcts_params(rules)[0], fray)
 
 
 def default_rules(**overrides) -> dict:

@@ -469,8 +469,8 @@ def prepare(rules) -> Params:
         for t in range(T):
             prio[t] = cval[t] / max(ctab[t, T_COST], 0.25)
     return Params(ctab, cval, copies, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, eidx,
-                  names, spnames, np.concatenate([mcts_params(rules), [rules["mcts_keep_rounds"],
-                                                                       CAREFUL.index(rules["mcts_careful"])]]))
+                  names, spnames, np.concatenate([mcts_params(rules)[0], [rules["mcts_keep_rounds"],
+                                                                          CAREFUL.index(rules["mcts_careful"])]]))
 
 
 def fields_for(params: Params) -> tuple[str, ...]:

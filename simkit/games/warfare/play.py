@@ -11,15 +11,18 @@ from simkit.engine.rng import rng_below_nb, rng_seed_nb
 from simkit.engine.threads import run_blocks
 from simkit.policies import EPS_SCALE, POL_BUDGET, POL_EPS, POLICY_VECTOR, max_budget
 
-from .mcts import MODE_ACT, MODE_ADV, material_lead_nb, mcts_choose_nb, new_search_nb
+from simkit.engine.search import tree_capacity
 
-from .moves import (attack_nb, can_act_nb, count_activations_nb, face_mask_nb, gen_dests_nb, gen_targets_nb, move_nb,
+from .candidates import ADVANCE, END, arc_max_nb, arc_square_nb, decode_nb
+from .search import SEARCH_WIDTH, choose_nb, material_lead_nb, max_decisions, new_workspace_nb
+
+from .moves import (attack_nb, can_act_nb, count_activations_nb, move_nb,
                     surround_after_nb, turn_limit_nb)
-from .policies import (MCTS, RANDOM, greedy_advance_nb, greedy_choose_nb, greedy_maps_nb, random_bit_nb,
-                       random_unit_nb)
+from .policies import (MCTS, RANDOM, greedy_advance_nb, greedy_choose_nb, greedy_maps_nb, random_move_nb,
+                       random_target_nb)
 from .state import (ARC, DEF_DIES, END_ANNIHILATION, END_MOVE_LIMIT, END_STALEMATE, FP_VALUE, INNER, IP_ACT,
-                    IP_ACT2, IP_CAP, IP_DEPLOY, IP_MAXT, IP_N0, IP_N1, IP_NSQ, IP_P2, NFIELDS, NOTHING, R_ACT, R_ADV,
-                    R_ATTACKS, R_FINAL, R_LOSSES, R_LOSTROLL, R_MISS, R_SNAP, R_WONROLL, RECORD_FIELDS)
+                    IP_ACT2, IP_CAP, IP_DEPLOY, IP_H, IP_MAXT, IP_N0, IP_N1, IP_NSQ, IP_W, NFIELDS, NOTHING,
+                    R_ACT, R_ADV, R_ATTACKS, R_FINAL, R_LOSSES, R_LOSTROLL, R_MISS, R_SNAP, R_WONROLL, RECORD_FIELDS)
 
 LOG_COLS = 13
 # log row: turn, player, unit, from, to, facing, target, target_sq, outcome, angle, advanced, surround_kills,
@@ -68,15 +71,16 @@ def play_game_nb(P, seed, game, first, policies, snapshot_turn, rec, agg, log, b
                  occ, usq, uface, utype, uside, acted, alive, buf, tbuf, gmap, gf, plan, plansc, gout, rng, Wk):
     """Play one game; fill ``rec`` (one record row, int32) and add deaths per square into ``agg``.
 
-    ``policies`` is the policy vector of simkit.policies; ``Wk`` the MCTS workspace (new_search_nb).
-    A side with epsilon > 0 draws once per activation and once per advance decision whether
-    to play it as the random policy would; with epsilon 0 nothing is drawn.
+    ``policies`` is the policy vector of simkit.policies; ``Wk`` the search's workspace
+    (search.new_workspace_nb). A side with epsilon > 0 draws once per decision -- each activation
+    (ending the turn included) and each advance decision after a melee kill, the decisions the
+    search makes -- whether to play it as the random policy would; with epsilon 0 nothing is drawn.
 
     ``log`` (rows > 0) receives one row per activation; ``boards`` (rows > 0) the
     (square, facing) of every unit at the start of each turn — for traces.
 
     Trajectory buffers (``trajectory``; empty in the batch kernel, which then does no extra
-    work): ``tval[t]`` side 0's material lead (material_lead_nb, the MCTS cut-off's evaluation)
+    work): ``tval[t]`` side 0's material lead (material_lead_nb, the material of the search's evaluation)
     and ``tloss[t]`` the units lost so far (both sides) at the start of turn t, and after the last
     turn at t = turns; ``tlegal[t]`` the options of turn t's first decision
     (count_activations_nb; 1 for a turn passed). None of it draws a random number.
@@ -157,25 +161,20 @@ def play_game_nb(P, seed, game, first, policies, snapshot_turn, rec, agg, log, b
             if eps > 0 and rng_below_nb(rng, np.int64(EPS_SCALE)) < eps:
                 act = RANDOM
             if act == RANDOM:
-                u = random_unit_nb(player, usq, uside, acted, nu, tbuf, rng)
+                u, t, f = random_move_nb(player, phase2, P, occ, usq, uside, utype, acted, nu, buf, tbuf, rng)
                 if u < 0:
                     break
-                m = umove[utype[u]]
-                if phase2 and m > ip[IP_P2]:
-                    m = ip[IP_P2]
-                nd = gen_dests_nb(u, m, ip, dest, destn, occ, usq, uside, buf)
-                t = buf[rng_below_nb(rng, nd)]
-                f = random_bit_nb(face_mask_nb(m, usq[u], t, reach), rng)
                 tgt = -1
             elif act == MCTS:
-                mcts_choose_nb(np.int64(MODE_ACT), player, turn, nact, limit, P, occ, usq, uface, utype, uside, acted,
-                               alive, nu, policies[POL_BUDGET + player], Wk, gout, rng)
-                u = gout[0]
-                if u < 0:
+                code = choose_nb(P, Wk, policies[POL_BUDGET + player], player, turn, nact, limit, np.int64(-1),
+                                 np.int64(-1), np.int64(-1), np.int64(-1), occ, usq, uface, utype, uside, acted,
+                                 alive, rng)
+                if code == END:
                     break
-                t = gout[1]
-                f = gout[2]
-                tgt = gout[3]
+                u, t, f, j = decode_nb(code, player, ip[IP_N0], ip[IP_NSQ], arc_max_nb(urange))
+                tgt = -1
+                if j > 0:
+                    tgt = occ[arc_square_nb(t % ip[IP_W], t // ip[IP_W], f, j, ip[IP_W], ip[IP_H])]
             else:
                 greedy_choose_nb(player, phase2, turn, P, occ, usq, uface, utype, uside, acted, alive, nu,
                                  gmap, gf, plan, plansc, gout, rng)
@@ -198,9 +197,7 @@ def play_game_nb(P, seed, game, first, policies, snapshot_turn, rec, agg, log, b
             tsq = -1
             if not phase2:
                 if act == RANDOM:
-                    nt = gen_targets_nb(u, ip, urange, usq, uface, uside, utype, nu, tbuf)
-                    k = rng_below_nb(rng, nt + 1)
-                    tgt = tbuf[k] if k < nt else -1
+                    tgt = random_target_nb(u, P, usq, uface, uside, utype, nu, tbuf, rng)
                 if tgt >= 0:
                     tsq = usq[tgt]
                     at = utype[u]
@@ -221,11 +218,9 @@ def play_game_nb(P, seed, game, first, policies, snapshot_turn, rec, agg, log, b
                         if aact == RANDOM:
                             adv = rng_below_nb(rng, np.int64(2))
                         elif aact == MCTS:
-                            gout[0] = u
-                            gout[1] = tsq
-                            adv = mcts_choose_nb(np.int64(MODE_ADV), player, turn, nact - 1, limit, P, occ, usq,
-                                                 uface, utype, uside, acted, alive, nu,
-                                                 policies[POL_BUDGET + player], Wk, gout, rng)
+                            code = choose_nb(P, Wk, policies[POL_BUDGET + player], player, turn, nact - 1, limit,
+                                             u, tsq, u, mate, occ, usq, uface, utype, uside, acted, alive, rng)
+                            adv = 1 if code == ADVANCE else 0
                         else:
                             if gf[0] != turn * 1000 + alive[1 - player]:
                                 greedy_maps_nb(player, P, usq, utype, uside, nu, gmap, gf)
@@ -288,11 +283,12 @@ def scratch(params):
 
 
 @njit(cache=True, nogil=True)
-def batch_nb(P, seed, start, firsts, policies, snapshot_turn, records, agg, cap, b0, b1):
+def batch_nb(P, seed, start, firsts, policies, snapshot_turn, records, agg, cap, maxa, b0, b1):
     """Play blocks b0..b1-1 of len(firsts) games; block b adds its deaths into agg[b]
     (race-free; engine/threads.py runs blocks on threads).
 
-    ``cap``: MCTS tree nodes per block (largest budget + 2; 2 when no side searches).
+    ``cap``: search tree nodes per block (engine/search.py tree_capacity for the largest budget);
+    ``maxa``: most decisions a position offers the search (search.max_decisions).
     """
     ip = P[0]
     n = firsts.shape[0]
@@ -321,7 +317,7 @@ def batch_nb(P, seed, start, firsts, policies, snapshot_turn, records, agg, cap,
         tval = np.zeros(0, dtype=np.float64)
         tloss = np.zeros(0, dtype=np.int64)
         tlegal = np.zeros(0, dtype=np.int64)
-        Wk = new_search_nb(nu, ip[IP_N0], ip[IP_N1], nsq, nbuf, np.int64(NFIELDS), cap)
+        Wk = new_workspace_nb(P, cap, maxa)
         lo = b * n // nblocks
         hi = (b + 1) * n // nblocks
         for i in range(lo, hi):
@@ -342,6 +338,13 @@ def _policy_vector(policies):
     return pv
 
 
+def _search_sizes(P, pv):
+    """(tree capacity, most decisions) for the largest budget of the policy vector (tiny without search)."""
+    budget = max_budget(pv)
+    return (np.int64(tree_capacity(budget, SEARCH_WIDTH) if budget else 2),
+            np.int64(max_decisions(P) if budget else 2))
+
+
 def run_chunk(params, seed, start, firsts, policies, snapshot_ply):
     P = _typed(params)
     pv = _policy_vector(policies)
@@ -351,7 +354,7 @@ def run_chunk(params, seed, start, firsts, policies, snapshot_ply):
     agg = np.zeros((max(1, min(n, 64)), nsq), dtype=np.int64)
     if n:
         args = (P, np.int64(seed), np.int64(start), np.asarray(firsts, dtype=np.int8), pv,
-                np.int64(snapshot_ply), records, agg, np.int64(max_budget(pv) + 2))
+                np.int64(snapshot_ply), records, agg) + _search_sizes(P, pv)
         run_blocks(lambda b0, b1: batch_nb(*args, np.int64(b0), np.int64(b1)), agg.shape[0])
     return records, agg.sum(axis=0)
 
@@ -373,8 +376,7 @@ def _play_recorded(params, seed, game, first, policies, snapshot_ply, trace, tra
     rec = np.zeros(NFIELDS, dtype=np.int32)
     agg = np.zeros(nsq, dtype=np.int64)
     pv = _policy_vector(policies)
-    Wk = new_search_nb(np.int64(nu), ip[IP_N0], ip[IP_N1], np.int64(nsq), np.int64(nbuf), np.int64(NFIELDS),
-                       np.int64(max_budget(pv) + 2))
+    Wk = new_workspace_nb(P, *_search_sizes(P, pv))
     nlog = play_game_nb(P, np.int64(seed), np.int64(game), np.int64(first), pv,
                         np.int64(snapshot_ply), rec, agg, log, boards, tval, tloss, tlegal,
                         np.zeros(nsq, np.int64), np.zeros(nu, np.int64), np.zeros(nu, np.int64),

@@ -24,11 +24,13 @@ greedy: a scripted commander (knobs ``greedy_*`` in the scenario, fp[G_*]):
   3. advance after a melee win when the emptied square scores better.
 Ties are broken uniformly at random.
 """
+import numpy as np
 from numba import njit
 
 from simkit.engine.rng import argmax_step_nb, rng_below_nb
 
-from .moves import INSTANT_ATT, INSTANT_DEF, angle_nb, combat_kind_nb, in_arc_nb
+from .moves import (INSTANT_ATT, INSTANT_DEF, angle_nb, combat_kind_nb, face_mask_nb, gen_dests_nb, gen_targets_nb,
+                    in_arc_nb)
 from .state import (ARC, CAV, DXA, DYA, FP_VALUE, G_APPROACH, G_CAVSLACK, G_COVER, G_DANGER, G_FACING, G_FORM,
                     G_MINIMP, G_SLACK, G_THRESH, INNER, IP_H, IP_NSQ, IP_P2, IP_W, WIN_LO)
 
@@ -47,6 +49,30 @@ def random_unit_nb(side, usq, uside, acted, nu, ubuf, rng):
             n += 1
     k = rng_below_nb(rng, n + 1)
     return -1 if k == n else ubuf[k]
+
+
+@njit(**INNER)
+def random_move_nb(side, phase2, P, occ, usq, uside, utype, acted, nu, buf, tbuf, rng):
+    """The random policy's activation up to its attack: a uniformly chosen unacted unit (-1: end the
+    turn), one of its destinations and one of the facings that move allows. Returns (unit, square, facing)."""
+    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy = P
+    u = random_unit_nb(side, usq, uside, acted, nu, tbuf, rng)
+    if u < 0:
+        return u, np.int64(-1), np.int64(-1)
+    m = umove[utype[u]]
+    if phase2 and m > ip[IP_P2]:
+        m = ip[IP_P2]
+    nd = gen_dests_nb(u, m, ip, dest, destn, occ, usq, uside, buf)
+    t = buf[rng_below_nb(rng, nd)]
+    return u, t, random_bit_nb(face_mask_nb(m, usq[u], t, reach), rng)
+
+
+@njit(**INNER)
+def random_target_nb(u, P, usq, uface, uside, utype, nu, tbuf, rng):
+    """The random policy's attack after unit u moved: an enemy in its front arc, or none (-1), uniformly."""
+    nt = gen_targets_nb(u, P[0], P[6], usq, uface, uside, utype, nu, tbuf)
+    k = rng_below_nb(rng, nt + 1)
+    return tbuf[k] if k < nt else -1
 
 
 @njit(**INNER)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from simkit.errors import ScenarioError
-from simkit.policies import mcts_options, mcts_params
+from simkit.policies import MC_N, mcts_options, mcts_params
 from simkit.scenario.schema import Option, _suggest, handicap_options, table_of_counts, table_of_values
 
 from . import state as S
@@ -40,8 +40,16 @@ GREEDY_KNOBS = (
     ("greedy_cavalry_slack", 2.0, "extra formation slack for cavalry (wings may run ahead)"),
 )
 
-# MCTS knobs (docs/games/warfare.md, "Search agent"): tuned for mcts:400 on the default scenario
-MCTS_OPTIONS = mcts_options(c=0.7, rollout="greedy", cutoff=2, scale=2.0)
+# MCTS knobs (docs/games/warfare.md, "Search agent"): the engine's, then Warfare!'s own evaluation knobs
+# (search.py MK_*, in this order after the engine's in the knob vector)
+MCTS_OPTIONS = mcts_options(c=0.7, rollout="greedy", cutoff=2, scale=2.0, prior_temp=0.5, fpu=0.0) + (
+    Option("mcts_threat", "float", 0.5, "MCTS evaluation: weight of the threat term (the side to move's best "
+           "attacks minus half the other side's, greedy attack scores) added to the material lead",
+           min=0.0, max=100.0, policy_knob=True),
+    Option("mcts_cap_turns", "float", 3.0, "MCTS evaluation where the cap draws: turns a lead needs per unit "
+           "of the trailing side to annihilate it; with fewer turns left the expected score is pulled to 1/2 "
+           "(0: never)", min=0.0, max=1000.0, policy_knob=True),
+)
 
 
 def _check_trees(name, value):
@@ -306,7 +314,8 @@ def prepare(rules: dict):
         fp[S.FP_VALUE + k] = rules["values"][u]
     for k, (name, _, _) in enumerate(GREEDY_KNOBS):
         fp[S.FP_GREEDY + k] = rules[name]
-    fp[S.FP_MCTS:S.FP_MCTS + 4] = mcts_params(rules)
+    fp[S.FP_MCTS:S.FP_MCTS + MC_N] = mcts_params(rules)[0]   # one row: per-side knobs are Martian Chess's only so far
+    fp[S.FP_MCTS + MC_N:S.FP_MCTS + MC_N + S.MCTS_OWN] = [rules["mcts_threat"], rules["mcts_cap_turns"]]
     sqx = np.arange(nsq, dtype=np.int64) % w
     sqy = np.arange(nsq, dtype=np.int64) // w
     return (ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, win_table(), sqx, sqy)

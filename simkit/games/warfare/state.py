@@ -48,6 +48,7 @@ The params tuple built by ``rules.prepare``::
 import numpy as np
 
 from simkit.games.base import BASE_COLUMNS, column_names, per_side, per_side_unit, unit_vs_unit
+from simkit.policies import MC_N
 
 # Options of the jitted helpers that only other kernels call: no CPython / C-function wrapper. Each
 # dispatcher's own library otherwise compiles a wrapper unboxing every argument (a params tuple is
@@ -87,9 +88,11 @@ FP_VALUE = 0
 FP_GREEDY = 4
 (G_THRESH, G_APPROACH, G_FORM, G_SLACK, G_DANGER, G_COVER, G_FACING, G_MINIMP, G_CAVSLACK) = range(
     FP_GREEDY, FP_GREEDY + 9)
-# MCTS knobs (simkit.policies.mcts_params, indices MC_*) live in fp too, so the params tuple keeps its shape
+# MCTS knobs live in fp too, so the params tuple keeps its shape: the engine's (simkit.policies.mcts_params,
+# indices MC_*) and then Warfare!'s own (search.py: MK_*, from index MC_N of the knob vector)
 FP_MCTS = FP_GREEDY + 9
-FP_SIZE = FP_MCTS + 4
+MCTS_OWN = 2
+FP_SIZE = FP_MCTS + MC_N + MCTS_OWN
 
 END_REASONS = ("annihilation", "move_limit", "stalemate")
 END_ANNIHILATION, END_MOVE_LIMIT, END_STALEMATE = 0, 1, 2

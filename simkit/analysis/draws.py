@@ -1,0 +1,150 @@
+"""Draw diagnosis: when draws or capped games dominate, do they belong to the game or to the players?
+
+A ladder rung or a ``--skill`` level whose games are mostly drawn or capped says
+little about balance, and a designer needs to know why. Four measurements, each a
+few paired games:
+
+1. **Draw split per level**: self-play at every level, its draws split into the
+   game's own draws and games stopped by a cap (``spec.cap_reasons``).
+2. **Cross-play**: the strongest level against the one below it, in both seats:
+   how many games are decided and how the stronger side scores. A game that a
+   stronger player converts into wins is not drawn by nature.
+3. **Contempt probe**: the strongest search with ``mcts_contempt`` (a finished draw
+   worth 1/2 - contempt to it: a player that dislikes draws) against the same search
+   without it, both seats. If it draws less and scores at least 1/2, the draws were a
+   choice of the players (they could be avoided at no cost); if it draws as often or
+   loses for trying, they belong to the game.
+4. **Material curve**: side 0's evaluation lead over the course of the strongest
+   level's self-play games (the game's quality trajectory): the mean size of the lead
+   in each fifth of the game. A lead that never grows means nobody makes progress.
+
+Verdict: "the players" when the contempt probe avoids draws at no cost or the
+stronger side converts the cross-play games; otherwise "the game". The finding
+states the numbers it rests on.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from simkit.analysis.stats import wilson
+
+DRAWISH = 0.5          # draws + capped games above this share of a level's games call for a diagnosis
+CONTEMPT = 0.3         # the probe's draw aversion (a draw is worth 0.2 to it)
+AVOIDED = 0.10         # the probe must draw at least this much less (and significantly) to count as avoiding
+
+
+def drawish_share(spec, records) -> float:
+    """Draws plus decided games that ended by a cap, as a share of ``records``' games."""
+    if len(records) == 0:
+        return 0.0
+    caps = [spec.end_reasons.index(r) for r in spec.cap_reasons]
+    capped = np.isin(records[:, 3], caps) if caps else np.zeros(len(records), bool)
+    return float(np.mean((records[:, 1] < 0) | capped))
+
+
+def _split(spec, records) -> dict:
+    n = len(records)
+    caps = [spec.end_reasons.index(r) for r in spec.cap_reasons]
+    capped = np.isin(records[:, 3], caps) if caps else np.zeros(n, bool)
+    draws = records[:, 1] < 0
+    return {"games": n, "draw_rate": float(draws.mean()), "draw_ci": list(wilson(int(draws.sum()), n)),
+            "natural_draw_rate": float((draws & ~capped).mean()), "capped_rate": float(capped.mean()),
+            "capped_draw_rate": float((draws & capped).mean())}
+
+
+def _self_play(scenario, config, policy, threads):
+    from simkit.engine.runner import simulate
+    return simulate(scenario, replace(config, policies=(policy, policy)), threads=threads, progress=False,
+                    keep=True).records()
+
+
+def _material_curve(scenario, config, policy, games: int) -> dict:
+    spec = scenario.spec
+    if getattr(spec, "trajectory", None) is None or games <= 0:
+        return {}
+    from simkit.engine.rng import FIRST_MODES, first_players_nb
+    from simkit.engine.runner import validate_config
+    cfg = replace(config, policies=(policy, policy))
+    pv = validate_config(spec, cfg)
+    params = scenario.params_for(cfg.policies)
+    firsts = np.zeros(games, dtype=np.int8)
+    first_players_nb(FIRST_MODES.index(cfg.first), np.int64(cfg.seed), np.int64(0), np.int64(games), firsts)
+    total = np.zeros(5)
+    count = np.zeros(5)
+    for g in range(games):
+        values = np.asarray(spec.trajectory(params, cfg.seed, g, int(firsts[g]), pv)[0], dtype=float)[:-1]
+        for k, part in enumerate(np.array_split(np.abs(values), 5)):
+            if len(part):            # a game shorter than five moves leaves some fifths empty
+                total[k] += part.mean()
+                count[k] += 1
+    return {"policy": policy, "games": games, "unit": "evaluation lead (the game's trajectory units)",
+            "mean_abs_lead_by_fifth": [float(t / c) if c else None for t, c in zip(total, count)]}
+
+
+def diagnose(scenario, config, levels, *, threads=None, contempt: float = CONTEMPT, traced: int = 20) -> dict:
+    """Run the four measurements for ``levels`` (weakest first) and return the finding with its numbers."""
+    from simkit.analysis.matchup import pair_score
+    from simkit.policies import MCTS, parse_policy
+    spec = scenario.spec
+    levels = list(levels)
+    rows = []
+    for lv in levels:
+        rows.append({"level": lv, **_split(spec, _self_play(scenario, config, lv, threads))})
+    strong = levels[-1]
+    out = {"kind": "draw_diagnosis", "game": spec.name, "scenario": scenario.name, "levels": rows,
+           "games_per_seating": config.games, "seed": config.seed}
+    evidence = []
+    if len(levels) >= 2:
+        weak = levels[-2]
+        c = pair_score(scenario, config, strong, weak, threads=threads)
+        recs = np.concatenate(list(c.pop("records").values()))
+        decided = float(np.mean(recs[:, 1] >= 0))
+        out["cross_play"] = {"strong": strong, "weak": weak, "score": c["score"], "ci": c["ci"],
+                             "decided_rate": decided, "draw_rate": 1.0 - decided}
+        if c["ci"][0] > 0.5 and (1.0 - decided) < rows[-1]["draw_rate"] - AVOIDED:
+            evidence.append(f"{strong} converts games against {weak}: it scores {c['score']:.3f} "
+                            f"[{c['ci'][0]:.3f}, {c['ci'][1]:.3f}] and {decided:.1%} of the games are decided, "
+                            f"where its self-play draws {rows[-1]['draw_rate']:.1%}")
+    if parse_policy(spec, strong).base == MCTS and "mcts_contempt" in {o.name for o in spec.options}:
+        probe = f"{strong}/mcts_contempt={contempt:g}"
+        c = pair_score(scenario, config, probe, strong, threads=threads)
+        recs = np.concatenate(list(c.pop("records").values()))
+        n = len(recs)
+        d = int((recs[:, 1] < 0).sum())
+        base = rows[-1]
+        lo, hi = wilson(d, n)
+        out["contempt_probe"] = {"probe": probe, "against": strong, "score": c["score"], "ci": c["ci"],
+                                 "draw_rate": d / n, "draw_ci": [lo, hi], "neutral_draw_rate": base["draw_rate"],
+                                 "neutral_draw_ci": base["draw_ci"]}
+        if hi < base["draw_ci"][0] and d / n <= base["draw_rate"] - AVOIDED and c["ci"][1] >= 0.5:
+            evidence.append(f"a draw-averse {strong} (contempt {contempt:g}) draws {d / n:.1%} "
+                            f"[{lo:.1%}, {hi:.1%}] instead of {base['draw_rate']:.1%} and scores {c['score']:.3f} "
+                            f"[{c['ci'][0]:.3f}, {c['ci'][1]:.3f}] against the neutral one: the draws can be "
+                            f"avoided at no cost")
+    out["material_curve"] = _material_curve(scenario, config, strong, traced)
+    top = rows[-1]
+    split = (f"{strong} self-play: {top['draw_rate']:.1%} drawn ({top['natural_draw_rate']:.1%} by the game's own "
+             f"ending, {top['capped_draw_rate']:.1%} at a cap), {top['capped_rate']:.1%} of games capped")
+    if evidence:
+        out["verdict"] = "players"
+        out["finding"] = f"The draws belong to the players, not the game: {'; '.join(evidence)}. ({split}.)"
+    else:
+        reasons = []
+        cp = out.get("contempt_probe")
+        if cp:
+            reasons.append(f"a draw-averse {strong} still draws {cp['draw_rate']:.1%} and scores {cp['score']:.3f} "
+                           f"[{cp['ci'][0]:.3f}, {cp['ci'][1]:.3f}] against the neutral one")
+        cx = out.get("cross_play")
+        if cx:
+            reasons.append(f"{cx['strong']} against {cx['weak']} decides {cx['decided_rate']:.1%} of the games "
+                           f"(score {cx['score']:.3f} [{cx['ci'][0]:.3f}, {cx['ci'][1]:.3f}])")
+        mc = out["material_curve"]
+        if mc:
+            leads = ", ".join("-" if x is None else f"{x:.2f}" for x in mc["mean_abs_lead_by_fifth"])
+            reasons.append(f"the mean size of the lead by fifth of the game is {leads}")
+        out["verdict"] = "game"
+        out["finding"] = (f"The draws belong to the game, not the players: {'; '.join(reasons) or 'no probe applies'}."
+                          f" ({split}.)")
+    return out

@@ -1,0 +1,128 @@
+"""One Martian Chess ply, in pieces the batch kernel (play.py) and the step API (env.py) both call.
+
+A game is: ``init_game_nb``, then per ply the start of the mover's turn,
+``policy_move_nb`` (a scripted side's choice, drawn from the game's stream) and
+``record_ply_nb`` (play the move, count it in the record), until the game is over;
+``finish_record_nb`` writes the record's last columns. The position between plies is the search state of search.py
+(``S = (board, meta, moves)``, the mover's turn started), so the step API, the search and
+the batch kernel share one position and one set of rules.
+"""
+from numba import njit
+
+from simkit.engine.rng import rng_below_nb
+from simkit.games.martian_chess.moves import (
+    apply_move_nb, count_moves_nb, gen_moves_nb, nth_move_nb, set_bitboards_nb,
+)
+from simkit.games.martian_chess.policies import MCTS, RANDOM, choose_greedy_nb
+from simkit.games.martian_chess.search import choose_nb, drop_banned_moves_nb
+from simkit.games.martian_chess.state import (
+    END_STALEMATE, F_CAPTURES, F_END, F_FINAL, F_FIRST, F_KILLS, F_LOSSES, F_PLIES, F_PROMOS, F_SCORE, F_SNAP,
+    F_WINNER, M_END, M_KOMI, M_LAST_FROM, M_LAST_TO, M_PIPS, M_PLY, M_SCORE, M_TO_MOVE, M_WINNER, R_KOMI,
+)
+from simkit.policies import EPS_SCALE, POL_BAN, POL_BUDGET, POL_EPS, POL_ID
+
+
+@njit(cache=True, _nrt=False)
+def material_nb(board, rec, offset):
+    """Count pieces by type in each zone into rec[offset + side * 3 + pips - 1]."""
+    for k in range(6):
+        rec[offset + k] = 0
+    for c in range(32):
+        v = board[c]
+        if v:
+            rec[offset + (c // 16) * 3 + v - 1] += 1
+
+
+@njit(cache=True, _nrt=False)
+def init_game_nb(init_board, rules, first, board, meta, rec):
+    """The start position, ``first`` to move (its turn not yet started), and a cleared record."""
+    for c in range(32):
+        board[c] = init_board[c]
+    meta[:] = 0
+    meta[M_TO_MOVE] = first
+    meta[M_LAST_FROM] = -1
+    meta[M_LAST_TO] = -1
+    meta[M_END] = -1
+    meta[M_WINNER] = -1
+    meta[M_KOMI + 1 - first] = rules[R_KOMI]   # MC-C1: the second player's komi
+    for c in range(16):
+        meta[M_PIPS] += board[c]
+        meta[M_PIPS + 1] += board[c + 16]
+    set_bitboards_nb(board, meta)
+    rec[:] = 0
+    rec[F_FIRST] = first
+
+
+@njit(cache=True, _nrt=False)
+def policy_move_nb(P, S, policies, rng, tree, S1, S2, sb, sm):
+    """The move of the side to move under its entry of the policy vector (simkit.policies): (move, legal moves).
+    ``P[3]`` is the knob table: the search gets the mover's row.
+
+    The mover's turn is started. A mover with no move draws at once (MC-5): (-1, 0). A random
+    move (also epsilon's) is drawn on the move count and only that move is generated: the same
+    draw and the same move as indexing gen_moves_nb's list. The epsilon draw happens only when
+    epsilon > 0, so a policy without it consumes the game's stream exactly as before the degrader
+    existed. ``S[2]`` (the move buffer) is overwritten.
+    """
+    rays, rules, weights = P[0], P[1], P[2]
+    board, meta, moves = S[0], S[1], S[2]
+    p = meta[M_TO_MOVE]
+    eps = policies[POL_EPS + p]
+    pid = policies[POL_ID + p]
+    ban = policies[POL_BAN + p]   # ban:CLASS: the side chooses among its other moves only
+    counted = (pid == RANDOM or eps > 0) and ban == 0
+    if counted:
+        n = count_moves_nb(board, meta, rays, rules, moves)   # moves holds its per-piece counts
+    else:
+        n = gen_moves_nb(board, meta, rays, rules, moves)
+    if n == 0:
+        meta[M_END] = END_STALEMATE
+        meta[M_WINNER] = -1
+        return -1, 0
+    k = n if ban == 0 else drop_banned_moves_nb(board, meta, moves, n, ban)
+    if (eps > 0 and rng_below_nb(rng, EPS_SCALE) < eps) or pid == RANDOM:
+        r = rng_below_nb(rng, k)
+        return (moves[r] if ban != 0 else nth_move_nb(board, meta, rays, rules, moves, r)), n
+    if counted:
+        gen_moves_nb(board, meta, rays, rules, moves)
+    if pid == MCTS:
+        return choose_nb((rays, rules, weights, P[3][p]), S, S1, S2, policies[POL_BUDGET + p], rng, tree, ban), n
+    return choose_greedy_nb(board, meta, rays, rules, weights, moves, k, rng, sb, sm), n
+
+
+@njit(cache=True, _nrt=False)
+def record_ply_nb(rules, board, meta, mv, rec, deaths, snapshot_ply):
+    """Play ``mv`` for the side to move and count it: captures, kills and losses by piece, field
+    promotions, the deaths per cell, and the material snapshot taken before ply ``snapshot_ply``.
+    Returns 1 if the move captured."""
+    if meta[M_PLY] == snapshot_ply:
+        material_nb(board, rec, F_SNAP)
+    p = meta[M_TO_MOVE]
+    s = mv // 32
+    t = mv % 32
+    v = board[s]
+    w = board[t]
+    captured = apply_move_nb(board, meta, rules, mv)
+    if captured:
+        rec[F_CAPTURES + p] += 1
+        rec[F_KILLS + p * 3 + v - 1] += 1
+        rec[F_LOSSES + (1 - p) * 3 + w - 1] += 1
+        deaths[t] += 1
+    elif w != 0:
+        rec[F_PROMOS + p] += 1
+    return 1 if captured else 0
+
+
+@njit(cache=True, _nrt=False)
+def finish_record_nb(board, meta, rec, snapshot_ply):
+    """The record's result columns and final material; a game that ended before ply ``snapshot_ply``
+    (or no snapshot: -1) has the final material as its snapshot."""
+    material_nb(board, rec, F_FINAL)
+    if not 0 <= snapshot_ply < meta[M_PLY]:
+        for k in range(6):
+            rec[F_SNAP + k] = rec[F_FINAL + k]
+    rec[F_WINNER] = meta[M_WINNER]
+    rec[F_PLIES] = meta[M_PLY]
+    rec[F_END] = meta[M_END]
+    rec[F_SCORE] = meta[M_SCORE]
+    rec[F_SCORE + 1] = meta[M_SCORE + 1]

@@ -1,0 +1,54 @@
+"""Blocks of search players' numbers (cost "mcts": expensive, and rewritten with the next search engine;
+run only when named)."""
+from __future__ import annotations
+
+from simkit.report.doc_blocks import block, ci, pct, shown, simkit, simkit_json
+from simkit.report.doc_blocks.games import profile
+
+
+block("profile-martian_chess-mcts", "docs/games/martian_chess.md", "mcts",
+      "simkit run martian_chess --policy mcts:400 --games 300")(
+    lambda: profile("martian_chess", [("mcts:400", "mcts:400", 300)]))
+block("profile-storm_the_castle-mcts", "docs/games/storm_the_castle.md", "mcts",
+      "simkit run storm_the_castle --policy0 mcts:400 --policy1 greedy --games 20 (and the seats swapped)",
+      "simkit run storm_the_castle --policy0 mcts:400 --policy1 mcts:1600 --games 5 (and the seats swapped)")(
+    lambda: profile("storm_the_castle", [("mcts:400", "greedy", 20), ("greedy", "mcts:400", 20),
+                                         ("mcts:400", "mcts:1600", 5), ("mcts:1600", "mcts:400", 5)]))
+block("profile-warfare-mcts", "docs/games/warfare.md", "mcts", "simkit run warfare --policy mcts:400 --games 8")(
+    lambda: profile("warfare", [("mcts:400", "mcts:400", 8)]))
+
+
+def matchup_table(game: str, *cmds: str) -> str:
+    """`simkit matchup GAME ...` cells as rows (the later policy of each pair against the earlier)."""
+    lines = ["| policy | opponent | score [95%] | as side 0 | as side 1 | draws | games | command |",
+             "| --- | --- | --- | ---: | ---: | ---: | ---: | --- |"]
+    for cmd in cmds:
+        s = simkit_json(f"matchup {game} {cmd}")
+        pols = s["policies"]
+        for c in s["cells"]:
+            if pols.index(c["policy"]) > pols.index(c["opponent"]):
+                lines.append(f"| {c['policy']} | {c['opponent']} | {ci(c['score'], *c['ci'], '{:.3f}')} | "
+                             f"{c['as_side0']:.3f} | {c['as_side1']:.3f} | {pct(c['draw_rate'])} | "
+                             f"{2 * c['games']:,} | `simkit matchup {game} {cmd}` |")
+    return "Row policy's expected score (win 1, draw ½), both seat orders averaged, 95% score interval:\n\n" \
+        + "\n".join(lines) + "\n"
+
+
+def speed_text(*games: str) -> str:
+    return shown(_speed_cmd(*games), simkit(_speed_cmd(*games)))
+
+
+def _speed_cmd(*games: str) -> str:
+    return f"bench {' '.join(games)} --policy mcts --mcts-budget 400 --threads 1"
+
+
+STRENGTH = ("--policies random,greedy,mcts:400 --games 400", "--policies mcts:400,mcts:1600 --games 400")
+for _game in ("martian_chess", "skorm", "storm_the_castle", "warfare"):
+    block(f"strength-{_game}", f"docs/games/{_game}.md", "mcts", *(f"simkit matchup {_game} {c}" for c in STRENGTH))(
+        lambda g=_game: matchup_table(g, *STRENGTH))
+block("speed-mcts", "docs/skill.md", "mcts", "simkit " + _speed_cmd("martian_chess", "skorm", "storm_the_castle",
+                                                                   "warfare"))(
+    lambda: speed_text("martian_chess", "skorm", "storm_the_castle", "warfare"))
+for _game in ("martian_chess", "storm_the_castle", "warfare"):
+    block(f"speed-{_game}-mcts", f"docs/games/{_game}.md", "mcts", "simkit " + _speed_cmd(_game))(
+        lambda g=_game: speed_text(g))
