@@ -8,7 +8,8 @@
 defaults at a quarter of the budget, and the defaults at the same budget (head to head). A knob setting
 is a rule option, the same for both sides in a ``simkit matchup``; here each ply is played with the
 params of the side to move through the step API (``Game.play``), so two settings can meet. Prints one
-markdown table row per setting: expected score, 95% interval (paired t); and the mean over the panel.
+markdown table row per setting: expected score, 95% score interval of the pair scores; and the mean over
+the panel.
 
 ``claims``: quality trajectories of random and greedy self-play, default scenario, seed 0: how many
 games show, before their last ply, a position the evaluation calls settled (lead +-WON_LEAD) for the
@@ -46,11 +47,12 @@ def play(pa, pb, ba: int, bb: int, seed: int, game: int, a_side: int) -> float:
 
 
 def paired(pa, pb, ba, bb, pairs, seed):
-    """(mean, half-width of the 95% interval) of A's score over ``pairs`` paired games."""
-    from scipy import stats
+    """A's mean pair score over ``pairs`` paired games and its 95% score interval (`pair_interval`: on the
+    five values a pair can score, never a t interval on a handful of discrete outcomes)."""
+    from simkit.analysis.matchup import pair_interval
     x = np.array([(play(pa, pb, ba, bb, seed, i, 0) + play(pa, pb, ba, bb, seed, i, 1)) / 2 for i in range(pairs)])
-    half = stats.t.ppf(0.975, pairs - 1) * x.std(ddof=1) / np.sqrt(pairs) if x.std() > 0 else 0.0
-    return float(x.mean()), float(half)
+    pm = pair_interval(x)
+    return pm["score"], pm["ci"]
 
 
 def label(setting: dict) -> str:
@@ -72,11 +74,11 @@ def knobs(budget: int, pairs: int, seed: int, settings=SETTINGS):
                 means.append(0.5)     # the defaults against themselves: the same games from both seats
                 cells.append("0.5 (itself)")
                 continue
-            m, h = paired(p, base, budget, bb, pairs, seed)
+            m, (lo, hi) = paired(p, base, budget, bb, pairs, seed)
             means.append(m)
-            cells.append(f"{m:.3f} [{max(0.0, m - h):.3f}, {min(1.0, m + h):.3f}]")
+            cells.append(f"{m:.3f} [{lo:.3f}, {hi:.3f}]")
         print(f"| {label(s)} | " + " | ".join(cells) + f" | {np.mean(means):.3f} |", flush=True)
-    print(f"\n{pairs} pairs of games per cell (both seat orders), seed {seed}; 95% paired t intervals.")
+    print(f"\n{pairs} pairs of games per cell (both seat orders), seed {seed}; 95% score intervals of the pair scores.")
 
 
 def claims(games: int):

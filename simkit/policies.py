@@ -61,7 +61,7 @@ def _parse_knobs(spec, name: str, items) -> tuple:
     from simkit.errors import ScenarioError
     from simkit.scenario.load import parse_set
     from simkit.scenario.schema import _suggest
-    allowed = knob_columns(spec)
+    allowed = side_knob_names(spec)
     out = []
     for item in items:
         try:
@@ -69,6 +69,10 @@ def _parse_knobs(spec, name: str, items) -> tuple:
         except ScenarioError:
             raise UsageError(f"policy '{name}': write POLICY/KNOB=VALUE, e.g. mcts:400/mcts_c=0.5") from None
         if key not in allowed:
+            if key in knob_columns(spec):
+                raise UsageError(f"policy '{name}': both sides of {spec.name} share '{key}' (its search hooks read "
+                                 f"it for either side): set it with --set {key}=...; one side's knobs: "
+                                 f"{', '.join(allowed)}")
             raise UsageError(f"policy '{name}': '{key}' is not a search knob of {spec.name}"
                              f"{_suggest(key, allowed)}; knobs: {', '.join(allowed) or 'none'}")
         try:
@@ -257,6 +261,14 @@ def knob_columns(spec) -> tuple[str, ...]:
     if getattr(spec, "knobs_slot", None) is None:
         return ()
     return KNOB_COLUMNS + tuple(spec.search_knobs)
+
+
+def side_knob_names(spec) -> tuple[str, ...]:
+    """The knobs a policy may set for its own side (``POLICY/KNOB=VALUE``): the game's ``side_knobs``, else
+    every column of its knob table."""
+    cols = knob_columns(spec)
+    side = getattr(spec, "side_knobs", None)
+    return cols if side is None else tuple(k for k in cols if k in side)
 
 
 def knob_value(option, value) -> float:

@@ -69,12 +69,13 @@ def _win_in_one():
     return board, meta
 
 
-@pytest.mark.parametrize("decisive,prior_temp", [(True, 1.0), (False, 1.0), (False, 0.0)])
-def test_mcts_finds_the_one_move_that_wins_at_once(decisive, prior_temp):
+@pytest.mark.parametrize("decisive,prior_temp,prior_moves", [(True, 1.0, "captures"), (True, 1.0, "greedy"),
+                                                              (False, 1.0, "captures"), (False, 0.0, "captures")])
+def test_mcts_finds_the_one_move_that_wins_at_once(decisive, prior_temp, prior_moves):
     """With the decisive shortcut the engine plays the win without searching; without it and with a
     uniform prior (prior_temp 0: greedy's scores do not point at it) the search itself must find the
     one winning move among the crossings that lose and the quiet moves."""
-    p = params(mcts_decisive=decisive, mcts_prior_temp=prior_temp)
+    p = params(mcts_decisive=decisive, mcts_prior_temp=prior_temp, mcts_prior_moves=prior_moves)
     board, meta = _win_in_one()
     _, moves, _ = _search(p, board.copy(), meta.copy(), 1, 0)
     wins = []
@@ -105,7 +106,7 @@ def test_priors_are_greedys_values_softmaxed():
     board, meta = _win_in_one()
     meta[st.M_SCORE + 1] = 0      # no move ends the game: every value is a heuristic one
     for temp in (0.5, 2.0):
-        p = params(mcts_decisive=False, mcts_prior_temp=temp)
+        p = params(mcts_decisive=False, mcts_prior_temp=temp, mcts_prior_moves="greedy")
         _, moves, tree = _search(p, board.copy(), meta.copy(), 2, 0)
         ti, tf = tree[0], tree[1]
         assert ti[ROOT, TI_KIND] == K_DECISION
@@ -120,6 +121,28 @@ def test_priors_are_greedys_values_softmaxed():
         want /= want.sum()
         assert len(set(vals.round(9))) > 2      # the moves really differ
         assert np.allclose([pri[int(m)] for m in moves], want, rtol=1e-12, atol=0)
+    # the default prior (captures): the pips each move takes from the opponent's zone, softmaxed alike
+    p = params(mcts_decisive=False, mcts_prior_temp=0.5, mcts_prior_moves="captures")
+    _, moves, tree = _search(p, board.copy(), meta.copy(), 2, 0)
+    ti, tf = tree[0], tree[1]
+    pri = {}
+    ch = ti[ROOT, TI_FIRST]
+    while ch >= 0:
+        pri[int(ti[ch, TI_CODE])] = tf[ch, TF_PRIOR]
+        ch = ti[ch, TI_NEXT]
+    from simkit.games.martian_chess.policies import WIN, move_outcome_nb
+    pips = []
+    for m in moves:
+        taken = float(board[m % 32]) if board[m % 32] and m % 32 // 16 != 0 else 0.0
+        b, x = board.copy(), meta.copy()
+        mv.apply_move_nb(b, x, p[2], m)
+        end = WIN if x[st.M_WINNER] == 0 else -WIN if x[st.M_WINNER] == 1 else 0.0
+        pips.append(taken if x[st.M_END] < 0 else end)
+        assert move_outcome_nb(board, meta, p[2], 0, m)[0] == taken
+    pips = np.array(pips)
+    assert (pips == WIN).any() and (pips == 0).any()      # captures that win at once, quiet moves
+    want = np.exp((pips - pips.max()) / 0.5)
+    assert np.allclose([pri[int(m)] for m in moves], want / want.sum(), rtol=1e-12, atol=0)
 
 
 def mv_list(board, meta, p):

@@ -255,3 +255,33 @@ def test_a_level_whose_games_are_all_drawn_gives_no_information_not_stable(tmp_p
     for m in ("first_player_advantage", "side0_advantage"):
         assert data["metrics"][m]["verdict"] == "no information"
         assert set(data["metrics"][m]["missing"]) == {"random", "greedy"}
+
+
+def test_draws_command_tells_draws_of_the_players_from_draws_of_the_game(tmp_path):
+    """`simkit draws`: greedy self-play in Martian Chess is mostly drawn, a small search decides its games, so
+    the draws belong to the weaker players; with a one-ply cap every game is drawn whoever plays, and a
+    draw-averse search cannot avoid it: the draws belong to the game."""
+    r = CliRunner().invoke(cli, ["draws", "martian_chess", "--levels", "greedy,mcts:50", "--games", "10",
+                                 "--out", str(tmp_path / "d"), "--threads", "1"])
+    assert r.exit_code == 0, r.output
+    d = json.loads((tmp_path / "d" / "draws.json").read_text())
+    greedy, search = d["levels"]
+    assert greedy["draw_rate"] > 0.5 > search["draw_rate"]
+    assert d["verdict"] == "players" and "stronger players decide the games" in d["finding"]
+    assert "finding:" in r.output and json.loads((tmp_path / "d" / "manifest.json").read_text())["status"] == "complete"
+    r = CliRunner().invoke(cli, ["draws", "martian_chess", "--set", "max_plies=1", "--levels", "greedy,mcts:20",
+                                 "--games", "6", "--no-save", "--threads", "1", "--json"])
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.output[r.output.index("{"):])
+    assert all(lv["draw_rate"] == 1.0 and lv["capped_rate"] == 1.0 for lv in d["levels"])
+    assert d["contempt_probe"]["draw_rate"] == 1.0
+    assert d["verdict"] == "game" and d["finding"].startswith("The draws belong to the game")
+
+
+def test_policy_names_print_as_typed_not_as_emoji():
+    """Rich turns ':100:' into an emoji; a finding such as 'against mcts:100: it scores' must print as written."""
+    from simkit.cli.show import console
+    c = console()
+    with c.capture() as cap:
+        c.print("mcts:400 converts games against mcts:100: it scores 0.600")
+    assert "mcts:100: it scores" in cap.get()

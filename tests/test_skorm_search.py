@@ -280,3 +280,23 @@ def test_more_budget_plays_better():
     from simkit.scenario import load_scenario
     r = pair_score(load_scenario("skorm"), RunConfig(games=30, seed=11), "mcts:64", "mcts:16", threads=1)
     assert r["score"] > 0.5 and r["p_value"] / 2 < 0.01, r["score"]
+
+
+def test_one_side_carries_its_own_engine_knobs():
+    """`mcts:12/mcts_c=3` against greedy plays exactly the games of mcts:12 against greedy under `--set mcts_c=3`
+    (the mover's row of the knob table reaches the engine), and other games than the default mcts:12; a knob the
+    hooks read for both sides (mcts_scale) is refused per side, by name."""
+    from simkit.engine.runner import RunConfig, simulate
+    from simkit.errors import UsageError
+    from simkit.policies import parse_policy
+    from simkit.scenario import load_scenario
+
+    def recs(sets, pols):
+        return simulate(load_scenario("skorm", sets), RunConfig(games=4, seed=5, policies=pols), threads=1,
+                        progress=False).records()
+
+    own = recs([], ("mcts:12/mcts_c=3", "greedy"))
+    assert np.array_equal(own, recs(["mcts_c=3"], ("mcts:12", "greedy")))
+    assert not np.array_equal(own, recs([], ("mcts:12", "greedy")))
+    with pytest.raises(UsageError, match="both sides of skorm share 'mcts_scale'"):
+        parse_policy(load_scenario("skorm").spec, "mcts:12/mcts_scale=2")

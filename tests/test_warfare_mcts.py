@@ -405,3 +405,22 @@ def test_search_plans_the_turns_activations_together():
     S = _state(P, p.usq, p.uface, 10, 0, p.utype, p.uside)
     WS.playout_nb(P, S, 1, 11, _rng(1))
     assert S[WS.S_USQ][p.ids[0]] == p.sq(10, 11)
+
+
+def test_one_side_carries_its_own_engine_knobs():
+    """`mcts:8/mcts_c=3` against greedy plays exactly the games of mcts:8 against greedy under `--set mcts_c=3`,
+    and other games than the default's; knobs the hooks read for both sides (mcts_scale) are refused per side."""
+    from simkit.engine.runner import RunConfig, simulate
+    from simkit.errors import UsageError
+    from simkit.policies import parse_policy
+    from simkit.scenario import load_scenario
+
+    def recs(sets, pols):
+        return simulate(load_scenario("warfare", sets), RunConfig(games=4, seed=5, policies=pols), threads=1,
+                        progress=False).records()
+
+    own = recs([], ("mcts:8/mcts_c=3", "greedy"))
+    assert np.array_equal(own, recs(["mcts_c=3"], ("mcts:8", "greedy")))
+    assert not np.array_equal(own, recs([], ("mcts:8", "greedy")))
+    with pytest.raises(UsageError, match="both sides of warfare share 'mcts_scale'"):
+        parse_policy(load_scenario("warfare").spec, "mcts:8/mcts_scale=2")

@@ -18,9 +18,10 @@ few paired games:
    level's self-play games (the game's quality trajectory): the mean size of the lead
    in each fifth of the game. A lead that never grows means nobody makes progress.
 
-Verdict: "the players" when the contempt probe avoids draws at no cost or the
-stronger side converts the cross-play games; otherwise "the game". The finding
-states the numbers it rests on.
+Verdict: "the players" when the draws vanish at the strongest level, the contempt
+probe avoids draws at no cost or the stronger side converts the cross-play games;
+"few draws" when no level's games are mostly drawn or capped; otherwise "the game".
+The finding states the numbers it rests on.
 """
 from __future__ import annotations
 
@@ -86,7 +87,7 @@ def _material_curve(scenario, config, policy, games: int) -> dict:
 def diagnose(scenario, config, levels, *, threads=None, contempt: float = CONTEMPT, traced: int = 20) -> dict:
     """Run the four measurements for ``levels`` (weakest first) and return the finding with its numbers."""
     from simkit.analysis.matchup import pair_score
-    from simkit.policies import MCTS, parse_policy
+    from simkit.policies import MCTS, parse_policy, side_knob_names
     spec = scenario.spec
     levels = list(levels)
     rows = []
@@ -107,7 +108,13 @@ def diagnose(scenario, config, levels, *, threads=None, contempt: float = CONTEM
             evidence.append(f"{strong} converts games against {weak}: it scores {c['score']:.3f} "
                             f"[{c['ci'][0]:.3f}, {c['ci'][1]:.3f}] and {decided:.1%} of the games are decided, "
                             f"where its self-play draws {rows[-1]['draw_rate']:.1%}")
-    if parse_policy(spec, strong).base == MCTS and "mcts_contempt" in {o.name for o in spec.options}:
+    if parse_policy(spec, strong).base != MCTS:
+        out["contempt_probe_skipped"] = f"{strong} is not a search: no draw-averse copy of it to probe"
+    elif "mcts_contempt" not in side_knob_names(spec):
+        # the probe is a policy knob of one side (POLICY/mcts_contempt=0.3): a game without the per-side knob table
+        # cannot seat a draw-averse search against a neutral one
+        out["contempt_probe_skipped"] = f"{spec.name} has no per-side search knobs (POLICY/KNOB=VALUE): no probe"
+    else:
         probe = f"{strong}/mcts_contempt={contempt:g}"
         c = pair_score(scenario, config, probe, strong, threads=threads)
         recs = np.concatenate(list(c.pop("records").values()))
@@ -125,6 +132,19 @@ def diagnose(scenario, config, levels, *, threads=None, contempt: float = CONTEM
                             f"avoided at no cost")
     out["material_curve"] = _material_curve(scenario, config, strong, traced)
     top = rows[-1]
+    # draws that vanish as skill grows belong to the weaker players, whatever the probes say
+    top_drawish = top["draw_rate"] + top["capped_rate"] - top["capped_draw_rate"]
+    worst = max(rows, key=lambda r: r["draw_rate"] + r["capped_rate"] - r["capped_draw_rate"])
+    worst_drawish = worst["draw_rate"] + worst["capped_rate"] - worst["capped_draw_rate"]
+    if top_drawish < DRAWISH and worst is not top and worst_drawish > DRAWISH:
+        evidence.insert(0, f"draws and capped games fall from {worst_drawish:.1%} under {worst['level']} to "
+                           f"{top_drawish:.1%} under {strong}: stronger players decide the games")
+    elif not evidence and worst_drawish <= DRAWISH:
+        out["verdict"] = "few draws"
+        out["finding"] = (f"Draws do not dominate at any level: at most {worst_drawish:.1%} of a level's games are "
+                          f"drawn or capped ({worst['level']}); {strong} self-play draws {top['draw_rate']:.1%} "
+                          f"[{top['draw_ci'][0]:.1%}, {top['draw_ci'][1]:.1%}].")
+        return out
     split = (f"{strong} self-play: {top['draw_rate']:.1%} drawn ({top['natural_draw_rate']:.1%} by the game's own "
              f"ending, {top['capped_draw_rate']:.1%} at a cap), {top['capped_rate']:.1%} of games capped")
     if evidence:
@@ -140,6 +160,8 @@ def diagnose(scenario, config, levels, *, threads=None, contempt: float = CONTEM
         if cx:
             reasons.append(f"{cx['strong']} against {cx['weak']} decides {cx['decided_rate']:.1%} of the games "
                            f"(score {cx['score']:.3f} [{cx['ci'][0]:.3f}, {cx['ci'][1]:.3f}])")
+        if "contempt_probe_skipped" in out:
+            reasons.append(f"no contempt probe ({out['contempt_probe_skipped']})")
         mc = out["material_curve"]
         if mc:
             leads = ", ".join("-" if x is None else f"{x:.2f}" for x in mc["mean_abs_lead_by_fifth"])

@@ -544,7 +544,7 @@ def tune_strength(target, knobs, objectives, config, *, panel=None, base_sets=No
     from simkit.analysis.metrics import game_values
     from simkit.backends.store import atomic_write_bytes, atomic_write_json, claim_result_dir
     from simkit.engine.runner import environment
-    from simkit.policies import _knob_text, knob_columns, parse_policy
+    from simkit.policies import _knob_text, parse_policy, side_knob_names
     from simkit.scenario import load_scenario
 
     base = load_scenario(target, list(base_sets or []))
@@ -554,7 +554,7 @@ def tune_strength(target, knobs, objectives, config, *, panel=None, base_sets=No
         raise UsageError("--objective strength is tuned alone (strength=max, or strength>=T); tune rule "
                          "objectives in a separate run")
     policy = parse_policy(spec, config.policies[0]).name
-    allowed = knob_columns(spec)
+    allowed = side_knob_names(spec)
     parsed = [parse_knob(k, spec) for k in knobs]
     keys = [k for k, _ in parsed]
     if not keys:

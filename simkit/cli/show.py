@@ -8,8 +8,9 @@ from rich.table import Table
 
 def console() -> Console:
     import sys
-    # Piped output (CI logs, files) gets room for the widest table instead of rich's 80 columns.
-    return Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 160)
+    # Piped output (CI logs, files) gets room for the widest table instead of rich's 80 columns. No emoji codes:
+    # a policy name followed by a colon ("against mcts:100: it scores") would print as an emoji.
+    return Console(highlight=False, soft_wrap=True, emoji=False, width=None if sys.stdout.isatty() else 160)
 
 
 def pct(x) -> str:

@@ -107,6 +107,89 @@ def ladder(target, sets, rungs, start, ceiling, games, seed, first, threads, dra
         c.print(f"ladder directory: {out_dir} (ladder.json, ladder.csv)")
 
 
+@cli.command()
+@click.argument("target")
+@scenario_options
+@click.option("--levels", default="greedy,mcts:100,mcts:400", show_default=True, metavar="P1,P2,...",
+              help="The players, weakest first: self-play at each, the strongest against the one below, and "
+                   "the strongest against a draw-averse copy of itself.")
+@click.option("--games", "-n", type=int, default=20, show_default=True,
+              help="Games per level and per seat order of each pairing.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--first", type=click.Choice(FIRST_MODES), default="alternate", show_default=True)
+@click.option("--threads", type=int, default=None, help="Numba threads (default: all cores).")
+@_saves("draws.json", "draws", "draws.json")
+def draws(target, sets, levels, games, seed, first, threads, out, no_save, as_json):
+    """Why are TARGET's games drawn: the game itself, or its players?
+
+    Measures (docs/skill.md, "Draw diagnosis"): each level's draws split into
+    the game's own draws and games stopped by a cap; the strongest level
+    against the one below in both seats (does a stronger player convert the
+    games?); a draw-averse copy of the strongest search (mcts_contempt) against
+    the neutral one (can the draws be avoided at no cost?); and the size of the
+    evaluation lead over each fifth of the strongest level's games. `ladder` and
+    `run --skill` run the same diagnosis where draws or capped games dominate.
+
+    \b
+    Examples:
+      simkit draws warfare
+      simkit draws martian_chess --levels greedy,mcts:100 --games 50 --set clock=deadlock
+    """
+    from simkit.analysis.draws import diagnose
+    from simkit.analysis.matchup import check_policies
+    from simkit.backends.store import atomic_write_json, claim_result_dir, mark_complete
+    from simkit.engine.runner import RunConfig
+    from simkit.errors import UsageError
+    from simkit.scenario import load_scenario
+    sc = load_scenario(target, list(sets))
+    names = check_policies(sc.spec, [x.strip() for x in levels.split(",") if x.strip()])
+    if games < 1:
+        raise UsageError(f"--games must be >= 1, got {games}")
+    config = RunConfig(games=games, seed=seed, policies=(names[0], names[0]), first=first)
+    out_dir = claim_result_dir(_out_dir("draws", f"{sc.game}-{sc.name}", out, no_save))
+    if out_dir is not None:
+        import time
+        from simkit.engine.runner import environment
+        atomic_write_json(out_dir / "manifest.json", {
+            "kind": "draws", "status": "running", "scenario": sc.to_dict(), "levels": names,
+            "config": config.to_dict(), "versions": environment(), "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
+    res = diagnose(sc, config, names, threads=threads)
+    if out_dir is not None:
+        atomic_write_json(out_dir / "draws.json", res)
+        mark_complete(out_dir)
+    if as_json:
+        return _echo_json(res)
+    from rich.table import Table
+    from simkit.cli.show import console
+    t = Table(title=f"{sc.spec.title} draw diagnosis: {sc.name} ({games:,} games per level, seed {seed})",
+              header_style="bold")
+    for col in ("self-play", "draws [95% CI]", "the game's own draws", "drawn at a cap", "capped"):
+        t.add_column(col, justify="left" if col == "self-play" else "right")
+    for r in res["levels"]:
+        t.add_row(r["level"], f"{r['draw_rate']:.1%} [{r['draw_ci'][0]:.1%}, {r['draw_ci'][1]:.1%}]",
+                  f"{r['natural_draw_rate']:.1%}", f"{r['capped_draw_rate']:.1%}", f"{r['capped_rate']:.1%}")
+    c = console()
+    c.print(t)
+    cx = res.get("cross_play")
+    if cx:
+        c.print(f"cross-play: {cx['strong']} against {cx['weak']} (both seats) scores {cx['score']:.3f} "
+                f"[{cx['ci'][0]:.3f}, {cx['ci'][1]:.3f}], {cx['decided_rate']:.1%} of the games decided")
+    cp = res.get("contempt_probe")
+    if cp:
+        c.print(f"contempt probe: {cp['probe']} against {cp['against']} draws {cp['draw_rate']:.1%} "
+                f"[{cp['draw_ci'][0]:.1%}, {cp['draw_ci'][1]:.1%}] (neutral self-play {cp['neutral_draw_rate']:.1%}) "
+                f"and scores {cp['score']:.3f} [{cp['ci'][0]:.3f}, {cp['ci'][1]:.3f}]")
+    elif res.get("contempt_probe_skipped"):
+        c.print(f"contempt probe: skipped: {res['contempt_probe_skipped']}")
+    mc = res.get("material_curve")
+    if mc:
+        leads = ", ".join("-" if x is None else f"{x:.2f}" for x in mc["mean_abs_lead_by_fifth"])
+        c.print(f"lead over the game ({mc['policy']} self-play, {mc['games']} games): mean |lead| by fifth {leads}")
+    c.print(f"[bold]finding:[/bold] {res['finding']}")
+    if out_dir:
+        c.print(f"draws directory: {out_dir} (draws.json)")
+
+
 def print_skill(result, title: str, differences: bool = False, unit: str = "plies"):
     """The per-metric table of `run --skill` (and of compare/values --skill, whose metrics are
     ``differences``): estimate per level and the verdict; shares of games (draws, end reasons) in

@@ -154,6 +154,9 @@ class GameSpec:
     # and the game's own knobs after the shared ones (option names); None: policies take no /KNOB=VALUE
     knobs_slot: int | None = None
     search_knobs: tuple[str, ...] = ()
+    # the knobs one side may carry (POLICY/KNOB=VALUE) when the game's hooks read some knobs for both sides at
+    # once (Skorm's evaluation reads one mcts_scale): only those the engine itself reads per side; None: all
+    side_knobs: tuple[str, ...] | None = None
     # the action classes a ``ban:CLASS:POLICY`` player never uses (bit k of its ban mask = class k); the kernel
     # filters them out of that side's options for every policy, and its search hooks name each decision's class
     action_classes: tuple[str, ...] = ()

@@ -30,13 +30,11 @@ def evaluate_nb(board, meta, tab, weights, p):
 
 
 @njit(cache=True, inline="always")
-def after_move_value_nb(board, meta, tab, rules, weights, p, pawns, drones, queens, mv):
-    """Greedy's value of ``mv`` for the mover p: what apply_move_nb then evaluate_nb would give.
-
-    Computed on scalars from the move alone (the captured pips, the zone pips, the MC-4
-    clock and the end checks, in apply_move_nb's order) and the post-move bitboards, so no
-    board is copied or re-scanned. Same float expressions as evaluate_nb, so ties are the same.
-    """
+def move_outcome_nb(board, meta, rules, p, mv):
+    """What ``mv`` does to the game, from the move alone (apply_move_nb's order): (captured pips, side 0's
+    and side 1's zone pips after it, the end value for the mover: WIN, -WIN, 0.0 for a tie, or NaN when the
+    game goes on). Shared by greedy's one-ply value and the search's captures prior (whose decisive moves
+    are the ones that win at once)."""
     s = mv // 32
     t = mv % 32
     v = board[s]
@@ -73,11 +71,32 @@ def after_move_value_nb(board, meta, tab, rules, weights, p, pawns, drones, quee
         tie_to = p
     elif not (called and clock >= rules[R_CLOCK_PLIES]) and meta[M_PLY] + 1 < rules[R_MAX_PLIES]:
         ended = False
+    end = np.nan
     if ended:   # decide_nb on the scores after the move
         a = 2 * score_p + meta[M_KOMI + p]
         b = 2 * score_o + meta[M_KOMI + 1 - p]
         winner = p if a > b else (1 - p if b > a else tie_to)
-        return WIN if winner == p else (-WIN if winner == 1 - p else 0.0)
+        end = WIN if winner == p else (-WIN if winner == 1 - p else 0.0)
+    return captured, pips0, pips1, end
+
+
+@njit(cache=True, inline="always")
+def after_move_value_nb(board, meta, tab, rules, weights, p, pawns, drones, queens, mv):
+    """Greedy's value of ``mv`` for the mover p: what apply_move_nb then evaluate_nb would give.
+
+    Computed on scalars from the move alone (move_outcome_nb: the captured pips, the zone pips, the
+    MC-4 clock and the end checks) and the post-move bitboards, so no board is copied or re-scanned.
+    Same float expressions as evaluate_nb, so ties are the same.
+    """
+    captured, pips0, pips1, end = move_outcome_nb(board, meta, rules, p, mv)
+    if end == end:
+        return end
+    s = mv // 32
+    t = mv % 32
+    v = board[s]
+    w = board[t]
+    score_p = meta[M_SCORE + p] + captured
+    score_o = meta[M_SCORE + 1 - p]
     bs = np.int64(1) << s
     bt = np.int64(1) << t
     if v == 1:

@@ -7,9 +7,10 @@ a move; a blocked mover (MC-5) is the draw at once (``status_nb``). ``P = (rays,
 weights, knobs)``. A decision's code is the move ``from * 32 + to`` (the step API's id).
 Martian Chess has no chance and nothing hidden: the search is closed loop.
 
-Priors: greedy's one-ply value of each move (``after_move_value_nb``: score lead,
+Priors (``mcts_prior_moves``): the pips each move captures (``captures``, the default), or
+greedy's one-ply value of each move (``greedy``: ``after_move_value_nb``: score lead,
 material, the best own piece left capturable), so a capture or a move out of danger
-is tried first; a move that ends the game won scores ``WIN`` (= the engine's
+is tried first; in both, a move that ends the game won scores ``WIN`` (= the engine's
 ``DECISIVE``): the search plays it without looking further. Leaf value: a rollout to
 the horizon and the greedy evaluation of the position for the player who has just
 moved (it charges the mover's own piece left capturable, a threat only while the
@@ -22,7 +23,7 @@ from simkit.engine.search import ONGOING, make_search, squash_nb
 from simkit.games.martian_chess.moves import (
     bits_of_nb, copy_position_nb, count_moves_nb, gen_moves_nb, play_move_nb, random_ply_nb, start_turn_nb,
 )
-from simkit.games.martian_chess.policies import after_move_value_nb, choose_greedy_nb
+from simkit.games.martian_chess.policies import after_move_value_nb, choose_greedy_nb, move_outcome_nb
 from simkit.games.martian_chess.policies import evaluate_nb as greedy_evaluate_nb
 from simkit.games.martian_chess.state import END_STALEMATE, M_END, M_PLY, M_TO_MOVE, M_WINNER, MAX_MOVES, NMETA
 from simkit.policies import MC_N, MC_SCALE
@@ -67,15 +68,17 @@ def turn_nb(P, S):
 @njit(cache=True, _nrt=False)
 def decisions_nb(P, S, codes, scores):
     """Every legal move, scored by greedy's one-ply value for the mover (``mcts_prior_moves`` = greedy), or
-    only by the pips it captures (= captures: cheaper, no look at what the move leaves hanging)."""
+    only by the pips it captures (= captures: cheaper, no look at what the move leaves hanging); in both a
+    move that ends the game scores its result (policies.WIN for a win at once)."""
     rays, rules, weights = P[0], P[1], P[2]
     board, meta = S[0], S[1]
     n = gen_moves_nb(board, meta, rays, rules, codes)
     p = meta[M_TO_MOVE]
     if P[3][MC_PRIOR_MOVES] == 0.0:
         for i in range(n):
-            t = codes[i] % 32
-            scores[i] = board[t] if (board[t] != 0 and t // 16 != p) else 0.0
+            captured, _, _, end = move_outcome_nb(board, meta, rules, p, codes[i])
+            # a move that ends the game scores its result (WIN >= DECISIVE: the decisive shortcut sees it)
+            scores[i] = end if end == end else float(captured)
         return n
     pawns = bits_of_nb(meta, 0)
     drones = bits_of_nb(meta, 1)

@@ -8,7 +8,7 @@ import numpy as np
 
 from simkit.games.base import GameSpec, Hook
 from simkit.games.skorm.layout import END_REASONS, POLICIES, RECORD_COLUMNS, RECORD_FIELDS
-from simkit.games.skorm.rules import OPTIONS, P_CQ, P_CR, UNITS, prepare, validate
+from simkit.games.skorm.rules import OPTIONS, P_CQ, P_CR, P_KNOBS, SIDE_KNOBS, UNITS, prepare, validate
 
 
 def aggregate_index(params) -> list[str]:
@@ -52,4 +52,6 @@ SPEC = GameSpec(
     length_unit="plies",
     warm=warm,
     trajectory=Hook("simkit.games.skorm.play", "trajectory"),
+    knobs_slot=P_KNOBS,
+    side_knobs=SIDE_KNOBS,
 )

@@ -14,7 +14,7 @@ from simkit.games.skorm.moves import apply_action_nb, end_ply_nb, gen_actions_nb
 from simkit.games.skorm.policies import POL_MCTS, POL_RANDOM, act_nb, greedy_ply_nb, random_ply_nb
 from simkit.games.skorm.search import action_of_nb, new_search_nb, search_capacity, search_nb
 from simkit.games.skorm.rules import (
-    I_MAX_PLIES, I_N, I_P, P_ADJB, P_MCTS, P_APPR, P_DEST, P_DIST, P_DISTG, P_F, P_FRAY, P_I, P_NB, P_RAY, P_SHOTB,
+    I_MAX_PLIES, I_N, I_P, P_ADJB, P_KNOBS, P_APPR, P_DEST, P_DIST, P_DISTG, P_F, P_FRAY, P_I, P_NB, P_RAY, P_SHOTB,
 )
 from simkit.games.skorm.state import (
     END_REASONS, LOG_W_EXTRA, NSC, NSTAT, PASS, SC_CNT, SC_DONE, SC_PLY, SC_REASON, SC_TOMOVE, SC_WINNER,
@@ -81,7 +81,7 @@ def mcts_ply_nb(params, rng, budget, eps, cell, face, plist, slot, sc, acts, blo
             tree, S, S2, aux, keys = ws
             # the engine's search_nb itself, not search.choose_nb: a compiled layer less to re-optimise
             code = action_of_nb(search_nb(params, (cell, face, plist, slot, sc, aux, acts, blocks, counts, stats, agg,
-                                                   keys), S, S2, params[P_MCTS], budget, rng, tree),
+                                                   keys), S, S2, params[P_KNOBS][s], budget, rng, tree),
                                 ip[I_N]) if n > 1 else acts[0]
         else:
             code = acts[rng_below_nb(rng, n)]

@@ -112,7 +112,11 @@ OPTIONS = (
 
 # ---------------------------------------------------------------- params layout
 P_I, P_F, P_NB, P_RAY, P_DEST, P_APPR, P_DISTG, P_ADJB, P_SHOTB, P_FORM, P_ZONE, P_ARMY, P_CQ, P_CR, P_DIST, \
-    P_MCTS, P_FRAY = range(17)
+    P_MCTS, P_FRAY, P_KNOBS = range(18)
+# P_MCTS: the knob row the hooks read (the evaluation's mcts_scale, the same for both sides); P_KNOBS: the knob
+# table, a row per side, from which the kernel hands the mover's row to the engine (POLICY/KNOB=VALUE)
+SIDE_KNOBS = ("mcts_c", "mcts_rollout", "mcts_cutoff", "mcts_prior_temp", "mcts_fpu", "mcts_decisive",
+              "mcts_contempt")
 
 # integer params (P_I)
 I_N, I_R, I_RANGE, I_STEPS_H, I_STEPS_W, I_GOLD_ON, I_GOLD_IMM, I_MAX_PLIES, I_PLACEMENT, I_FACING, \
@@ -328,8 +332,9 @@ def prepare(rules: dict):
                 if t < 0:
                     break
                 fray[c, d, t >> 6] |= np.uint64(1) << np.uint64(t & 63)
-    # the old search reads one row of the knob table (until it moves to the engine)
-    return (ip, F, nb, ray, dest, appr, distg, adjb, shotb, form, zone, army, cq, cr, dist, mcts_params(rules)[0], fray)
+    knobs = mcts_params(rules)
+    return (ip, F, nb, ray, dest, appr, distg, adjb, shotb, form, zone, army, cq, cr, dist, knobs[0].copy(), fray,
+            knobs)
 
 
 def default_rules(**overrides) -> dict:

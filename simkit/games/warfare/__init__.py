@@ -43,4 +43,7 @@ SPEC = GameSpec(
     length_unit="turns",
     warm=_warm,
     trajectory=Hook("simkit.games.warfare.play", "trajectory"),
+    knobs_slot=15,      # params[15]: the search knob table (rules.prepare); the hooks read scale, threat and cap turns
+    side_knobs=("mcts_c", "mcts_rollout", "mcts_cutoff", "mcts_prior_temp", "mcts_fpu", "mcts_decisive",
+                "mcts_contempt"),   # from fp for both sides, so a side carries only the engine's own knobs
 )

@@ -111,7 +111,7 @@ def unit_attacks_nb(u, m, side, last, with_pos, P, occ, usq, uface, utype, uside
     attack score (psc[v], NEG if none), then (``with_pos`` != 0) by the greedy position score; its square
     pt[v] and facing pf[v]. Returns the best score over all enemies (NEG if none). (Flags are int64 or
     computed bools, never literals: numba would compile a copy per literal value.)"""
-    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy = P
+    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs = P
     W = ip[IP_W]
     H = ip[IP_H]
     for v in range(nu):
@@ -197,7 +197,7 @@ def unit_attacks_nb(u, m, side, last, with_pos, P, occ, usq, uface, utype, uside
 @njit(**INNER)
 def certain_kill_nb(u, v, t, f, P, usq, uface, utype):
     """Does u, standing on t facing f, kill v without a roll (or with a roll it cannot lose)?"""
-    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy = P
+    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs = P
     ranged = utype[u] == ARC
     ang = angle_nb(sqx[t], sqy[t], sqx[usq[v]], sqy[usq[v]], uface[v], ranged)
     kind, am, dm = combat_kind_nb(utype[u], utype[v], ang, ranged, tree[usq[v]], ip)
@@ -218,7 +218,7 @@ def gen_decisions_nb(side, phase2, P, occ, usq, uface, utype, uside, acted, aliv
                      ppos, codes, scores):
     """The candidate activations of ``side`` (module docstring): codes and scores; returns the count.
     The greedy maps of ``side`` (gmap, gf) must be current."""
-    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy = P
+    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs = P
     W = ip[IP_W]
     H = ip[IP_H]
     nsq = ip[IP_NSQ]
@@ -321,7 +321,7 @@ def attack_potential_nb(side, limit, skip_acted, P, occ, usq, uface, utype, usid
     """The sum of the ``limit`` largest positive best-attack scores of ``side``'s units (each unit's
     best attack from where it stands, greedy attack score; units that acted skipped when ``skip_acted``
     != 0): what it threatens to win if it moved now. ``top`` (len >= limit) is scratch."""
-    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy = P
+    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs = P
     kk = 0
     no_bonus = limit < 0      # False, as a computed bool: no bonus for the last enemy unit
     for u in range(nu):

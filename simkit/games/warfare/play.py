@@ -31,7 +31,7 @@ LOG_COLS = 13
 
 @njit(**INNER)
 def deploy_nb(P, occ, usq, uface, utype, uside, alive, zbuf, rng):
-    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy = P
+    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs = P
     occ[:] = -1
     n0 = ip[IP_N0]
     for s in range(2):
@@ -85,7 +85,7 @@ def play_game_nb(P, seed, game, first, policies, snapshot_turn, rec, agg, log, b
     turn at t = turns; ``tlegal[t]`` the options of turn t's first decision
     (count_activations_nb; 1 for a turn passed). None of it draws a random number.
     """
-    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy = P
+    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs = P
     rng_seed_nb(rng, seed, game)
     nu = ip[IP_N0] + ip[IP_N1]
     deploy_nb(P, occ, usq, uface, utype, uside, alive, buf, rng)

@@ -55,7 +55,7 @@ def random_unit_nb(side, usq, uside, acted, nu, ubuf, rng):
 def random_move_nb(side, phase2, P, occ, usq, uside, utype, acted, nu, buf, tbuf, rng):
     """The random policy's activation up to its attack: a uniformly chosen unacted unit (-1: end the
     turn), one of its destinations and one of the facings that move allows. Returns (unit, square, facing)."""
-    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy = P
+    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs = P
     u = random_unit_nb(side, usq, uside, acted, nu, tbuf, rng)
     if u < 0:
         return u, np.int64(-1), np.int64(-1)
@@ -93,7 +93,7 @@ def random_bit_nb(mask, rng):
 @njit(cache=True, _nrt=False)
 def greedy_maps_nb(side, P, usq, utype, uside, nu, gmap, gf):
     """Nearest enemy (Chebyshev distance, id) and threat (enemies able to attack) per square."""
-    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy = P
+    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs = P
     W = ip[IP_W]
     H = ip[IP_H]
     nsq = ip[IP_NSQ]
@@ -214,7 +214,7 @@ def best_facing_nb(t, mask, cur, sqx, sqy, usq, gmap):
 @njit(**INNER)
 def pos_score_nb(u, t, f, side, P, occ, usq, utype, uside, gmap, gf):
     """Static score of unit u standing on square t facing f (greedy knobs in fp)."""
-    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy = P
+    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs = P
     W = ip[IP_W]
     H = ip[IP_H]
     x = sqx[t]
@@ -255,7 +255,7 @@ def pos_score_nb(u, t, f, side, P, occ, usq, utype, uside, gmap, gf):
 @njit(**INNER)
 def greedy_plan_nb(u, m, side, P, occ, usq, uface, utype, uside, gmap, gf, plan, plansc, rng):
     """Best (destination, facing) of unit u by pos_score; stores the plan and its improvement."""
-    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy = P
+    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs = P
     sq = usq[u]
     cur = pos_score_nb(u, sq, uface[u], side, P, occ, usq, utype, uside, gmap, gf)
     best = -1e300
@@ -313,7 +313,7 @@ def greedy_attack_nb(side, P, occ, usq, uface, utype, uside, acted, nu, last, ou
     """Best attack over unacted units: out = (u, square, facing, target); returns its score.
 
     ``last``: the enemy has one unit left, so a kill wins — its value counts 1000 more."""
-    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy = P
+    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs = P
     W = ip[IP_W]
     H = ip[IP_H]
     best = -1e300
@@ -397,7 +397,7 @@ def greedy_attack_nb(side, P, occ, usq, uface, utype, uside, acted, nu, last, ou
 def greedy_choose_nb(side, phase2, turn, P, occ, usq, uface, utype, uside, acted, alive, nu,
                      gmap, gf, plan, plansc, out, rng):
     """The greedy commander's next activation: out = (u, square, facing, target) or u = -1 (end)."""
-    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy = P
+    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs = P
     if gf[0] != turn * 1000 + alive[1 - side]:
         greedy_maps_nb(side, P, usq, utype, uside, nu, gmap, gf)
         gf[0] = turn * 1000 + alive[1 - side]

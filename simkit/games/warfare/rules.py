@@ -318,4 +318,5 @@ def prepare(rules: dict):
     fp[S.FP_MCTS + MC_N:S.FP_MCTS + MC_N + S.MCTS_OWN] = [rules["mcts_threat"], rules["mcts_cap_turns"]]
     sqx = np.arange(nsq, dtype=np.int64) % w
     sqy = np.arange(nsq, dtype=np.int64) // w
-    return (ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, win_table(), sqx, sqy)
+    return (ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, win_table(), sqx, sqy,
+            mcts_params(rules))

@@ -6,7 +6,8 @@ activations made and allowed this turn, passes, result, a pending advance decisi
 opposed roll, the acting unit and its swap partner) and the greedy commander's caches (its maps
 and plans, kept as the greedy policy keeps them: a copy carries them), then scratch that is not
 copied (buffers, the records the rule functions write). ``P`` is the game's params tuple
-(state.py); the knobs are in ``fp`` from ``FP_MCTS``.
+(state.py); the knobs the hooks read are in ``fp`` from ``FP_MCTS`` (the same for both sides); the engine
+gets the mover's row of the knob table ``P[15]`` (a side's own POLICY/KNOB=VALUE).
 
 **Decisions**: candidates.py (codes, the curated candidates and their scores). One decision is
 one activation, or the WF-5 advance after a melee kill; a turn is consecutive decisions of the
@@ -46,7 +47,7 @@ from .moves import (ROLL, angle_nb, attack_nb, can_act_nb, combat_kind_nb, move_
 from .policies import greedy_advance_nb, greedy_choose_nb, greedy_maps_nb, pos_score_nb, random_move_nb, \
     random_target_nb
 from .state import (ARC, DEF_DIES, FP_MCTS, FP_VALUE, INNER, IP_ACT, IP_CAP, IP_H, IP_MAXT, IP_MAXU, IP_N0, IP_N1,
-                    IP_NSQ, IP_W, MCTS_OWN, NFIELDS)
+                    IP_NSQ, IP_W, NFIELDS)
 
 # Warfare!'s own MCTS knobs, after the engine's in the knob vector (fp[FP_MCTS + MC_N + MK_*])
 MK_THREAT, MK_CAP_TURNS = 0, 1
@@ -133,7 +134,7 @@ def ensure_maps_nb(P, S, side):
 @njit(**INNER)
 def begin_turn_nb(P, S):
     """Start the turn in meta[M_TURN] of meta[M_PLAYER] exactly as play_game_nb does (cap, passes)."""
-    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy = P
+    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs = P
     occ, usq, uface, acted, meta, utype, uside = S[0], S[1], S[2], S[3], S[5], S[6], S[7]
     nu = usq.shape[0]
     while True:
@@ -385,7 +386,7 @@ def evaluate_nb(P, S):
 @njit(**INNER)
 def rollout_step_nb(P, S, greedy, rng):
     """One decision of the rollout policy (greedy, or random as play_game_nb's random policy)."""
-    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy = P
+    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs = P
     occ, usq, uface, acted, alive, meta, utype, uside = S[0], S[1], S[2], S[3], S[4], S[5], S[6], S[7]
     gmap, gf, plan, plansc, gout = S[S_GMAP], S[S_GF], S[S_PLAN], S[S_PLANSC], S[S_GOUT]
     nu = usq.shape[0]
@@ -456,18 +457,14 @@ search_nb = make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb,
 
 @njit(cache=True)
 def new_workspace_nb(P, cap, maxa):
-    """Everything one searcher needs, allocated once: (tree, root state, two scratch states, knob vector)."""
+    """Everything one searcher needs, allocated once: (tree, root state, two scratch states)."""
     ip = P[0]
     nu = ip[IP_N0] + ip[IP_N1]
     nsq = ip[IP_NSQ]
     nbuf = P[7].shape[2] + 8 + P[4].shape[1]
     act = ip[IP_ACT] + 8
-    fp = P[11]
-    knobs = np.zeros(MC_N + MCTS_OWN, np.float64)
-    for k in range(knobs.shape[0]):
-        knobs[k] = fp[FP_MCTS + k]
     return (new_tree_nb(cap, maxa, 2), new_state_nb(nu, nsq, nbuf, act), new_state_nb(nu, nsq, nbuf, act),
-            new_state_nb(nu, nsq, nbuf, act), knobs)
+            new_state_nb(nu, nsq, nbuf, act))
 
 
 @njit(**INNER)
@@ -475,7 +472,7 @@ def choose_nb(P, Wk, budget, player, turn, nact, limit, advu, advsq, actu, mate,
               acted, alive, rng):
     """The decision code ``budget`` iterations prefer in the game's position: an activation or END, or
     (``advu`` >= 0: unit advu has just killed on square advsq) STAY or ADVANCE."""
-    tree, R, S, S2, knobs = Wk
+    tree, R, S, S2 = Wk
     for q in range(occ.shape[0]):
         R[S_OCC][q] = occ[q]
     for u in range(usq.shape[0]):
@@ -505,7 +502,7 @@ def choose_nb(P, Wk, budget, player, turn, nact, limit, advu, advsq, actu, mate,
     for k in range(S[S_REC].shape[0]):      # the rule functions' counters: scratch, kept small
         S[S_REC][k] = 0
         S2[S_REC][k] = 0
-    return search_nb(P, R, S, S2, knobs, budget, rng, tree)
+    return search_nb(P, R, S, S2, P[15][player], budget, rng, tree)   # the mover's row of the knob table
 
 
 # ------------------------------------------------------------------ entry points for tests and measurements

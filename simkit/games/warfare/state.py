@@ -30,7 +30,7 @@ Per-game state (scratch arrays allocated once per block, reset per game)::
 
 The params tuple built by ``rules.prepare``::
 
-    (ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy)
+    (ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs)
     ip      int64[IP_SIZE]     integer rule values (IP_* indexes below)
     tree    int64[NSQ]         1 on a tree square
     army    int64[2, MAXU]     unit type of each slot of each side's army (-1 pad)
@@ -44,6 +44,8 @@ The params tuple built by ``rules.prepare``::
     fp      float64[FP_SIZE]   unit values (FP_VALUE+type), greedy knobs (FP_GREEDY+k), MCTS knobs (FP_MCTS+MC_*)
     wintab  float64[2*20+1]    P(attacker wins) by modifier difference -20..20 (dice.py, exact)
     sqx     int64[NSQ]         x of each square; sqy int64[NSQ] its y
+    knobs   float64[2, MC_N]   the search knob table, a row per side (simkit.policies.mcts_params): the engine
+                               gets the mover's row; the hooks read fp's (scale, threat, cap turns: both sides)
 """
 import numpy as np
 
