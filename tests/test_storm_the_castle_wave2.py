@@ -4,7 +4,7 @@ import pytest
 
 from simkit.games.storm_the_castle import SPEC
 from simkit.games.storm_the_castle import rules as R
-from simkit.games.storm_the_castle.mcts import lead_nb
+from simkit.games.storm_the_castle.evaluate import lead_nb
 from simkit.games.storm_the_castle.play import TERMINAL_LEAD, Game, run_chunk, trajectory
 from simkit.games.storm_the_castle.render import play_text
 from simkit.games.storm_the_castle.state import ACT_DISPATCH, C_TYPE, G_POINTS, G_SIDE, G_TURN, G_WINNER, L_HAND
@@ -117,12 +117,12 @@ def test_trajectory_legal_counts_the_first_real_choice():
     castle = [x for x in range(len(P0.spnames)) if P0.spi[x, R.X_CASTLE] == 0]
     g = t.g
     pv = policy_array([1, 1])
-    ti, tf, ws = search_scratch(g.p, pv)
+    srch = search_scratch(g.p, pv)
 
     def turn():
         play_turn_nb(pv, g.p.ctab, g.p.cval, g.p.spi, g.p.adj, g.p.dist, g.p.keep, g.p.iopt, g.p.fopt,
                      g.p.ptable, g.p.prio, g.p.fidx, g.p.mparams, g.cards, g.sp, g.zones, g.zn, g.g, g.seen,
-                     g.bq, g.bd, g.buf, g.role, g.rng, g.rec, g.agg, g.log, np.int64(0), ti, tf, ws)
+                     g.bq, g.bd, g.buf, g.role, g.rng, g.rec, g.agg, g.log, np.int64(0), srch)
         return int(g.g[G_CHOICE])
 
     assert turn() == 1 + len(castle)

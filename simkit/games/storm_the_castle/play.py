@@ -2,16 +2,17 @@
 import numpy as np
 from numba import njit, prange
 
-from simkit.engine.mcts import TF_N, TI_N
 from simkit.engine.rng import rng_below_nb, rng_seed_nb
-from simkit.games.storm_the_castle.mcts import lead_nb, mcts_choose_nb, new_workspace_nb
+from simkit.games.storm_the_castle.evaluate import lead_nb
+from simkit.games.storm_the_castle.search import (choose_code_nb, encode_nb, new_search_nb, search_code_nb,
+                                                  tree_capacity)
 from simkit.games.storm_the_castle.moves import (apply_nb, begin_turn_nb, gen_actions_nb, gen_dispatch_nb,
                                                  init_game_nb)
 from simkit.games.storm_the_castle.policies import P_GREEDY, P_MCTS, assign_roles_nb, choose_nb
 from simkit.games.storm_the_castle.rules import (O_BUF, O_F, O_HAND, O_MAXTURNS, O_NC, O_NS, O_T, S_FINAL, S_SNAP,
                                                  Params)
 from simkit.games.storm_the_castle.state import (ACT_END, C_ITEM, C_OWNER, C_TYPE, EV_DRAW, EV_END,
-                                                 EV_TURN, G_CHOICE, G_OVER, G_PHASE, G_REASON,
+                                                 EV_TURN, G_CHOICE, G_COULD, G_OVER, G_PHASE, G_REASON,
                                                  G_SIDE, G_SNAPPED, G_TURN, G_WINNER, L_DECK, L_GRAVE,
                                                  L_HAND, LOG_COLS, NCF, NG, PH_ACTIONS, PH_DISPATCH,
                                                  R_LIMIT)
@@ -56,12 +57,13 @@ def material_nb(cards, sp, fidx, rec, stat):
 
 # inlined (small, called from play_turn_nb only): no library of its own re-optimising the search
 @njit(cache=True, inline="always")
-def decide_nb(pols, phase, s, n, buf, cards, sp, zones, zn, g, ctab, cval, spi, adj, dist, keep, iopt, fopt,
-              ptable, prio, fidx, mp, role, rng, ti, tf, ws):
+def decide_nb(pols, tabs, s, n, cards, sp, zones, zn, g, buf, role, rng, srch):
     """Side ``s``'s choice among buf[:n] under the policy vector ``pols`` (simkit.policies).
 
-    A lone option ('end') is taken without a draw. The eps degrader draws only when its
-    epsilon is > 0, so records of policies without eps keep their dice."""
+    A lone option ('end') is taken without a draw. ``eps:P`` draws once per decision with more
+    than one option, and only when its epsilon is > 0, so records of policies without eps keep
+    their dice. ``srch``: the search's tree, states and root ``pend`` (search_scratch)."""
+    (ctab, cval, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, mp) = tabs
     if n == 1:
         return np.int64(0)
     eps = pols[POL_EPS + s]
@@ -69,26 +71,31 @@ def decide_nb(pols, phase, s, n, buf, cards, sp, zones, zn, g, ctab, cval, spi, 
         return rng_below_nb(rng, np.int64(n))    # a uniformly random legal option, as random plays
     pol = pols[POL_ID + s]
     if pol == P_MCTS:
-        return mcts_choose_nb(s, pols[POL_BUDGET + s], mp, n, buf, cards, sp, zones, zn, g, ctab, cval, spi, adj,
-                              dist, keep, iopt, fopt, ptable, prio, fidx, rng, ti, tf, ws)
-    return choose_nb(pol, phase, s, n, buf, cards, sp, ctab, cval, spi, dist, keep, fopt, ptable, prio, role, rng)
+        code = choose_code_nb(tabs, cards, sp, zones, zn, g, srch, pols[POL_BUDGET + s], rng)
+        ph = np.int64(g[G_PHASE])
+        for k in range(n):
+            if encode_nb(ph, buf[k, 0], buf[k, 1], buf[k, 2], cards, sp, ctab, iopt) == code:
+                return np.int64(k)
+        return np.int64(0)
+    return choose_nb(pol, np.int64(g[G_PHASE]), s, n, buf, cards, sp, ctab, cval, spi, dist, keep, fopt, ptable,
+                     prio, role, rng)
 
 
 @njit(cache=True)
 def play_turn_nb(pols, ctab, cval, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, mp,
-                 cards, sp, zones, zn, g, seen, bq, bd, buf, role, rng, rec, agg, log, nl, ti, tf, ws):
+                 cards, sp, zones, zn, g, seen, bq, bd, buf, role, rng, rec, agg, log, nl, srch):
     """Play the turn of side g[G_SIDE] with its policy in ``pols`` (the policy vector);
-    returns the new log length. ``ti, tf, ws``: the search tree and scratch (mcts.py).
+    returns the new log length. ``srch``: the search's scratch (search_scratch).
     The step API's entry (Game.play_turn); the game loop inlines ``turn_nb`` itself."""
     return turn_nb(pols, (ctab, cval, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, mp),
-                   (cards, sp, zones, zn, g), (seen, bq, bd, buf, role, rng), rec, agg, log, nl, ti, tf, ws)
+                   (cards, sp, zones, zn, g), (seen, bq, bd, buf, role, rng), rec, agg, log, nl, srch)
 
 
 # Inlined into play_game_nb, so the turn has no library of its own that would optimise and emit
 # the whole game (search included) once more. Under 30 arguments: CPython passes a longer call
 # as *args, which numba cannot inline.
 @njit(cache=True, inline="always")
-def turn_nb(pols, tabs, state, scratch, rec, agg, log, nl, ti, tf, ws):
+def turn_nb(pols, tabs, state, scratch, rec, agg, log, nl, srch):
     """play_turn_nb's body, the tables, state and scratch packed in tuples."""
     (ctab, cval, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, mp) = tabs
     (cards, sp, zones, zn, g) = state
@@ -100,17 +107,18 @@ def turn_nb(pols, tabs, state, scratch, rec, agg, log, nl, ti, tf, ws):
     drawn = begin_turn_nb(cards, zones, zn, g, iopt, s)
     for i in range(drawn):
         nl = _log(log, nl, EV_DRAW, zones[s, L_HAND, zn[s, L_HAND] - drawn + i], -1, tag, 0, 0)
-    could = drawn > 0
+    # ST-S: the turn is idle unless a card is drawn or a decision has more than one option; kept in
+    # g (not read by the records) so that the search's copies of the game count it the same way
+    g[G_COULD] = 1 if drawn > 0 else 0
     g[G_CHOICE] = 0
     g[G_PHASE] = PH_DISPATCH
     while True:
         n = gen_dispatch_nb(s, cards, sp, zones, zn, g, ctab, spi, seen, buf)
         if n > 1:
-            could = True
+            g[G_COULD] = 1
             if g[G_CHOICE] == 0:
                 g[G_CHOICE] = n
-        k = decide_nb(pols, np.int64(PH_DISPATCH), s, n, buf, cards, sp, zones, zn, g, ctab, cval, spi, adj, dist, keep,
-                      iopt, fopt, ptable, prio, fidx, mp, role, rng, ti, tf, ws)
+        k = decide_nb(pols, tabs, s, n, cards, sp, zones, zn, g, buf, role, rng, srch)
         if k == 0:
             break
         out = apply_nb(np.int64(buf[k, 0]), np.int64(buf[k, 1]), np.int64(buf[k, 2]), np.int64(-1), cards, sp,
@@ -122,24 +130,23 @@ def turn_nb(pols, tabs, state, scratch, rec, agg, log, nl, ti, tf, ws):
     while g[G_OVER] == 0:
         n = gen_actions_nb(s, cards, sp, zones, zn, g, ctab, spi, adj, dist, seen, bq, bd, buf)
         if n > 1:
-            could = True
+            g[G_COULD] = 1
             if g[G_CHOICE] == 0:
                 g[G_CHOICE] = n
-        k = decide_nb(pols, np.int64(PH_ACTIONS), s, n, buf, cards, sp, zones, zn, g, ctab, cval, spi, adj, dist, keep,
-                      iopt, fopt, ptable, prio, fidx, mp, role, rng, ti, tf, ws)
+        k = decide_nb(pols, tabs, s, n, cards, sp, zones, zn, g, buf, role, rng, srch)
         if k == 0:
             break
         out = apply_nb(np.int64(buf[k, 0]), np.int64(buf[k, 1]), np.int64(buf[k, 2]), np.int64(-1), cards, sp,
                        zones, zn, g, ctab, spi, keep, iopt, rec, fidx, agg, rng)
         nl = _log(log, nl, buf[k, 0], buf[k, 1], buf[k, 2], tag, out % 16, out // 16)
-    close_turn_nb(g, could)
+    close_turn_nb(g, g[G_COULD] != 0)
     return nl
 
 
 @njit(cache=True)
 def play_game_nb(ctab, cval, copies, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, eidx, mp,
                  seed, game, first, pols, snapshot,
-                 cards, sp, zones, zn, g, seen, bq, bd, buf, role, rng, rec, agg, log, ti, tf, ws, tv, tl):
+                 cards, sp, zones, zn, g, seen, bq, bd, buf, role, rng, rec, agg, log, srch, tv, tl):
     """Play one whole game into ``rec``; returns the log length.
 
     ``tv, tl``: the trajectory (``trajectory``), empty arrays when not wanted. tv[t] = side 0's
@@ -169,7 +176,7 @@ def play_game_nb(ctab, cval, copies, spi, adj, dist, keep, iopt, fopt, ptable, p
             tv[t] = lead_nb(cards, sp, zones, zn, ctab, cval, dist, keep, np.int64(g[G_SIDE]))
             for x in range(agg.shape[0]):
                 kills -= agg[x]
-        nl = turn_nb(pols, tabs, state, scratch, rec, agg, log, nl, ti, tf, ws)
+        nl = turn_nb(pols, tabs, state, scratch, rec, agg, log, nl, srch)
         if tv.shape[0] > 0:
             for x in range(agg.shape[0]):
                 kills += agg[x]
@@ -204,8 +211,8 @@ def play_game_nb(ctab, cval, copies, spi, adj, dist, keep, iopt, fopt, ptable, p
 @njit(cache=True, parallel=True)
 def run_batch_nb(ctab, cval, copies, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, eidx, mp,
                  seed, start, firsts, pols, snapshot, cap, records, agg, b0, b1):
-    """Blocks b0..b1-1 of the chunk, in prange. ``cap``: search-tree nodes (largest MCTS
-    budget + 2), allocated once per block.
+    """Blocks b0..b1-1 of the chunk, in prange. ``cap``: search-tree nodes for the largest MCTS
+    budget (search.tree_capacity), allocated once per block.
 
     The one batch kernel still ``parallel=True`` (the others are serial kernels driven by
     engine/threads.py): measured side by side on an idle machine, this game's random turns
@@ -233,15 +240,12 @@ def run_batch_nb(ctab, cval, copies, spi, adj, dist, keep, iopt, fopt, ptable, p
         log = np.zeros((0, LOG_COLS), np.int32)
         tv = np.zeros(0, np.float64)
         tl = np.zeros((0, 2), np.int64)
-        ti = np.zeros((cap, TI_N), np.int32)
-        tf = np.zeros((cap, TF_N), np.float64)
-        ws = new_workspace_nb(nc, ns, nt, iopt[O_F], cap, iopt[O_BUF])
+        srch = new_search_nb(iopt, cap)
         aggb = agg[blk]
         for i in range(lo, hi):
             play_game_nb(ctab, cval, copies, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, eidx, mp,
                          seed, start + i, np.int64(firsts[i]), pols, snapshot,
-                         cards, sp, zones, zn, g, seen, bq, bd, buf, role, rng, records[i], aggb, log, ti, tf, ws,
-                         tv, tl)
+                         cards, sp, zones, zn, g, seen, bq, bd, buf, role, rng, records[i], aggb, log, srch, tv, tl)
 
 
 def kernel_args(p: Params):
@@ -257,16 +261,15 @@ def policy_array(policies) -> np.ndarray:
     return pv
 
 
-def tree_capacity(pv) -> int:
-    return max_budget(pv) + 2
+def tabs_of(p: Params):
+    """The kernels' table tuple (play_turn_nb's ``tabs``, the search's ``P``)."""
+    return (p.ctab, p.cval, p.spi, p.adj, p.dist, p.keep, p.iopt, p.fopt, p.ptable, p.prio, p.fidx, p.mparams)
 
 
 def search_scratch(p: Params, pv):
-    """Search tree and workspace for a step-API game or a trace (the batch kernel makes its own)."""
-    cap = tree_capacity(pv)
-    return (np.zeros((cap, TI_N), np.int32), np.zeros((cap, TF_N), np.float64),
-            new_workspace_nb(np.int64(p.iopt[O_NC]), np.int64(p.iopt[O_NS]), np.int64(p.iopt[O_T]),
-                             np.int64(p.iopt[O_F]), np.int64(cap), np.int64(p.iopt[O_BUF])))
+    """The search's scratch for the largest budget in ``pv``, for a step-API game or a trace (the batch
+    kernel makes its own)."""
+    return new_search_nb(p.iopt, np.int64(tree_capacity(max_budget(pv))))
 
 
 def run_chunk(params, seed, start, firsts, policies, snapshot_ply):
@@ -278,7 +281,7 @@ def run_chunk(params, seed, start, firsts, policies, snapshot_ply):
     pv = policy_array(policies)
     if n:
         args = (*kernel_args(p), np.int64(seed), np.int64(start), np.asarray(firsts, np.int8),
-                pv, np.int64(snapshot_ply), np.int64(tree_capacity(pv)), records, agg)
+                pv, np.int64(snapshot_ply), np.int64(tree_capacity(max_budget(pv))), records, agg)
         run_batch_nb(*args, np.int64(0), np.int64(min(n, agg.shape[0])))
     return records, agg.sum(axis=0)
 
@@ -298,13 +301,13 @@ def trajectory(params, seed, game, first, policies, snapshot_ply=None):
     snap = DEFAULT_SNAPSHOT_PLY if snapshot_ply is None else snapshot_ply
     g = Game(p, seed, game, first)
     pv = policy_array(policies)
-    ti, tf, ws = search_scratch(p, pv)
+    srch = search_scratch(p, pv)
     maxt = int(p.iopt[O_MAXTURNS])
     tv = np.zeros(maxt + 1, np.float64)
     tl = np.zeros((maxt, 2), np.int64)
     play_game_nb(*kernel_args(p), np.int64(seed), np.int64(game), np.int64(first), pv, np.int64(snap),
                  g.cards, g.sp, g.zones, g.zn, g.g, g.seen, g.bq, g.bd, g.buf, g.role, g.rng, g.rec, g.agg,
-                 g.log, ti, tf, ws, tv, tl)
+                 g.log, srch, tv, tl)
     n = int(g.rec[2])
     return tv[:n + 1].copy(), tl[:n, 0].copy(), tl[:n, 1].copy(), g.rec.copy()
 
@@ -341,22 +344,25 @@ class Game:
         """One whole turn; ``pols`` is a policy vector (or a bare pair of policy ids)."""
         p = self.p
         pv = policy_array(pols)
-        ti, tf, ws = search_scratch(p, pv)
         play_turn_nb(pv, p.ctab, p.cval, p.spi, p.adj, p.dist, p.keep, p.iopt,
                      p.fopt, p.ptable, p.prio, p.fidx, p.mparams, self.cards, self.sp, self.zones, self.zn, self.g,
                      self.seen, self.bq, self.bd, self.buf, self.role, self.rng, self.rec, self.agg,
-                     self.log, np.int64(0), ti, tf, ws)
+                     self.log, np.int64(0), search_scratch(p, pv))
 
-    def mcts_choice(self, budget, side=None):
-        """The option index (into options()) the search picks here for ``side`` (default: to move)."""
+    def search(self, budget, srch=None):
+        """The decision code ``budget`` iterations of the search choose for the side to move, at a
+        decision with more than one option; ``srch`` (search_scratch) keeps the tree for inspection."""
         p = self.p
-        s = int(self.g[G_SIDE]) if side is None else side
-        n = len(self.options())
-        pv = policy_array([0, 0, budget, budget])
-        ti, tf, ws = search_scratch(p, pv)
-        return int(mcts_choose_nb(np.int64(s), np.int64(budget), p.mparams, np.int64(n), self.buf, self.cards,
-                                  self.sp, self.zones, self.zn, self.g, p.ctab, p.cval, p.spi, p.adj, p.dist,
-                                  p.keep, p.iopt, p.fopt, p.ptable, p.prio, p.fidx, self.rng, ti, tf, ws))
+        srch = search_scratch(p, policy_array([0, 0, budget, budget])) if srch is None else srch
+        self.g[G_COULD] = 1       # the decision has options: this turn is not idle (ST-S)
+        return int(search_code_nb(tabs_of(p), self.cards, self.sp, self.zones, self.zn, self.g, srch,
+                                  np.int64(budget), self.rng))
+
+    def code(self, option):
+        """The decision code (search.encode_nb) of one of options()' (kind, a, b) tuples."""
+        kind, a, b = option
+        return int(encode_nb(np.int64(self.g[G_PHASE]), np.int64(kind), np.int64(a), np.int64(b), self.cards,
+                             self.sp, self.p.ctab, self.p.iopt))
 
     @property
     def over(self):

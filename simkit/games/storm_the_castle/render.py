@@ -143,10 +143,9 @@ def run_logged(params, seed, game, first, policies, max_log=200000):
     g = Game(p, seed, game, first)
     log = np.zeros((max_log, LOG_COLS), np.int32)
     pv = policy_array(policies)
-    ti, tf, ws = search_scratch(p, pv)
     nl = play_game_nb(*kernel_args(p), np.int64(seed), np.int64(game), np.int64(first),
                       pv, np.int64(-1), g.cards, g.sp, g.zones, g.zn, g.g, g.seen,
-                      g.bq, g.bd, g.buf, g.role, g.rng, g.rec, g.agg, log, ti, tf, ws,
+                      g.bq, g.bd, g.buf, g.role, g.rng, g.rec, g.agg, log, search_scratch(p, pv),
                       np.zeros(0, np.float64), np.zeros((0, 2), np.int64))
     return p, g, log[:nl]
 

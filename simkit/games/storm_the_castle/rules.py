@@ -231,7 +231,9 @@ def check_removals(name, value):
 
 
 # MCTS knobs (docs/games/storm_the_castle.md, "Search agent"): tuned so mcts:400 beats greedy
-MCTS_DEFAULTS = {"c": 0.7, "rollout": "greedy", "cutoff": 2, "scale": 4.0}
+CAREFUL = ("none", "self", "both")     # mcts_careful (search.py: CAREFUL_*)
+MCTS_DEFAULTS = {"c": 1.0, "rollout": "greedy", "cutoff": 3, "scale": 64.0, "prior_temp": 2.0, "fpu": 0.0,
+                 "decisive": True}
 
 OPTIONS = (
     Option("dispatch_points", "int", 4, "dispatch points per turn", min=0, max=99),
@@ -265,8 +267,13 @@ OPTIONS = (
     Option(f"remove_{s}", "table", {}, f"cards removed from side {s}'s deck (card name -> count)",
            check=check_removals)
     for s in (0, 1)
-) + mcts_options(c=MCTS_DEFAULTS["c"], rollout=MCTS_DEFAULTS["rollout"], cutoff=MCTS_DEFAULTS["cutoff"],
-                 scale=MCTS_DEFAULTS["scale"])
+) + mcts_options(**MCTS_DEFAULTS) + (
+    Option("mcts_keep_rounds", "float", 3.0, "MCTS evaluation: for how many rounds of turns each side's chance to "
+           "take the other's keep is counted as lasting (the rest of the position scores by material)", min=0.0,
+           max=100.0, policy_knob=True),
+    Option("mcts_careful", "choice", "self", "MCTS rollouts: whose greedy play never takes the Regular unit out "
+           "of its own keep (none, self = the searching side, both)", choices=CAREFUL, policy_knob=True),
+)
 
 
 def _load_default():
@@ -325,7 +332,7 @@ class Params(NamedTuple):
     eidx: np.ndarray      # int64 [2, 3]         record columns of deck_left/hand_left/grave
     names: tuple          # card type names
     spnames: tuple        # space names
-    mparams: np.ndarray   # float64 [MC_N]       MCTS knobs (simkit.policies.mcts_params)
+    mparams: np.ndarray   # float64 [MC_N + 2]   MCTS knobs (policies.mcts_params), search.MC_ROUNDS, MC_CAREFUL
 
 
 def default_value(c):
@@ -462,7 +469,8 @@ def prepare(rules) -> Params:
         for t in range(T):
             prio[t] = cval[t] / max(ctab[t, T_COST], 0.25)
     return Params(ctab, cval, copies, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, eidx,
-                  names, spnames, mcts_params(rules)[0])   # one row until the search moves to the engine
+                  names, spnames, np.concatenate([mcts_params(rules)[0], [rules["mcts_keep_rounds"],
+                                                                          CAREFUL.index(rules["mcts_careful"])]]))
 
 
 def fields_for(params: Params) -> tuple[str, ...]:

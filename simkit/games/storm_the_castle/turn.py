@@ -1,6 +1,6 @@
 """Storm the Castle: the end-of-turn bookkeeping the game loop and the search share.
 
-Kept apart from play.py so the search (mcts.py) can close turns inside its
+Kept apart from play.py so the search (search.py) can close turns inside its
 scratch games exactly as the real game does, without importing the game loop.
 """
 from numba import njit
