@@ -1,4 +1,4 @@
-"""Warfare! policies (jitted), chosen by integer id: 0 random, 1 greedy, 2 mcts (in mcts.py).
+"""Warfare! policies (jitted), chosen by integer id: 0 random, 1 greedy, 2 mcts (search.py: the engine over its hooks).
 
 random: uniform over each decision's options — which unit acts next (or end the
   turn, always allowed since activations are "up to"), its destination (every
