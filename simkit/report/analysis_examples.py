@@ -64,7 +64,8 @@ def run_example(name: str, runs: Path, reports: Path) -> Path:
         d = runs / name / (cmd[1] if len(EXAMPLES[name]) > 1 else "result")
         shutil.rmtree(d, ignore_errors=True)
         d.parent.mkdir(parents=True, exist_ok=True)
-        subprocess.run([sys.executable, "-m", "simkit", *cmd, "--out", str(d)], check=True,
+        # --yes: an example is as big as it is on purpose (the size guard asks before an hour's work)
+        subprocess.run([sys.executable, "-m", "simkit", *cmd, "--out", str(d), "--yes"], check=True,
                        stdout=subprocess.DEVNULL)
         dirs.append(str(d))
     out = reports / name
