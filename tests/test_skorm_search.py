@@ -274,12 +274,13 @@ def test_the_search_finds_a_win_two_decisions_deep():
 
 
 def test_more_budget_plays_better():
-    """mcts:64 against mcts:16, paired seeds and both seat orders: a one-sided test at the 1% level."""
+    """mcts:32 against mcts:16 (2N against N), paired seeds and both seat orders: the 95% interval above 1/2 and a
+    one-sided test at the 1% level (measured 0.671 [0.575, 0.753] over 60 games per seat order)."""
     from simkit.analysis.matchup import pair_score
     from simkit.engine.runner import RunConfig
     from simkit.scenario import load_scenario
-    r = pair_score(load_scenario("skorm"), RunConfig(games=30, seed=11), "mcts:64", "mcts:16", threads=1)
-    assert r["score"] > 0.5 and r["p_value"] / 2 < 0.01, r["score"]
+    r = pair_score(load_scenario("skorm"), RunConfig(games=60, seed=11), "mcts:32", "mcts:16", threads=1)
+    assert r["ci"][0] > 0.5 and r["p_value"] / 2 < 0.01, (r["score"], r["ci"])
 
 
 def test_one_side_carries_its_own_engine_knobs():
