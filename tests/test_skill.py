@@ -285,3 +285,15 @@ def test_policy_names_print_as_typed_not_as_emoji():
     with c.capture() as cap:
         c.print("mcts:400 converts games against mcts:100: it scores 0.600")
     assert "mcts:100: it scores" in cap.get()
+
+
+def test_draw_diagnosis_names_capped_games_where_the_cap_decides_them():
+    """Under Warfare!'s cap_result=material a game stopped at the cap is decided on material: what dominates is
+    capped games, not draws, and the finding says so."""
+    r = CliRunner().invoke(cli, ["draws", "warfare", "--set", "cap_result=material", "--set", "max_turns=4",
+                                 "--levels", "greedy,mcts:8", "--games", "4", "--no-save", "--threads", "1", "--json"])
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.output[r.output.index("{"):])
+    top = d["levels"][-1]
+    assert top["capped_rate"] == 1.0 and top["draw_rate"] < 0.5
+    assert d["finding"].startswith("The capped games belong to")

@@ -182,11 +182,13 @@ def diagnose(scenario, config, levels, *, threads=None, contempt: float = CONTEM
                           f"drawn or capped ({worst['level']}); {strong} self-play draws {top['draw_rate']:.1%} "
                           f"[{top['draw_ci'][0]:.1%}, {top['draw_ci'][1]:.1%}].")
         return out
+    # where the cap decides its games (Warfare!'s cap_result=material), what dominates is capped games, not draws
+    what = "capped games" if top["capped_rate"] - top["capped_draw_rate"] > top["draw_rate"] else "draws"
     split = (f"{strong} self-play: {top['draw_rate']:.1%} drawn ({top['natural_draw_rate']:.1%} by the game's own "
              f"ending, {top['capped_draw_rate']:.1%} at a cap), {top['capped_rate']:.1%} of games capped")
     if evidence:
         out["verdict"] = "players"
-        out["finding"] = f"The draws belong to the players, not the game: {'; '.join(evidence)}. ({split}.)"
+        out["finding"] = f"The {what} belong to the players, not the game: {'; '.join(evidence)}. ({split}.)"
     else:
         reasons = []
         cp = out.get("contempt_probe")
@@ -204,7 +206,7 @@ def diagnose(scenario, config, levels, *, threads=None, contempt: float = CONTEM
             leads = ", ".join("-" if x is None else f"{x:.2f}" for x in mc["mean_abs_lead_by_fifth"])
             reasons.append(f"the mean size of the lead by fifth of the game is {leads}")
         out["verdict"] = "game"
-        out["finding"] = (f"The draws belong to the game, not the players: {'; '.join(reasons) or 'no probe applies'}."
+        out["finding"] = (f"The {what} belong to the game, not the players: {'; '.join(reasons) or 'no probe applies'}."
                           f" ({split}.)")
     return out
 
