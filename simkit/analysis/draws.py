@@ -52,7 +52,7 @@ def _split(spec, records) -> dict:
     draws = records[:, 1] < 0
     return {"games": n, "draw_rate": float(draws.mean()), "draw_ci": list(wilson(int(draws.sum()), n)),
             "natural_draw_rate": float((draws & ~capped).mean()), "capped_rate": float(capped.mean()),
-            "capped_draw_rate": float((draws & capped).mean())}
+            "capped_draw_rate": float((draws & capped).mean()), "drawish_rate": float((draws | capped).mean())}
 
 
 def _self_play(scenario, config, policy, threads, work):
@@ -170,9 +170,9 @@ def diagnose(scenario, config, levels, *, threads=None, contempt: float = CONTEM
     out["material_curve"] = _material_curve(scenario, config, strong, traced)
     top = rows[-1]
     # draws that vanish as skill grows belong to the weaker players, whatever the probes say
-    top_drawish = top["draw_rate"] + top["capped_rate"] - top["capped_draw_rate"]
-    worst = max(rows, key=lambda r: r["draw_rate"] + r["capped_rate"] - r["capped_draw_rate"])
-    worst_drawish = worst["draw_rate"] + worst["capped_rate"] - worst["capped_draw_rate"]
+    top_drawish = top["drawish_rate"]
+    worst = max(rows, key=lambda r: r["drawish_rate"])
+    worst_drawish = worst["drawish_rate"]
     if top_drawish < DRAWISH and worst is not top and worst_drawish > DRAWISH:
         evidence.insert(0, f"draws and capped games fall from {worst_drawish:.1%} under {worst['level']} to "
                            f"{top_drawish:.1%} under {strong}: stronger players decide the games")

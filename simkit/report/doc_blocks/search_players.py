@@ -66,10 +66,10 @@ for _game in STRENGTH_GAMES:
         lambda g=_game: matchup_table(g, *strength_commands(g)))
 
 
-def draw_diagnosis_text(game: str, levels: str, games: int, sets: str = "") -> str:
+def draw_diagnosis_text(game: str, levels: str, games: int) -> str:
     """`simkit draws GAME --levels ... --games N`: the diagnosis's finding and its tables, as printed."""
-    return shown(f"draws {game} --levels {levels} --games {games}{sets}",
-                 simkit(f"draws {game} --levels {levels} --games {games}{sets} --no-save"))
+    cmd = f"draws {game} --levels {levels} --games {games}"
+    return shown(cmd, simkit(f"{cmd} --no-save"))
 
 
 block("draws-warfare", "docs/skill.md", "mcts", "simkit draws warfare --levels greedy,mcts:100,mcts:400 --games 20")(
