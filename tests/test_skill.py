@@ -70,9 +70,16 @@ def test_ladder_rungs_and_depth():
     assert r[:2] == ["random", "greedy"]
     if "mcts" in spec.policies:
         assert r[2:] == ["mcts:50", "mcts:100", "mcts:200", "mcts:400"]
-    steps = [{"rung": "b", "ci": [0.6, 0.7]}, {"rung": "c", "ci": [0.45, 0.6]}, {"rung": "d", "ci": [0.6, 0.7]}]
+    steps = [{"rung": r, "below": b, "ci": ci, "score": s, "games": 10, "draw_rate": 0.0}
+             for r, b, ci, s in (("b", "a", [0.6, 0.7], 0.65), ("c", "b", [0.45, 0.6], 0.52),
+                                 ("d", "c", [0.6, 0.7], 0.65))]
     res = LadderResult("g", "s", ["a", "b", "c", "d"], steps, 10, 0)
-    assert res.depth == 1 and res.summary()["first_rung_without_gain"] == "c"
+    summ = res.summary()
+    assert res.depth == 1 and summ["first_rung_without_gain"] == "c"
+    # every rung on one Elo scale, anchored at the first rung, in rung order
+    assert [r["player"] for r in summ["ratings"]["ratings"]] == ["a", "b", "c", "d"]
+    elo = [r["elo"] for r in summ["ratings"]["ratings"]]
+    assert elo[0] == 0 and elo[1] > 0 and elo[3] > elo[2] > elo[1]
 
 
 def test_policy_names_parse_to_the_kernel_vector():

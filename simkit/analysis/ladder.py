@@ -55,6 +55,12 @@ class LadderResult:
                 break
         return d
 
+    @property
+    def ratings(self):
+        """Every rung on one Elo scale (analysis/ratings.py), random = 0 where it is a rung."""
+        from simkit.analysis.ratings import fit, pairs_of_summary
+        return fit(pairs_of_summary({"kind": "ladder", "steps": self.steps}), order=self.rungs)
+
     def summary(self) -> dict:
         stop = self.steps[self.depth]["rung"] if self.depth < len(self.steps) else None
         return {"kind": "ladder", "game": self.game, "scenario": self.scenario, "rungs": self.rungs,
@@ -62,15 +68,18 @@ class LadderResult:
                 "score": "expected score of each rung against the rung below (win 1, draw 1/2), "
                          "both seat orders averaged, 95% score interval on {0, 1/4, 1/2, 3/4, 1}",
                 "skill_depth": self.depth, "first_rung_without_gain": stop,
-                "steps": self.steps, **({"draw_diagnosis": self.draw_diagnosis} if self.draw_diagnosis else {})}
+                "steps": self.steps, "ratings": self.ratings.summary(),
+                **({"draw_diagnosis": self.draw_diagnosis} if self.draw_diagnosis else {})}
 
     @property
     def table(self):
         import pandas as pd
+        r = self.ratings
         return pd.DataFrame([{"rung": s["rung"], "below": s["below"], "score": s["score"], "ci_lo": s["ci"][0],
                               "ci_hi": s["ci"][1], "p_value": s["p_value"], "draw_rate": s["draw_rate"],
                               "gain": s["gain"], "significant_gain": s["ci"][0] > 0.5,
-                              "flags": "; ".join(s["flags"])}
+                              "elo": r.rating(s["rung"])[0], "elo_lo": r.rating(s["rung"])[1],
+                              "elo_hi": r.rating(s["rung"])[2], "flags": "; ".join(s["flags"])}
                              for s in self.steps])
 
 

@@ -59,8 +59,17 @@ class MatchupResult:
                 for (p, q), c in self.cells.items()]
         return pd.DataFrame(rows)
 
+    @property
+    def ratings(self):
+        """Every policy on one Elo scale (analysis/ratings.py), random = 0 where it played."""
+        from simkit.analysis.ratings import fit, pairs_of_summary
+        return fit(pairs_of_summary({"kind": "matchup", "cells": [{"policy": p, "opponent": q, **c}
+                                                                   for (p, q), c in self.cells.items()]}),
+                   order=self.policies)
+
     def summary(self) -> dict:
         return {"kind": "matchup", "policies": self.policies, "games_per_seating": self.games,
+                "ratings": self.ratings.summary(),
                 "score": "expected score of the row policy (win 1, draw 1/2), both seat orders averaged",
                 "matrix": {p: {q: self.cells[(p, q)]["score"] for q in self.policies if q != p}
                            for p in self.policies},

@@ -600,6 +600,10 @@ def matchup(target, policies, sets, games, seed, first, threads, chunk_size, out
     t.caption = f"{fmt.MISSING}: a policy does not play itself"
     c = console()
     c.print(t)
+    from simkit.analysis.ratings import ratings_text
+    c.print("Elo ratings [95% CI]:", highlight=False)
+    for line in ratings_text(res.ratings):
+        c.print(line, highlight=False)
     for f in res.flags:
         c.print(f"[yellow]degenerate play:[/yellow] {f}")
     if out_dir:

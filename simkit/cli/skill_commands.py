@@ -94,17 +94,23 @@ def ladder(target, sets, rungs, start, ceiling, games, seed, first, threads, dra
     from simkit.cli.show import console
     t = Table(title=f"{sc.spec.title} skill ladder: {sc.name} ({games:,} games per seat order, seed {seed})",
               header_style="bold")
-    for col in ("rung", "vs", "score [95% CI]", "draws", "gain"):
-        t.add_column(col, justify="right" if col in ("score [95% CI]", "draws") else "left")
+    for col in ("rung", "vs", "score [95% CI]", "draws", "gain", "Elo [95% CI]"):
+        t.add_column(col, justify="right" if col in ("score [95% CI]", "draws", "Elo [95% CI]") else "left")
+    ratings = res.ratings
     for s in res.steps:
+        elo = ratings.rating(s["rung"])
         t.add_row(s["rung"], s["below"], f"{s['score']:.3f} [{s['ci'][0]:.3f}, {s['ci'][1]:.3f}]",
-                  f"{s['draw_rate']:.1%}", s["gain"])
+                  f"{s['draw_rate']:.1%}", s["gain"], f"{elo[0]:.0f} [{elo[1]:.0f}, {elo[2]:.0f}]")
+    t.caption = f"Elo: every rung on one scale, {ratings.anchor} = 0 (simkit ratings; docs/skill.md)"
     c = console()
     c.print(t)
     summ = res.summary()
     stop = summ["first_rung_without_gain"]
     c.print(f"skill depth: {res.depth} of {len(res.steps)} rungs gain significantly"
             + (f"; {stop} is the first that does not" if stop else ""))
+    from simkit.analysis.ratings import ratings_text
+    for line in ratings_text(ratings)[len(ratings.players):]:      # the span, per doubling, separated pairs
+        c.print(line, highlight=False)
     for s in res.steps:
         for f in s["flags"]:
             c.print(f"[yellow]degenerate play:[/yellow] {f}")

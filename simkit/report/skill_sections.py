@@ -130,6 +130,43 @@ def ladder_plot(steps, ax):
     return ax
 
 
+def ratings_plot(table, ax):
+    """Each player's Elo rating (anchor 0) with its 95% interval, weakest first."""
+    x = np.arange(len(table))
+    v = table["elo"].to_numpy()
+    ax.errorbar(x, v, yerr=_err(v, table["ci_lo"].to_numpy(), table["ci_hi"].to_numpy()), fmt="o",
+                color="#3b6fb6", ecolor="#444", capsize=4)
+    ax.axhline(0, color="#888", lw=1, ls="--")
+    ax.set_xticks(x, list(table["player"]), fontsize=9)
+    ax.set_ylabel("Elo (anchor = 0)")
+    ax.grid(axis="y", alpha=0.3)
+    return ax
+
+
+def _ratings_part(sec, w, summary: dict, order):
+    """Every player on one Elo scale (analysis/ratings.py): a plot, a table and the findings."""
+    from simkit.analysis.ratings import fit, pairs_of_summary
+    try:
+        r = fit(pairs_of_summary(summary), order=order)
+    except ValueError as e:      # players that never met: no common scale
+        sec.findings.append(Finding(f"No ratings: {e}.", None, True))
+        return
+    tab = r.table()
+    w.figure(sec, "ratings", ratings_plot, tab, f"Elo ratings on one scale, {r.anchor} = 0, with 95% intervals "
+             "(logistic Elo, draws as half points, one virtual draw per pair as the prior).", size=(7.5, 3.0))
+    w.table(sec, "ratings", tab, "Ratings")
+    est, lo, hi = r.span()
+    sec.findings.append(Finding(f"Skill span: {r.strongest} is {est:.0f} Elo [{lo:.0f}, {hi:.0f}] above "
+                                f"{r.anchor}.", "ratings"))
+    dbl = r.per_doubling()
+    if dbl:
+        sec.findings.append(Finding(f"Each doubling of the {dbl['policy']} budget gains {dbl['elo_per_doubling']:.0f} "
+                                    f"Elo [{dbl['ci'][0]:.0f}, {dbl['ci'][1]:.0f}] (budgets "
+                                    f"{', '.join(map(str, dbl['budgets']))}).", "ratings"))
+    if r.separated:
+        sec.findings.append(Finding(r.summary()["note"] + ".", "ratings", True))
+
+
 def skill_lines(data, ax):
     """One metric over the skill levels, estimate and 95% interval at each level."""
     levels, metric, entry = data
@@ -226,6 +263,8 @@ def ladder_section(d: LadderData, w, anchor: str):
             sec.findings.append(Finding(f, "ladder", True))
     if s.get("draw_diagnosis"):
         sec.findings.append(Finding(f"Draw diagnosis: {s['draw_diagnosis']['finding']}", "ladder", True))
+    if steps:
+        _ratings_part(sec, w, s, s.get("rungs") or [])
     return sec
 
 
@@ -302,6 +341,8 @@ def matchup_section(d: MatchupData, w, anchor: str):
                                         f"{fmt.with_ci(c['score'], *c['ci'], kind=fmt.score)}.", "matchup"))
     for f in s.get("degenerate") or []:
         sec.findings.append(Finding(f, None, True))
+    if s.get("cells"):
+        _ratings_part(sec, w, s, pols)
     return sec
 
 

@@ -11,6 +11,12 @@ def _coverage():
             f"nominal 95%):\n\n" + table())
 
 
+@block("ratings-coverage", "docs/skill.md", "cheap", "python -m simkit.report.doc_numbers ratings-coverage")
+def _ratings_coverage():
+    from simkit.analysis.ratings import coverage_table
+    return coverage_table()
+
+
 @block("compare-no-discordant", "docs/metrics.md", "cheap",
        "simkit compare martian_chess --set-b max_plies=110 --policy random --precision 0.005 --seed S")
 def _compare_no_discordant():
