@@ -88,6 +88,11 @@ class GameSteps:
         """The record's last columns, once the game is over."""
         raise NotImplementedError
 
+    def evaluate(self, S) -> float:
+        """Side 0's expected score in [0, 1] of an unfinished position with a decision pending: the
+        search's leaf evaluation (``evaluate_nb``), so a position is judged as the search judges it."""
+        raise NotImplementedError
+
     def determinise(self, S, player: int, rng):
         """Redeal what ``player`` cannot see (the search's hook; nothing in a perfect-information game)."""
 

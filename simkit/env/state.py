@@ -144,15 +144,31 @@ class State:
         self._settle()
         return outcome
 
-    def scripted_action(self, policies) -> int:
+    def scripted_action(self, policies, rng=None) -> int:
         """The decision simkit's scripted policies make here (a policy vector or names' vector,
-        simkit.policies), drawn from the game's stream as the batch kernel draws it."""
+        simkit.policies), drawn from the game's stream as the batch kernel draws it; ``rng`` (a stream
+        of engine.rng): draw from it instead, so the decisions and the dice use separate streams
+        (``simkit luck`` replays one deal and dice under independent decisions)."""
         from simkit.policies import POLICY_VECTOR
         pv = np.zeros(POLICY_VECTOR, np.int64)
         pv[:len(policies)] = np.asarray(policies, np.int64)
         if self.current_player < 0:
             raise ValueError("no decision is pending")
-        return int(self.steps.choose(self.S, pv, self.rng))
+        return int(self.steps.choose(self.S, pv, self.rng if rng is None else rng))
+
+    def value(self) -> float:
+        """Side 0's expected score here: the result once over, else the game's evaluation (its search's
+        leaf evaluation, in [0, 1]); at a chance node, its outcomes' values weighted by their exact odds."""
+        if self.is_over():
+            return (self.returns()[0] + 1.0) / 2.0
+        if self.is_chance():
+            total = 0.0
+            for o, p in self.chance_outcomes():
+                c = self.clone()
+                c.apply(o)
+                total += p * c.value()
+            return total
+        return float(self.steps.evaluate(self.S))
 
     def _settle(self):
         if not self._finished and self.is_over():

@@ -95,7 +95,16 @@ class QualityData:
     kind: str = "quality"
 
 
-LOADERS = {"quality": ("quality.json", QualityData), "sensitivity": ("sensitivity.json", SensitivityData),
+@dataclass
+class LuckData:
+    path: Path
+    manifest: dict
+    data: dict
+    kind: str = "luck"
+
+
+LOADERS = {"luck": ("luck.json", LuckData),
+           "quality": ("quality.json", QualityData), "sensitivity": ("sensitivity.json", SensitivityData),
            "ladder": ("ladder.json", LadderData), "skill": ("skill.json", SkillData),
            "matchup": ("matchup.json", MatchupData), "tune": ("tune.json", TuneData)}
 
@@ -581,5 +590,31 @@ def quality_section(d: QualityData, w, anchor: str):
     return sec
 
 
-BUILDERS = {"quality": quality_section, "sensitivity": sensitivity_section, "ladder": ladder_section,
+def luck_section(d: LuckData, w, anchor: str):
+    """`simkit luck`: the skill-luck chart of its entries, their table, and the findings with numbers."""
+    from simkit.analysis.luck import skill_luck_chart, table
+    from simkit.cli.luck_commands import luck_text
+    from simkit.report.sections import Section
+    s = d.data
+    entries = s.get("entries") or []
+    sec = Section(anchor, "Luck and skill: " + ", ".join(e["label"] for e in entries),
+                  subtitle=f"round robin {' < '.join(s.get('policies') or [])}, {s.get('games_per_seating')} games "
+                           f"per seat order; {s.get('player')} self-play on {s.get('seeds')} seeds x "
+                           f"{s.get('replays')} replays; seed {s.get('seed')}")
+    sec.facts = [("entries", ", ".join(e["label"] for e in entries)),
+                 ("round robin", ", ".join(s.get("policies") or [])), ("replays by", str(s.get("player"))),
+                 ("seed", str(s.get("seed"))), ("directory", str(d.path))]
+    if entries:
+        w.figure(sec, "skill_luck", skill_luck_chart, s, "Each game or variant placed by luck (x: the share of "
+                 "outcome variance its seed explains, replays under independent decisions) and skill (y: the "
+                 "strongest player's Elo above random), with 95% intervals.", size=(7.0, 4.6))
+        w.table(sec, "luck", table(s), "Luck and skill")
+    for line in luck_text(s):
+        if not line.startswith("    "):
+            sec.findings.append(Finding(line.strip(), "skill_luck"))
+    return sec
+
+
+BUILDERS = {"luck": luck_section,
+            "quality": quality_section, "sensitivity": sensitivity_section, "ladder": ladder_section,
             "skill": skill_section, "matchup": matchup_section, "tune": tune_section}

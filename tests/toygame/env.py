@@ -67,6 +67,9 @@ class DiceRaceSteps(GameSteps):
     def apply(self, S, code, rng, rec, agg, snapshot_ply):
         record_turn_nb(self.P, S, np.int64(code), rec, agg, np.int64(snapshot_ply))
 
+    def evaluate(self, S):
+        return float(search.evaluate_nb((self.P[0], self.P[1][0]), S))    # (mcts_scale: one for both sides)
+
     def choose(self, S, policies, rng):
         cap = tree_capacity(max_budget(policies), MAX_PAWNS)
         if self._scratch is None or self._scratch[0][0].shape[0] < cap:

@@ -131,12 +131,14 @@ def resolve_nb(P, S, outcome, rng):
 
 @njit(cache=True)
 def evaluate_nb(P, S):
-    """Side 0's progress lead (squares, home counted as the whole track), squashed by ``mcts_scale``."""
+    """Side 0's progress lead (squares, home counted as the whole track), the mover's rolled die counted
+    as the squares it is about to move (so a roll's luck shows at once), squashed by ``mcts_scale``."""
     pawns = P[0][1]
-    pos = S[0]
+    pos, meta = S
     lead = 0.0
     for i in range(pawns):
         lead += pos[0, i] - pos[1, i]
+    lead += meta[M_ROLL] if meta[M_SIDE] == 0 else -meta[M_ROLL]
     return squash_nb(lead, P[1][MC_SCALE])
 
 

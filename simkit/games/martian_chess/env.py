@@ -74,6 +74,10 @@ class MartianChessSteps(GameSteps):
         if meta[M_END] < 0:
             start_turn_nb(meta, rules)
 
+    def evaluate(self, S):
+        rays, rules, weights, mc = self.P
+        return float(search.evaluate_nb((rays, rules, weights, mc[0]), S))    # (only mcts_scale: shared)
+
     def choose(self, S, policies, rng):
         cap = tree_capacity(max_budget(policies), SEARCH_WIDTH)
         if self._scratch is None or self._scratch[0][0].shape[0] < cap:
