@@ -79,3 +79,17 @@ def test_luck_command_compares_two_variants(runner, tmp_path, step_game):
     assert "B - A: seed's share" in r.output
     rep = invoke(runner, ["report", out, "-o", tmp_path / "rep"])
     assert rep.exit_code == 0 and (tmp_path / "rep" / "skill_luck.png").exists()
+
+
+def test_compare_luck_is_the_luck_study_of_a_and_b(runner, tmp_path, step_game):
+    if step_game != "dice_race":
+        pytest.skip("one game is enough for the command; the toy is fast")
+    out = tmp_path / "cmp"
+    r = invoke(runner, ["compare", "dice_race", "--set-b", "track=8", "--games", "20", "--luck", "random,greedy",
+                        "--out", out])
+    assert r.exit_code == 0, r.output
+    res = json.loads((out / "luck.json").read_text())
+    assert len(res["entries"]) == 2 and res["player"] == "greedy" and "seed_share" in res["difference"]
+    bad = invoke(runner, ["compare", "dice_race", "--set-b", "track=8", "--luck", "random,greedy", "--skill",
+                          "random,greedy", "--no-save"])
+    assert bad.exit_code == 2 and "--luck runs its own measurement" in bad.output

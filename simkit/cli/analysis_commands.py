@@ -90,12 +90,16 @@ def _save_opts(f):
 @click.option("--skill", default=None, metavar="P1,P2,...",
               help="Repeat the comparison at each skill level (both sides play it; same seeds) and say, per "
                    "metric, whether B - A is stable, converging or reversing over skill.")
+@click.option("--luck", default=None, metavar="P1,P2,...",
+              help="Compare luck and skill instead (simkit luck on A and B): a round robin of these players, weakest "
+                   "first, --games per seat order of each pair; the last one replays 100 seeds x 4 (docs/skill.md, "
+                   "\"Luck\").")
 @quality_options
 @progress_option
 @long_command
 def compare(targets, sets, games, seed, policy, policy0, policy1, first, threads, chunk_size, snapshot_ply,
             sets_a, sets_b, precision, tolerance, backend, workers, scheduler, out, no_save, as_json, skill,
-            quality, quality_games, progress, lr):
+            luck, quality, quality_games, progress, lr):
     """Compare two scenarios on common random numbers: same seeds, game indices and policies.
 
     A and B are game names or scenario files of one game; with one TARGET,
@@ -115,6 +119,7 @@ def compare(targets, sets, games, seed, policy, policy0, policy1, first, threads
       simkit compare martian_chess --set-b field_promotion=false --policy random --tolerance 0.02
       simkit compare skorm --set-b archer_range=3 --backend dask --workers 2
       simkit compare warfare --set-b activations=4 --games 200 --skill greedy,mcts:100
+      simkit compare warfare --set-b mod_tree_defense=3 --games 100 --luck random,greedy,mcts:100
       simkit compare --resume --out runs/my-compare
     """
     from simkit.analysis.compare import compare as run_compare
@@ -144,6 +149,11 @@ def compare(targets, sets, games, seed, policy, policy0, policy1, first, threads
     out_dir = _out_dir("compare", f"{a.name}-vs-{b.name}", out, no_save)
     from simkit.engine.runner import validate_config
     validate_config(a.spec, config)      # option errors before any cluster starts
+    if luck:
+        if skill or precision is not None or tolerance is not None or backend or scheduler or quality:
+            raise UsageError("--luck runs its own measurement: drop --skill, --precision, --tolerance, --backend "
+                             "and --quality")
+        return _compare_luck(a, b, (la, lb), luck, config, threads, out_dir, as_json, progress, lr)
     if skill:
         if precision is not None or tolerance is not None or backend or scheduler or quality:
             raise UsageError("--skill runs locally to completion: drop --precision, --tolerance, --backend "
@@ -179,6 +189,29 @@ def compare(targets, sets, games, seed, policy, policy0, policy1, first, threads
         if res.quality is not None:
             from simkit.cli.quality_tables import print_quality_compare
             print_quality_compare(res.quality, out_dir)
+
+
+def _compare_luck(a, b, labels, luck, config, threads, out_dir, as_json, progress, lr):
+    """compare --luck: `simkit luck` on A and B (analysis/luck.py), B - A of the seed's share and skill span."""
+    from dataclasses import replace
+    from simkit.analysis.luck import study
+    from simkit.analysis.matchup import check_policies
+    from simkit.cli.luck_commands import luck_text
+    from simkit.plan import Part, Plan
+    names = check_policies(a.spec, luck.split(","))
+    pairs = [(q, p) for i, p in enumerate(names) for q in names[i + 1:]]
+    lr.size(Plan("compare", 2, "variants", [Part(a.game, seats, config.games) for _ in (a, b) for q, p in pairs
+                                            for seats in ((q, p), (p, q))], threads=threads))
+    with lr.progress(progress):
+        res = study([(f"A = {labels[0]}", a), (f"B = {labels[1]}", b)], names,
+                    replace(config, policies=(names[0], names[0])), seeds=100, replays=4, player=names[-1],
+                    threads=threads, out_dir=lr.work(out_dir))
+    if as_json:
+        return _echo_json(res)
+    for line in luck_text(res):
+        click.echo(line)
+    if out_dir:
+        click.echo(f"luck directory: {out_dir} (luck.json, luck.csv; simkit report {out_dir} draws the chart)")
 
 
 def _print_compare(res, s, out_dir):
