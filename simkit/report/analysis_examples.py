@@ -30,6 +30,13 @@ EXAMPLES = {
        for name, game, sets in (("martian-chess", "martian_chess", []), ("skorm", "skorm", []),
                                 ("storm_the_castle", "storm_the_castle", []),
                                 ("warfare", "warfare", ["--set", "cap_result=material"]))},
+    # issue 26: the four games on one skill-luck chart, and a dice rule's effect on luck and skill (Warfare! without
+    # its combat modifiers: the plain opposed d6 decides every fight)
+    "luck-games": [["luck", "martian_chess", "skorm", "storm_the_castle", "warfare"]],
+    "luck-warfare-modifiers": [["compare", "warfare", *[x for k in ("mod_cavalry_charge_infantry",
+                                "mod_cavalry_vs_archer_fire", "mod_infantry_front_vs_archer",
+                                "mod_spearman_vs_infantry", "mod_tree_defense") for x in ("--set-b", f"{k}=0")],
+                                "--games", "100", "--luck", "random,greedy,mcts:100"]],
     "skill-warfare": [["run", "warfare", "--games", "100", "--skill", "greedy,mcts:25,mcts:100"]],
     "quality": [["quality", g, "--games", "500"] for g in ("martian_chess", "skorm", "storm_the_castle", "warfare")],
     # compare/sweep --quality: the quality metrics of two variants (or of every cell) on the same seeds
