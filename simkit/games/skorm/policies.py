@@ -77,7 +77,7 @@ def act_nb(ip, nb, adjb, fray, rng, code, greedy_style, cell, face, plist, slot,
     end_ply_nb(ip, sc, code < 0)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always")
 def random_choice_nb(ip, nb, ray, dest, appr, adjb, shotb, fray, rng, eps, cell, face, plist, sc, npa):
     """The ``random`` policy's action (also under ``eps:P:random``) without an action
     list: count the legal actions piece by piece (count_actions_nb), draw the degrader
