@@ -54,13 +54,15 @@ POL_RANDOM, POL_GREEDY, POL_GREEDY_NOSHOOT, POL_MCTS = 0, 1, 2, 3
 WIN_SCORE = 1e18
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always")
 def act_nb(ip, nb, adjb, fray, rng, code, greedy_style, cell, face, plist, slot, sc, counts, stats, agg):
     """Play the chosen action ``code`` (PASS: the side has none) of the side to
     move, turn its Shieldmen and close the ply (SK-8).
 
     ``greedy_style`` False is the random policy's way (a moving Shieldman lands
     facing a uniform direction, no rotations); True follows the ``facing`` option.
+    Inlined: every ply plays through it since the ply was split into choice and
+    play (step.py), and a call layer cost the random ply ~5% (simkit bench --against).
     """
     s = sc[SC_TOMOVE]
     facing = ip[I_FACING]
