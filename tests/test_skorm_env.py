@@ -102,3 +102,14 @@ def test_labels_describe_and_observation_planes():
             lab = s.action_label(a)
             assert ("*" in lab) == (a >= N * N and a != s.steps.pass_code)
         s.apply(s.scripted_action(pv))
+
+
+def test_openspiel_sees_random_landings_as_explicit_chance():
+    """Under ``facing = "random"`` the OpenSpiel game declares explicit chance nodes with six outcomes and
+    passes OpenSpiel's random-simulation checks (the default rules are deterministic: test_env_adapters)."""
+    pyspiel = pytest.importorskip("pyspiel")
+    from simkit.env import openspiel
+    g = openspiel.load_game("skorm", facing="random")
+    assert g.get_type().chance_mode == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
+    assert g.max_chance_outcomes() == 6
+    pyspiel.random_sim_test(g, num_sims=3, serialize=False, verbose=False)
