@@ -59,7 +59,6 @@ def test_matchup_ladder_and_compare_take_a_python_agent(runner, tmp_path):
     (["run", "martian_chess", "--policy0", "python:no_such_module:f", "--games", "1"], "cannot import no_such_module"),
     (["run", "martian_chess", "--policy0", "python:simkit.env.agents:nothing", "--games", "1"], "no callable nothing"),
     (["run", "martian_chess", "--policy0", f"eps:0.1:{RANDOM_AGENT}", "--games", "1"], "eps wraps simkit's own"),
-    (["run", "skorm", "--policy0", RANDOM_AGENT, "--games", "1"], "skorm has no step API"),
     (["play", "martian_chess", "--policy0", RANDOM_AGENT], "reads the batch kernel's own games"),
     (["run", "martian_chess", "--policy0", "python:test_env_agents:illegal_agent", "--games", "1", "--no-save"],
      "(side 0, game 0) played 0"),
@@ -69,3 +68,14 @@ def test_a_bad_python_policy_is_one_line(runner, args, says):
     assert r.exit_code == 2
     lines = [x for x in r.output.strip().splitlines() if not x.startswith("compiling ")]   # a cold cache's notice
     assert "Traceback" not in r.output and len(lines) == 1 and says in lines[0]
+
+
+def test_a_python_agent_in_a_game_without_a_step_api_is_one_line(runner, monkeypatch):
+    """A game whose folder has no env.py (here Skorm's spec without its hook) refuses a Python agent in one line."""
+    import dataclasses
+    from simkit import games
+    monkeypatch.setitem(games._loaded, "skorm", dataclasses.replace(games.get_game("skorm"), steps=None))
+    r = invoke(runner, ["run", "skorm", "--policy0", RANDOM_AGENT, "--games", "1", "--no-save"])
+    assert r.exit_code == 2
+    lines = [x for x in r.output.strip().splitlines() if not x.startswith("compiling ")]
+    assert "Traceback" not in r.output and len(lines) == 1 and "skorm has no step API" in lines[0]

@@ -25,6 +25,12 @@ def warm() -> None:
     run_chunk(params, 0, 0, np.zeros(1, np.int8), (3, 1, 2, 0, 0, 0), 0)   # mcts:2 vs greedy
     play(params, 0, 0, 0, (0, 1))
     perft(params, 1)
+    from simkit.env.state import State      # the step API's functions (python agents, playtests, adapters)
+    from simkit.games.skorm.env import SkormSteps
+    s = State(SkormSteps(SPEC, params))
+    s.apply(s.scripted_action([3, 0, 2, 0, 0, 0]))   # mcts:2
+    s.apply(s.scripted_action([0, 1, 0, 0, 0, 0]))   # greedy
+    s.apply(s.scripted_action([0, 0, 0, 0, 0, 0]))   # random
 
 
 SPEC = GameSpec(
@@ -52,6 +58,7 @@ SPEC = GameSpec(
     length_unit="plies",
     warm=warm,
     trajectory=Hook("simkit.games.skorm.play", "trajectory"),
+    steps=Hook("simkit.games.skorm.env", "SkormSteps"),
     knobs_slot=P_KNOBS,
     side_knobs=SIDE_KNOBS,
 )

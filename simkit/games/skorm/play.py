@@ -4,21 +4,22 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from simkit.engine.rng import rng_below_nb, rng_seed_nb
+from simkit.engine.rng import rng_seed_nb
 from simkit.engine.threads import run_blocks
 from simkit.games.skorm.layout import (   # noqa: F401 (the record layout, re-exported)
     F_BLOCK, F_FINAL, F_KCAP, F_KILL, F_KSHOT, F_LOSS, F_PASS, F_SNAP, NFIELDS, RECORD_COLUMNS, RECORD_FIELDS,
 )
 from simkit.games.skorm.evaluate import trajectory_lead_nb
-from simkit.games.skorm.moves import apply_action_nb, end_ply_nb, gen_actions_nb, gen_list_nb, max_actions_nb
+from simkit.games.skorm.moves import apply_action_nb, end_ply_nb, gen_actions_nb, max_actions_nb
 from simkit.games.skorm.policies import POL_MCTS, POL_RANDOM, act_nb, greedy_ply_nb, random_ply_nb
-from simkit.games.skorm.search import action_of_nb, new_search_nb, search_capacity, search_nb
+from simkit.games.skorm.search import new_search_nb, search_capacity
+from simkit.games.skorm.step import finish_record_nb, mcts_choice_nb, snapshot_nb, start_game_nb
 from simkit.games.skorm.rules import (
-    I_MAX_PLIES, I_N, I_P, P_ADJB, P_KNOBS, P_APPR, P_DEST, P_DIST, P_DISTG, P_F, P_FRAY, P_I, P_NB, P_RAY, P_SHOTB,
+    I_MAX_PLIES, I_N, I_P, P_ADJB, P_APPR, P_DEST, P_DIST, P_DISTG, P_F, P_FRAY, P_I, P_NB, P_RAY, P_SHOTB,
 )
 from simkit.games.skorm.state import (
-    END_REASONS, LOG_W_EXTRA, NSC, NSTAT, PASS, SC_CNT, SC_DONE, SC_PLY, SC_REASON, SC_TOMOVE, SC_WINNER,
-    ST_BLOCK, ST_KCAP, ST_KSHOT, ST_LOSS, ST_PASS, copy_position_nb, index_slots_nb, log_row_nb, setup_game_nb,
+    END_REASONS, LOG_W_EXTRA, NSC, NSTAT, PASS, SC_DONE, SC_PLY, SC_REASON, SC_TOMOVE, SC_WINNER,
+    ST_BLOCK, ST_KCAP, ST_KSHOT, copy_position_nb, index_slots_nb, log_row_nb, setup_game_nb,
 )
 from simkit.policies import EPS_SCALE, POL_BUDGET, POL_EPS, POL_ID, POLICY_VECTOR, max_budget
 
@@ -61,38 +62,14 @@ def play_ply_nb(params, rng, policies, cell, face, plist, slot, sc, acts, blocks
 
 @njit(cache=True, inline="always")
 def mcts_ply_nb(params, rng, budget, eps, cell, face, plist, slot, sc, acts, blocks, counts, stats, agg, ws):
-    """One ply of ``mcts:N`` (``budget`` iterations of the engine's search, search.py) under the degrader
-    ``eps``: one draw per decision (a ply with an action; a forced pass is none). Inlined (a few lines):
-    a compiled layer of its own would re-optimise the whole search again."""
-    s = sc[SC_TOMOVE]
-    blocks[0] = 0
-    ip = params[P_I]
-    nb = params[P_NB]
-    adjb = params[P_ADJB]
-    n = gen_list_nb(ip, nb, params[P_RAY], params[P_DEST], params[P_APPR], adjb, cell, face, plist, sc, s, acts,
-                    blocks)
-    stats[ST_BLOCK + 1 - s] += blocks[0]
-    search = True
-    if eps > 0 and n > 0 and rng_below_nb(rng, EPS_SCALE) < eps:
-        search = False
-    code = PASS
-    if n > 0:
-        if search:
-            tree, S, S2, aux, keys = ws
-            # the engine's search_nb itself, not search.choose_nb: a compiled layer less to re-optimise
-            code = action_of_nb(search_nb(params, (cell, face, plist, slot, sc, aux, acts, blocks, counts, stats, agg,
-                                                   keys), S, S2, params[P_KNOBS][s], budget, rng, tree),
-                                ip[I_N]) if n > 1 else acts[0]
-        else:
-            code = acts[rng_below_nb(rng, n)]
-    act_nb(ip, nb, adjb, params[P_FRAY], rng, code, search, cell, face, plist, slot, sc, counts, stats, agg)
+    """One ply of ``mcts:N``: its choice (step.mcts_choice_nb), the shield blocks counted for the defender,
+    the action played in the chosen style (act_nb). Inlined, as the choice is."""
+    code, search = mcts_choice_nb(params, rng, budget, eps, cell, face, plist, slot, sc, acts, blocks, counts, stats,
+                                  agg, ws)
+    stats[ST_BLOCK + 1 - sc[SC_TOMOVE]] += blocks[0]
+    act_nb(params[P_I], params[P_NB], params[P_ADJB], params[P_FRAY], rng, code, search, cell, face, plist, slot, sc,
+           counts, stats, agg)
     return code
-
-
-@njit(cache=True)
-def _material_nb(sc, rec, off):
-    for j in range(8):
-        rec[off + j] = sc[SC_CNT + j]
 
 
 @njit(cache=True)
@@ -114,20 +91,16 @@ def play_game_nb(params, seed, game, first, policies, snapshot_ply, cell, face, 
     ``trajectory_lead_nb`` before ply t and after the last; tl[t] = (legal actions at ply t,
     kills in ply t)."""
     rng_seed_nb(rng, seed, game)
-    li = setup_game_nb(params, rng, first, cell, face, plist, slot, sc, log)
+    li = start_game_nb(params, rng, first, cell, face, plist, slot, sc, stats, log)
     # the tables the ply paths take one by one (a call passing the params tuple is slow)
     ip, F, nb, ray, dest, appr, adjb, shotb, fray, dist, distg = (
         params[P_I], params[P_F], params[P_NB], params[P_RAY], params[P_DEST], params[P_APPR], params[P_ADJB],
         params[P_SHOTB], params[P_FRAY], params[P_DIST], params[P_DISTG])
-    stats[:] = 0
-    snapped = False
     traj = tv.shape[0] > 0
     tk = np.zeros(counts.shape[0] if traj else 0, np.int64)   # the lead's scratch, not the policies'
     tb = np.zeros(1, np.int64)
     while sc[SC_DONE] == 0:
-        if not snapped and sc[SC_PLY] == snapshot_ply:
-            _material_nb(sc, rec, F_SNAP)
-            snapped = True
+        snapshot_nb(sc, rec, snapshot_ply)
         s = sc[SC_TOMOVE]
         t = sc[SC_PLY]
         if traj:
@@ -150,21 +123,7 @@ def play_game_nb(params, seed, game, first, policies, snapshot_ply, cell, face, 
             tl[t, 1] += _kills_nb(stats)
         if log.shape[0] > 0:
             li = log_row_nb(log, li, 1 if code >= 0 else 2, code, s, cell, face)
-    if not snapped:
-        _material_nb(sc, rec, F_SNAP)
-    _material_nb(sc, rec, F_FINAL)
-    rec[0] = first
-    rec[1] = sc[SC_WINNER]
-    rec[2] = sc[SC_PLY]
-    rec[3] = sc[SC_REASON]
-    for j in range(8):
-        rec[F_LOSS + j] = stats[ST_LOSS + j]
-        rec[F_KCAP + j] = stats[ST_KCAP + j]
-        rec[F_KSHOT + j] = stats[ST_KSHOT + j]
-        rec[F_KILL + j] = stats[ST_KCAP + j] + stats[ST_KSHOT + j]
-    for s in range(2):
-        rec[F_BLOCK + s] = stats[ST_BLOCK + s]
-        rec[F_PASS + s] = stats[ST_PASS + s]
+    finish_record_nb(sc, stats, first, rec, snapshot_ply)
     if traj:
         # a decided game ends on its outcome, as the search scores a finished game: after a
         # Gold Tile win the material lead can still favour the loser, and after a Warlord kill

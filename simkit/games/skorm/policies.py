@@ -54,13 +54,15 @@ POL_RANDOM, POL_GREEDY, POL_GREEDY_NOSHOOT, POL_MCTS = 0, 1, 2, 3
 WIN_SCORE = 1e18
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always")
 def act_nb(ip, nb, adjb, fray, rng, code, greedy_style, cell, face, plist, slot, sc, counts, stats, agg):
     """Play the chosen action ``code`` (PASS: the side has none) of the side to
     move, turn its Shieldmen and close the ply (SK-8).
 
     ``greedy_style`` False is the random policy's way (a moving Shieldman lands
     facing a uniform direction, no rotations); True follows the ``facing`` option.
+    Inlined: every ply plays through it since the ply was split into choice and
+    play (step.py), and a call layer cost the random ply ~5% (simkit bench --against).
     """
     s = sc[SC_TOMOVE]
     facing = ip[I_FACING]
@@ -77,20 +79,19 @@ def act_nb(ip, nb, adjb, fray, rng, code, greedy_style, cell, face, plist, slot,
     end_ply_nb(ip, sc, code < 0)
 
 
-@njit(cache=True, _nrt=False)
-def random_ply_nb(ip, nb, ray, dest, appr, adjb, shotb, fray, rng, eps, cell, face, plist, slot, sc, npa, stats, agg):
-    """One ply of the ``random`` policy (also under ``eps:P:random``) without an
-    action list: count the legal actions piece by piece (count_actions_nb), draw
-    ``rng % n`` as the listed version did, walk to the piece that holds the drawn
-    action and pick it in gen_actions_nb's order; then play it in the random style
-    (act_nb). The draws (degrader, action, landing facing) are the listed ones, so
-    the records are the same. ``npa``: int64 scratch of at least P entries. The
-    tables (params) come one by one, as on every hot path (see gen_list_nb)."""
+@njit(cache=True, inline="always")
+def random_choice_nb(ip, nb, ray, dest, appr, adjb, shotb, fray, rng, eps, cell, face, plist, sc, npa):
+    """The ``random`` policy's action (also under ``eps:P:random``) without an action
+    list: count the legal actions piece by piece (count_actions_nb), draw the degrader
+    (only when eps > 0 and there is an action: its outcome is random play either way),
+    draw ``rng % n`` as the listed version did, walk to the piece that holds the drawn
+    action and pick it in gen_actions_nb's order. Returns (action or PASS, the shield
+    blocks the count met). ``npa``: int64 scratch of at least P entries. The tables
+    (params) come one by one, as on every hot path (see gen_list_nb)."""
     s = sc[SC_TOMOVE]
     n, nblk = count_actions_nb(ip, nb, adjb, shotb, fray, cell, face, plist, sc, s, npa)
-    stats[ST_BLOCK + 1 - s] += nblk
     if eps > 0 and n > 0:
-        rng_below_nb(rng, EPS_SCALE)  # the degrader's draw: its outcome is random play either way
+        rng_below_nb(rng, EPS_SCALE)
     code = PASS
     if n > 0:
         r = rng_below_nb(rng, n)
@@ -98,28 +99,32 @@ def random_ply_nb(ip, nb, ray, dest, appr, adjb, shotb, fray, rng, eps, cell, fa
         while r >= npa[i]:
             r -= npa[i]
             i += 1
-        a = plist[s, i]
-        code = select_action_nb(ip, nb, adjb, ray, dest, appr, cell, face, s, a, r)
-        landface = -1
-        if act_type(code) == 0 and cell[a] == 1 + 4 * s:
-            landface = rng_below_nb(rng, 6)
-        apply_action_nb(cell, face, plist, slot, sc, code, landface, stats, agg)
-    else:
-        stats[ST_PASS + s] += 1
-    end_ply_nb(ip, sc, code < 0)
+        code = select_action_nb(ip, nb, adjb, ray, dest, appr, cell, face, s, plist[s, i], r)
+    return code, nblk
+
+
+@njit(cache=True, _nrt=False)
+def random_ply_nb(ip, nb, ray, dest, appr, adjb, shotb, fray, rng, eps, cell, face, plist, slot, sc, npa, stats, agg):
+    """One ply of the ``random`` policy: its choice (random_choice_nb), the shield blocks
+    counted for the defender, the action played in the random style (act_nb: a moving
+    Shieldman lands facing a uniform direction, no rotations). The draws (degrader,
+    action, landing facing) are the listed version's, so the records are the same."""
+    code, nblk = random_choice_nb(ip, nb, ray, dest, appr, adjb, shotb, fray, rng, eps, cell, face, plist, sc, npa)
+    stats[ST_BLOCK + 1 - sc[SC_TOMOVE]] += nblk
+    act_nb(ip, nb, adjb, fray, rng, code, False, cell, face, plist, slot, sc, npa, stats, agg)
     return code
 
 
 @njit(cache=True, _nrt=False)
-def greedy_ply_nb(ip, F, nb, ray, dest, appr, adjb, shotb, fray, dist, distg, rng, pol, eps, cell, face, plist, slot,
-                  sc, acts, blocks, counts, stats, agg, scores):
-    """One ply of ``greedy`` or ``greedy_noshoot`` (``pol``), under the degrader
-    ``eps`` (parts per million): list the actions, draw the degrader (only when
-    eps > 0 and there is an action), pick greedy's action or a uniform one, play it."""
+def greedy_choice_nb(ip, F, nb, ray, dest, appr, adjb, shotb, fray, dist, distg, rng, pol, eps, cell, face, plist, sc,
+                     acts, blocks, counts, scores):
+    """The action of ``greedy`` or ``greedy_noshoot`` (``pol``) under the degrader ``eps``
+    (parts per million): list the actions (``blocks[0]``: the shield blocks met), draw
+    the degrader (only when eps > 0 and there is an action), pick greedy's action or a
+    uniform one. Returns (action or PASS, greedy's style: False when the degrader played)."""
     s = sc[SC_TOMOVE]
     blocks[0] = 0
     n = gen_list_nb(ip, nb, ray, dest, appr, adjb, cell, face, plist, sc, s, acts, blocks)
-    stats[ST_BLOCK + 1 - s] += blocks[0]
     greedy = True
     if eps > 0 and n > 0 and rng_below_nb(rng, EPS_SCALE) < eps:
         greedy = False
@@ -130,6 +135,17 @@ def greedy_ply_nb(ip, F, nb, ray, dest, appr, adjb, shotb, fray, dist, distg, rn
                                          rng, counts, pol == POL_GREEDY_NOSHOOT, scores)]
         else:
             code = acts[rng_below_nb(rng, n)]
+    return code, greedy
+
+
+@njit(cache=True, _nrt=False)
+def greedy_ply_nb(ip, F, nb, ray, dest, appr, adjb, shotb, fray, dist, distg, rng, pol, eps, cell, face, plist, slot,
+                  sc, acts, blocks, counts, stats, agg, scores):
+    """One ply of ``greedy`` or ``greedy_noshoot``: its choice (greedy_choice_nb), the shield
+    blocks counted for the defender, the action played in the chosen style (act_nb)."""
+    code, greedy = greedy_choice_nb(ip, F, nb, ray, dest, appr, adjb, shotb, fray, dist, distg, rng, pol, eps, cell,
+                                    face, plist, sc, acts, blocks, counts, scores)
+    stats[ST_BLOCK + 1 - sc[SC_TOMOVE]] += blocks[0]
     act_nb(ip, nb, adjb, fray, rng, code, greedy, cell, face, plist, slot, sc, counts, stats, agg)
     return code
 

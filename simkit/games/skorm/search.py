@@ -167,19 +167,30 @@ def decisions_nb(P, S, codes, scores):
 
 
 @njit(cache=True, _nrt=False)
+def lands_later_nb(ip, cell, face, plist, slot, sc, aux, act, stats, agg):
+    """With ``facing = "random"``, play a Shieldman's move or capture ``act`` and leave its landing facing
+    pending (``aux[0]``: chance_nb, then resolve_nb); True if it did. A capture of the enemy Warlord ends
+    the ply at once: its facing no longer matters. The search's apply_nb and the step API (step.py) both
+    play a decision through it."""
+    s = sc[SC_TOMOVE]
+    if ip[I_FACING] != FACING_RANDOM or act_type(act) != 0 or cell[act_from(act)] != 1 + 4 * s:
+        return False
+    apply_action_nb(cell, face, plist, slot, sc, act, np.int64(-1), stats, agg)
+    if sc[SC_WL0 + 1 - s] >= 0:
+        aux[0] = act_to(act)      # the facing it lands with is drawn next
+    else:
+        end_ply_nb(ip, sc, np.bool_(False))
+    return True
+
+
+@njit(cache=True, _nrt=False)
 def apply_nb(P, S, code, rng):
     """Play the action as the game does (``act_nb`` in greedy's style: the ``facing`` option), then any
     forced passes; with ``facing = "random"`` a moving Shieldman's landing is left pending (chance_nb)."""
-    cell, face, plist, slot, sc, aux = S[0], S[1], S[2], S[3], S[4], S[5]
+    cell, face, plist, slot, sc = S[0], S[1], S[2], S[3], S[4]
     ip = P[P_I]
     act = action_of_nb(code, ip[I_N])
-    s = sc[SC_TOMOVE]
-    if ip[I_FACING] == FACING_RANDOM and act_type(act) == 0 and cell[act_from(act)] == 1 + 4 * s:
-        apply_action_nb(cell, face, plist, slot, sc, act, np.int64(-1), S[9], S[10])
-        if sc[SC_WL0 + 1 - s] >= 0:
-            aux[0] = act_to(act)      # the facing it lands with is drawn next
-            return
-        end_ply_nb(ip, sc, np.bool_(False))     # it took the enemy Warlord: its facing no longer matters
+    if lands_later_nb(ip, cell, face, plist, slot, sc, S[5], act, S[9], S[10]):
         return
     act_nb(ip, P[P_NB], P[P_ADJB], P[P_FRAY], rng, act, np.bool_(True), cell, face, plist, slot, sc, S[8], S[9], S[10])
     pass_forced_nb(P, S, rng)
@@ -197,13 +208,18 @@ def chance_nb(P, S, outcomes, probs):
 
 
 @njit(cache=True, inline="always")
-def resolve_nb(P, S, outcome, rng):
-    """The pending Shieldman lands facing ``outcome``; the ply ends (``facing = "random"`` turns no one).
-    Inlined: the engine passes its int32 tree codes, the rollouts int64 draws (one compiled copy each)."""
-    aux = S[5]
-    S[1][aux[0]] = outcome
+def land_nb(ip, face, sc, aux, outcome):
+    """The pending Shieldman lands facing ``outcome`` and the ply ends (``facing = "random"`` turns no one)."""
+    face[aux[0]] = outcome
     aux[0] = -1
-    end_ply_nb(P[P_I], S[4], np.bool_(False))
+    end_ply_nb(ip, sc, np.bool_(False))
+
+
+@njit(cache=True, inline="always")
+def resolve_nb(P, S, outcome, rng):
+    """The pending landing (land_nb), then any forced passes. Inlined: the engine passes its int32 tree
+    codes, the rollouts int64 draws (one compiled copy each)."""
+    land_nb(P[P_I], S[1], S[4], S[5], outcome)
     pass_forced_nb(P, S, rng)
 
 
