@@ -98,6 +98,9 @@ class SkormSteps(GameSteps):
     def apply(self, S, code, rng, rec, agg, snapshot_ply):
         step_decision_nb(self.P, S, np.int64(code), rng, rec, agg, np.int64(snapshot_ply))
 
+    def evaluate(self, S):
+        return float(search.evaluate_nb(self.P, S))
+
     def choose(self, S, policies, rng):
         cap = search_capacity(max_budget(policies))
         if self._ws is None or self._ws[0][0].shape[0] < cap:
