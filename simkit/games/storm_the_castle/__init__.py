@@ -80,6 +80,9 @@ SPEC = GameSpec(
     warm=_warm,
     for_rules=_spec_for_rules,
     trajectory=Hook("simkit.games.storm_the_castle.play", "trajectory"),
+    steps=Hook("simkit.games.storm_the_castle.env", "StormTheCastleSteps"),
+    knobs_slot=_r.Params._fields.index("mparams"),    # each side's row of the knob table; decide_nb hands the mover's
+    search_knobs=_r.SEARCH_KNOBS,                     # to the search, which reads every knob for the searcher only
     extra={
         "unit_types_for": lambda params: tuple(_r.Params(*params).names),
     },

@@ -197,9 +197,11 @@ def policy_array(policies) -> np.ndarray:
     return pv
 
 
-def tabs_of(p: Params):
-    """The kernels' table tuple (play_turn_nb's ``tabs``, the search's ``P``)."""
-    return (p.ctab, p.cval, p.spi, p.adj, p.dist, p.keep, p.iopt, p.fopt, p.ptable, p.prio, p.fidx, p.mparams)
+def tabs_of(p: Params, side=None):
+    """The kernels' table tuple (play_turn_nb's ``tabs``, with both sides' knob rows); with ``side``: the
+    search's ``P`` for that side (its own row, search.side_tabs_nb)."""
+    knobs = p.mparams if side is None else p.mparams[side]
+    return (p.ctab, p.cval, p.spi, p.adj, p.dist, p.keep, p.iopt, p.fopt, p.ptable, p.prio, p.fidx, knobs)
 
 
 def search_scratch(p: Params, pv):
@@ -289,8 +291,8 @@ class Game:
         p = self.p
         srch = search_scratch(p, policy_array([0, 0, budget, budget])) if srch is None else srch
         self.g[G_COULD] = 1       # the decision has options: this turn is not idle (ST-S)
-        return int(search_code_nb(tabs_of(p), self.cards, self.sp, self.zones, self.zn, self.g, srch,
-                                  np.int64(budget), self.rng))
+        return int(search_code_nb(tabs_of(p, int(self.g[G_SIDE])), self.cards, self.sp, self.zones, self.zn, self.g,
+                                  srch, np.int64(budget), self.rng))
 
     def code(self, option):
         """The decision code (search.encode_nb) of one of options()' (kind, a, b) tuples."""

@@ -610,6 +610,13 @@ search_nb = make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb,
 
 
 @njit(cache=True, inline="always")
+def side_tabs_nb(tabs, s):
+    """The kernel's table tuple with side ``s``'s row of the knob table: the search's ``P`` for that side."""
+    return (tabs[0], tabs[1], tabs[2], tabs[3], tabs[4], tabs[5], tabs[6], tabs[7], tabs[8], tabs[9], tabs[10],
+            tabs[11][s])
+
+
+@njit(cache=True, inline="always")
 def choose_code_nb(P, cards, sp, zones, zn, g, srch, budget, rng):
     """The decision code ``budget`` iterations of the engine's search prefer in the game ``cards .. g``
     (only read) for its side to move; ``srch``: new_search_nb's scratch (its tree holds the search)."""

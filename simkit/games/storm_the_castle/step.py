@@ -26,7 +26,8 @@ from simkit.games.storm_the_castle.moves import init_game_nb, modifier_nb
 from simkit.games.storm_the_castle.policies import P_MCTS, assign_roles_nb, choose_nb
 from simkit.games.storm_the_castle.rules import O_HAND, O_NC, S_FINAL, S_SNAP, T_RANGE, T_ROLL
 from simkit.games.storm_the_castle.search import (PD_A, PD_B, PD_KIND, _resolve_pending_nb, apply_nb, chance_nb,
-                                                  choose_code_nb, encode_nb, options_nb, outcome_roll_nb, settle_nb)
+                                                  choose_code_nb, encode_nb, options_nb, outcome_roll_nb, settle_nb,
+                                                  side_tabs_nb)
 from simkit.games.storm_the_castle.state import (ACT_ATTACK, C_ITEM, C_OWNER, C_TYPE, G_OVER, G_PHASE, G_REASON,
                                                  G_SIDE, G_SNAPPED, G_TURN, G_WINNER, L_DECK, L_GRAVE, L_HAND,
                                                  PH_ACTIONS, PH_DISPATCH)
@@ -112,7 +113,7 @@ def decide_nb(pols, tabs, s, n, cards, sp, zones, zn, g, buf, role, rng, srch):
         return rng_below_nb(rng, np.int64(n))    # a uniformly random legal option, as random plays
     pol = pols[POL_ID + s]
     if pol == P_MCTS:
-        code = choose_code_nb(tabs, cards, sp, zones, zn, g, srch, pols[POL_BUDGET + s], rng)
+        code = choose_code_nb(side_tabs_nb(tabs, s), cards, sp, zones, zn, g, srch, pols[POL_BUDGET + s], rng)
         ph = np.int64(g[G_PHASE])
         for k in range(n):
             if encode_nb(ph, buf[k, 0], buf[k, 1], buf[k, 2], cards, sp, ctab, iopt) == code:
