@@ -20,7 +20,7 @@ but of the opponent only the hand's size, and of both decks only their sizes; ``
 (the search's hook) redeals the opponent's hand and deck and the order of the player's own deck.
 
 **Observation** (float32, flat; ``S`` spaces and ``T`` card types of the scenario, 22 and 11 by
-default: 2,093 values), in this order:
+default: 1,712 values), in this order:
 - ``units`` [S, 2 slots, 2 sides, T]: the card type on each stack slot, by owner (one-hot);
 - ``items`` [S, 2, T]: the item under that unit; ``acted`` [S, 2]: it has acted this turn;
   ``buff`` [S, 2]: its Sorcerer bonus this turn;
@@ -51,8 +51,9 @@ from simkit.games.storm_the_castle.rules import (AB_SORC, K_ITEM, K_REG, O_BONUS
 from simkit.games.storm_the_castle.search import PD_A, PD_B, PD_KIND, n_actions, tree_capacity
 from simkit.games.storm_the_castle.state import (ACT_ATTACK, ACT_CLERIC, ACT_DISPATCH, ACT_MOVE, ACT_SMITH, ACT_SORC,
                                                  C_ACTED,
-                                                 C_BUFF, C_ITEM, C_OWNER, C_POS, C_TYPE, G_ATTACKS, G_IDLE,
-                                                 G_PHASE, G_POINTS, G_SIDE, G_TURN, L_DECK, L_GRAVE, L_HAND,
+                                                 C_BUFF, C_ITEM, C_OWNER, C_POS, C_TYPE, END_REASONS, G_ATTACKS,
+                                                 G_IDLE, G_OVER, G_PHASE, G_POINTS, G_REASON, G_SIDE, G_TURN,
+                                                 G_WINNER, L_DECK, L_GRAVE, L_HAND,
                                                  PH_DISPATCH)
 from simkit.games.storm_the_castle.step import (chance_classes_nb, first_decision_nb, finish_record_nb,
                                                 play_code_nb, policy_code_nb, resolve_outcome_nb, roll_outcome_nb)
@@ -269,6 +270,9 @@ class StormTheCastleSteps(GameSteps):
 
     def render(self, S):
         g, pend = S[4], S[5]
+        if g[G_OVER]:
+            result = "a draw" if g[G_WINNER] < 0 else f"side {g[G_WINNER]} wins"
+            return f"{board_text(self._view(S))}\n{result} ({END_REASONS[g[G_REASON]]}) after {g[G_TURN]} turns"
         phase = "dispatch" if g[G_PHASE] == PH_DISPATCH else "actions"
         txt = (f"{board_text(self._view(S))}\nturn {g[G_TURN] + 1}, side {g[G_SIDE]} to move, {phase} phase, "
                f"{g[G_POINTS]} dispatch points left, {g[G_ATTACKS]} attacks made")
