@@ -141,6 +141,11 @@ class StormTheCastleSteps(GameSteps):
     def resolve(self, S, outcome, rng, rec, agg):
         resolve_outcome_nb(self.P, S, np.int64(outcome), rng, rec, agg)
 
+    def evaluate(self, S):
+        # the search's leaf value (side 0's expected score), with side 0's knob row (mcts_scale, keep rounds):
+        # both rows are the scenario's unless a policy sets its own
+        return float(search.evaluate_nb(self.P, S))
+
     def legal(self, S):
         n = search.decisions_nb(self.P, S, self._codes, self._scores)
         return np.sort(self._codes[:n])
