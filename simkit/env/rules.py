@@ -64,7 +64,9 @@ class GameSteps:
         """The pending chance event's outcome codes and exact probabilities ([] when none)."""
         return []
 
-    def resolve(self, S, outcome: int, rng):
+    def resolve(self, S, outcome: int, rng, rec, agg):
+        """Settle the pending chance event with ``outcome``, counted in the record and the aggregate
+        as the batch kernel counts it (a roll can decide what the record counts: an attack's kill)."""
         raise NotImplementedError
 
     def roll(self, S, rng) -> int:

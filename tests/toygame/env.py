@@ -54,8 +54,8 @@ class DiceRaceSteps(GameSteps):
         m = search.chance_nb(self.P, S, self._outs, self._probs)
         return list(zip(self._outs[:m].tolist(), self._probs[:m].tolist()))
 
-    def resolve(self, S, outcome, rng):
-        search.resolve_nb(self.P, S, np.int64(outcome), rng)
+    def resolve(self, S, outcome, rng, rec, agg):
+        search.resolve_nb(self.P, S, np.int64(outcome), rng)     # a die counts nothing: the move does
 
     def roll(self, S, rng):
         return int(roll_nb(self.P, S, rng))

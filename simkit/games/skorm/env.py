@@ -86,7 +86,7 @@ class SkormSteps(GameSteps):
     def roll(self, S, rng):
         return int(roll_landing_nb(rng))
 
-    def resolve(self, S, outcome, rng):
+    def resolve(self, S, outcome, rng, rec, agg):     # a landing facing counts nothing in the record
         search.land_nb(self.P[P_I], S[1], S[4], S[5], np.int64(outcome))
 
     def legal(self, S):

@@ -23,6 +23,19 @@ def _warm():
     p = _r.prepare(_default_rules())
     run_chunk(p, 0, 0, np.zeros(2, np.int8), np.array([1, 0], np.int64), 5)
     _play(p, 0, 0, 0, (1, 1))
+    from simkit.env.state import State      # the step API's functions (python agents, playtests, adapters)
+    from simkit.games.storm_the_castle.env import StormTheCastleSteps
+    s = State(StormTheCastleSteps(SPEC, p))
+    pvs = ([2, 2, 2, 2, 0, 0], [1, 1, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0])   # mcts:2, greedy, random
+    for k in range(60):
+        if s.is_over():
+            break
+        if s.is_chance():
+            s.roll()
+        else:
+            s.legal_actions()
+            s.apply(s.scripted_action(pvs[k % 3]))
+    s.clone(player=0).observation(0)
 
 
 def _default_rules():
@@ -80,6 +93,9 @@ SPEC = GameSpec(
     warm=_warm,
     for_rules=_spec_for_rules,
     trajectory=Hook("simkit.games.storm_the_castle.play", "trajectory"),
+    steps=Hook("simkit.games.storm_the_castle.env", "StormTheCastleSteps"),
+    knobs_slot=_r.Params._fields.index("mparams"),    # each side's row of the knob table; decide_nb hands the mover's
+    search_knobs=_r.SEARCH_KNOBS,                     # to the search, which reads every knob for the searcher only
     extra={
         "unit_types_for": lambda params: tuple(_r.Params(*params).names),
     },

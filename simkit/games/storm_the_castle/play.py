@@ -1,23 +1,23 @@
-"""Storm the Castle: one turn, one game, the batch kernel and run_chunk."""
+"""Storm the Castle: one turn, one game, the batch kernel and run_chunk.
+
+The game loop is made of step.py's pieces (the start, a scripted side's choice, the snapshot, the
+record's last columns) and turn.py's (a turn's start and end), which the step API (env.py) calls too."""
 import numpy as np
 from numba import njit, prange
 
-from simkit.engine.rng import rng_below_nb, rng_seed_nb
+from simkit.engine.rng import rng_seed_nb
 from simkit.games.storm_the_castle.evaluate import lead_nb
-from simkit.games.storm_the_castle.search import (choose_code_nb, encode_nb, new_search_nb, search_code_nb,
-                                                  tree_capacity)
-from simkit.games.storm_the_castle.moves import (apply_nb, begin_turn_nb, gen_actions_nb, gen_dispatch_nb,
-                                                 init_game_nb)
-from simkit.games.storm_the_castle.policies import P_GREEDY, P_MCTS, assign_roles_nb, choose_nb
-from simkit.games.storm_the_castle.rules import (O_BUF, O_F, O_HAND, O_MAXTURNS, O_NC, O_NS, O_T, S_FINAL, S_SNAP,
-                                                 Params)
-from simkit.games.storm_the_castle.state import (ACT_END, C_ITEM, C_OWNER, C_TYPE, EV_DRAW, EV_END,
-                                                 EV_TURN, G_CHOICE, G_COULD, G_OVER, G_PHASE, G_REASON,
-                                                 G_SIDE, G_SNAPPED, G_TURN, G_WINNER, L_DECK, L_GRAVE,
-                                                 L_HAND, LOG_COLS, NCF, NG, PH_ACTIONS, PH_DISPATCH,
-                                                 R_LIMIT)
-from simkit.games.storm_the_castle.turn import close_turn_nb
-from simkit.policies import EPS_SCALE, POL_BUDGET, POL_EPS, POL_ID, POLICY_VECTOR, max_budget
+from simkit.games.storm_the_castle.search import encode_nb, new_search_nb, search_code_nb, tree_capacity
+from simkit.games.storm_the_castle.moves import apply_nb, begin_turn_nb, gen_actions_nb, gen_dispatch_nb
+from simkit.games.storm_the_castle.policies import P_GREEDY, assign_roles_nb
+from simkit.games.storm_the_castle.rules import O_BUF, O_F, O_MAXTURNS, O_NC, O_NS, O_T, Params
+from simkit.games.storm_the_castle.state import (ACT_END, EV_DRAW, EV_END, EV_TURN, G_CHOICE, G_COULD, G_OVER,
+                                                 G_PHASE, G_REASON, G_SIDE, G_TURN, G_WINNER, L_HAND, LOG_COLS, NCF,
+                                                 NG, PH_ACTIONS, PH_DISPATCH, R_LIMIT)
+from simkit.games.storm_the_castle.step import (decide_nb, finish_record_nb, snapshot_nb, start_game_nb)
+from simkit.games.storm_the_castle.step import material_nb  # noqa: F401 (re-exported)
+from simkit.games.storm_the_castle.turn import close_turn_nb, open_turn_nb
+from simkit.policies import POL_ID, POLICY_VECTOR, max_budget
 
 # trajectory: side 0's lead after a won game (card-value units, as lead_nb): far beyond any
 # position's lead, so its chance logistic(lead / mcts_scale) is 1 (or 0) in float64
@@ -35,50 +35,6 @@ def _log(log, nl, kind, a, b, tag, roll, out):
         log[nl, 5] = out
         return nl + 1
     return nl
-
-
-@njit(cache=True)
-def material_nb(cards, sp, fidx, rec, stat):
-    """Count units on the board (and their items) per side and type into stat ``stat``."""
-    for x in range(sp.shape[0]):
-        for j in range(2):
-            c = sp[x, j]
-            if c >= 0:
-                s = cards[c, C_OWNER]
-                f = fidx[s, cards[c, C_TYPE], stat]
-                if f >= 0:
-                    rec[f] += 1
-                it = cards[c, C_ITEM]
-                if it >= 0:
-                    f = fidx[s, cards[it, C_TYPE], stat]
-                    if f >= 0:
-                        rec[f] += 1
-
-
-# inlined (small, called from play_turn_nb only): no library of its own re-optimising the search
-@njit(cache=True, inline="always")
-def decide_nb(pols, tabs, s, n, cards, sp, zones, zn, g, buf, role, rng, srch):
-    """Side ``s``'s choice among buf[:n] under the policy vector ``pols`` (simkit.policies).
-
-    A lone option ('end') is taken without a draw. ``eps:P`` draws once per decision with more
-    than one option, and only when its epsilon is > 0, so records of policies without eps keep
-    their dice. ``srch``: the search's tree, states and root ``pend`` (search_scratch)."""
-    (ctab, cval, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, mp) = tabs
-    if n == 1:
-        return np.int64(0)
-    eps = pols[POL_EPS + s]
-    if eps > 0 and rng_below_nb(rng, np.int64(EPS_SCALE)) < eps:
-        return rng_below_nb(rng, np.int64(n))    # a uniformly random legal option, as random plays
-    pol = pols[POL_ID + s]
-    if pol == P_MCTS:
-        code = choose_code_nb(tabs, cards, sp, zones, zn, g, srch, pols[POL_BUDGET + s], rng)
-        ph = np.int64(g[G_PHASE])
-        for k in range(n):
-            if encode_nb(ph, buf[k, 0], buf[k, 1], buf[k, 2], cards, sp, ctab, iopt) == code:
-                return np.int64(k)
-        return np.int64(0)
-    return choose_nb(pol, np.int64(g[G_PHASE]), s, n, buf, cards, sp, ctab, cval, spi, dist, keep, fopt, ptable,
-                     prio, role, rng)
 
 
 @njit(cache=True)
@@ -104,14 +60,9 @@ def turn_nb(pols, tabs, state, scratch, rec, agg, log, nl, srch):
     pol = pols[POL_ID + s]
     tag = g[G_TURN] * 2 + s
     nl = _log(log, nl, EV_TURN, g[G_TURN], s, tag, 0, 0)
-    drawn = begin_turn_nb(cards, zones, zn, g, iopt, s)
+    drawn = open_turn_nb(cards, zones, zn, g, iopt, s)
     for i in range(drawn):
         nl = _log(log, nl, EV_DRAW, zones[s, L_HAND, zn[s, L_HAND] - drawn + i], -1, tag, 0, 0)
-    # ST-S: the turn is idle unless a card is drawn or a decision has more than one option; kept in
-    # g (not read by the records) so that the search's copies of the game count it the same way
-    g[G_COULD] = 1 if drawn > 0 else 0
-    g[G_CHOICE] = 0
-    g[G_PHASE] = PH_DISPATCH
     while True:
         n = gen_dispatch_nb(s, cards, sp, zones, zn, g, ctab, spi, seen, buf)
         if n > 1:
@@ -153,19 +104,14 @@ def play_game_nb(ctab, cval, copies, spi, adj, dist, keep, iopt, fopt, ptable, p
     lead before turn t and after the last; tl[t] = (options at turn t's first decision with a
     choice, or 1; kills in turn t, from ``agg``, which must then count every kill)."""
     rng_seed_nb(rng, seed, game)
-    init_game_nb(cards, sp, zones, zn, g, copies, iopt[O_NC], iopt[O_HAND], rng)
-    rec[:] = 0
-    rec[0] = first
-    g[G_SIDE] = first
+    start_game_nb(cards, sp, zones, zn, g, copies, iopt, first, rec, rng)
     nl = np.int64(0)
     maxt = iopt[O_MAXTURNS]
     tabs = (ctab, cval, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, mp)
     state = (cards, sp, zones, zn, g)
     scratch = (seen, bq, bd, buf, role, rng)
     while True:
-        if g[G_TURN] == snapshot and g[G_SNAPPED] == 0:
-            material_nb(cards, sp, fidx, rec, np.int64(S_SNAP))
-            g[G_SNAPPED] = 1
+        snapshot_nb(cards, sp, fidx, g, rec, snapshot)
         if g[G_TURN] >= maxt:
             g[G_WINNER] = -1
             g[G_REASON] = R_LIMIT
@@ -184,17 +130,7 @@ def play_game_nb(ctab, cval, copies, spi, adj, dist, keep, iopt, fopt, ptable, p
             tl[t, 1] = kills
         if g[G_OVER] != 0:
             break
-    if g[G_SNAPPED] == 0:
-        material_nb(cards, sp, fidx, rec, np.int64(S_SNAP))
-        g[G_SNAPPED] = 1
-    material_nb(cards, sp, fidx, rec, np.int64(S_FINAL))
-    for s in range(2):
-        rec[eidx[s, 0]] = zn[s, L_DECK]
-        rec[eidx[s, 1]] = zn[s, L_HAND]
-        rec[eidx[s, 2]] = zn[s, L_GRAVE]
-    rec[1] = g[G_WINNER]
-    rec[2] = g[G_TURN]
-    rec[3] = g[G_REASON]
+    finish_record_nb(cards, sp, zn, g, fidx, eidx, rec)
     if tv.shape[0] > 0:
         # a decided game ends on its outcome (as the search scores a finished game 1 / 0),
         # a drawn one on the position
@@ -261,9 +197,11 @@ def policy_array(policies) -> np.ndarray:
     return pv
 
 
-def tabs_of(p: Params):
-    """The kernels' table tuple (play_turn_nb's ``tabs``, the search's ``P``)."""
-    return (p.ctab, p.cval, p.spi, p.adj, p.dist, p.keep, p.iopt, p.fopt, p.ptable, p.prio, p.fidx, p.mparams)
+def tabs_of(p: Params, side=None):
+    """The kernels' table tuple (play_turn_nb's ``tabs``, with both sides' knob rows); with ``side``: the
+    search's ``P`` for that side (its own row, search.side_tabs_nb)."""
+    knobs = p.mparams if side is None else p.mparams[side]
+    return (p.ctab, p.cval, p.spi, p.adj, p.dist, p.keep, p.iopt, p.fopt, p.ptable, p.prio, p.fidx, knobs)
 
 
 def search_scratch(p: Params, pv):
@@ -334,10 +272,8 @@ class Game:
         self.log = np.zeros((0, LOG_COLS), np.int32)
         self.nc = nc
         rng_seed_nb(self.rng, np.int64(seed), np.int64(game))
-        init_game_nb(self.cards, self.sp, self.zones, self.zn, self.g, p.copies, np.int64(nc),
-                     np.int64(p.iopt[O_HAND]), self.rng)
-        self.rec[0] = first
-        self.g[G_SIDE] = first
+        start_game_nb(self.cards, self.sp, self.zones, self.zn, self.g, p.copies, p.iopt, np.int64(first),
+                      self.rec, self.rng)
 
     # -- whole turns -----------------------------------------------------
     def play_turn(self, pols=(0, 0)):
@@ -355,8 +291,8 @@ class Game:
         p = self.p
         srch = search_scratch(p, policy_array([0, 0, budget, budget])) if srch is None else srch
         self.g[G_COULD] = 1       # the decision has options: this turn is not idle (ST-S)
-        return int(search_code_nb(tabs_of(p), self.cards, self.sp, self.zones, self.zn, self.g, srch,
-                                  np.int64(budget), self.rng))
+        return int(search_code_nb(tabs_of(p, int(self.g[G_SIDE])), self.cards, self.sp, self.zones, self.zn, self.g,
+                                  srch, np.int64(budget), self.rng))
 
     def code(self, option):
         """The decision code (search.encode_nb) of one of options()' (kind, a, b) tuples."""

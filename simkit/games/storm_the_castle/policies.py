@@ -16,7 +16,7 @@
   Blacksmiths joining a lone regular) > end the turn. Ties at random.
 - ``mcts``: Monte-Carlo tree search (search.py, on engine/search.py); ``mcts:N`` runs N
   iterations per decision. ``choose_nb`` plays only random and greedy (also the
-  rollouts' policies); play.decide_nb sends mcts decisions to the search and
+  rollouts' policies); step.decide_nb sends mcts decisions to the search and
   applies the eps degrader.
 """
 import numpy as np
@@ -31,7 +31,7 @@ from simkit.games.storm_the_castle.state import (ACT_ATTACK, ACT_CLERIC, ACT_DIS
                                                  ACT_MOVE, ACT_SMITH, ACT_SORC, C_ITEM,
                                                  C_OWNER, C_POS, C_TYPE, PH_DISPATCH)
 
-P_RANDOM, P_GREEDY, P_MCTS = 0, 1, 2      # mcts: search.py (play.decide_nb dispatches to it)
+P_RANDOM, P_GREEDY, P_MCTS = 0, 1, 2      # mcts: search.py (step.decide_nb dispatches to it)
 P_CRIT = 1.0 / 36.0
 
 

@@ -274,6 +274,9 @@ OPTIONS = (
     Option("mcts_careful", "choice", "self", "MCTS rollouts: whose greedy play never takes the Regular unit out "
            "of its own keep (none, self = the searching side, both)", choices=CAREFUL, policy_knob=True),
 )
+# the game's own knobs after the engine's in each side's row of the knob table (search.MC_ROUNDS, MC_CAREFUL)
+SEARCH_KNOBS = ("mcts_keep_rounds", "mcts_careful")
+SEARCH_KNOB_OPTIONS = tuple(o for k in SEARCH_KNOBS for o in OPTIONS if o.name == k)
 
 
 def _load_default():
@@ -332,7 +335,7 @@ class Params(NamedTuple):
     eidx: np.ndarray      # int64 [2, 3]         record columns of deck_left/hand_left/grave
     names: tuple          # card type names
     spnames: tuple        # space names
-    mparams: np.ndarray   # float64 [MC_N + 2]   MCTS knobs (policies.mcts_params), search.MC_ROUNDS, MC_CAREFUL
+    mparams: np.ndarray   # float64 [2, MC_N + 2] each side's MCTS knobs (policies.mcts_params), MC_ROUNDS, MC_CAREFUL
 
 
 def default_value(c):
@@ -469,8 +472,7 @@ def prepare(rules) -> Params:
         for t in range(T):
             prio[t] = cval[t] / max(ctab[t, T_COST], 0.25)
     return Params(ctab, cval, copies, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, eidx,
-                  names, spnames, np.concatenate([mcts_params(rules)[0], [rules["mcts_keep_rounds"],
-                                                                          CAREFUL.index(rules["mcts_careful"])]]))
+                  names, spnames, mcts_params(rules, SEARCH_KNOB_OPTIONS))
 
 
 def fields_for(params: Params) -> tuple[str, ...]:

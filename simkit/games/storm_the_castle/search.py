@@ -64,7 +64,7 @@ from simkit.engine.rng import rng_below_nb
 from simkit.engine.search import DECISIVE, ONGOING, make_search, new_tree_nb
 from simkit.engine.search import tree_capacity as engine_tree_capacity
 from simkit.games.storm_the_castle.evaluate import W_HAND, closeness_nb, value_nb
-from simkit.games.storm_the_castle.moves import (apply_nb as rules_apply_nb, begin_turn_nb, gen_actions_nb,
+from simkit.games.storm_the_castle.moves import (apply_nb as rules_apply_nb, gen_actions_nb,
                                                  gen_dispatch_nb, grave_top_unit_nb, modifier_nb)
 from simkit.games.storm_the_castle.policies import P_GREEDY, P_RANDOM, assign_roles_nb, card_value_nb, choose_nb
 from simkit.games.storm_the_castle.policies import P_CRIT, p_success_nb
@@ -74,7 +74,7 @@ from simkit.games.storm_the_castle.state import (ACT_ATTACK, ACT_CLERIC, ACT_DIS
                                                  ACT_SMITH, C_OWNER, C_POS, C_TYPE, C_ZONE, G_COULD,
                                                  G_OVER, G_PHASE, G_REASON, G_SIDE, G_TURN, G_WINNER, L_DECK, L_HAND,
                                                  NCF, NG, PH_ACTIONS, PH_DISPATCH, R_LIMIT, Z_DECK, Z_HAND)
-from simkit.games.storm_the_castle.turn import close_turn_nb
+from simkit.games.storm_the_castle.turn import close_turn_nb, open_turn_nb
 from simkit.policies import MC_N, MC_SCALE
 
 CODE_END_DISPATCH = 7
@@ -306,9 +306,7 @@ def end_nb(P, S):
         g[G_WINNER] = -1
         g[G_REASON] = R_LIMIT
     if g[G_OVER] == 0:
-        drawn = begin_turn_nb(cards, zones, zn, g, iopt, np.int64(g[G_SIDE]))
-        g[G_COULD] = 1 if drawn > 0 else 0
-        g[G_PHASE] = PH_DISPATCH
+        open_turn_nb(cards, zones, zn, g, iopt, np.int64(g[G_SIDE]))
 
 
 @njit(cache=True, inline="always")
@@ -609,6 +607,13 @@ def prior_nb(P, S, k, n):
 
 search_nb = make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisions_nb, apply_nb, chance_nb,
                         resolve_nb, evaluate_nb, rollout_nb, closed_loop_nb)
+
+
+@njit(cache=True, inline="always")
+def side_tabs_nb(tabs, s):
+    """The kernel's table tuple with side ``s``'s row of the knob table: the search's ``P`` for that side."""
+    return (tabs[0], tabs[1], tabs[2], tabs[3], tabs[4], tabs[5], tabs[6], tabs[7], tabs[8], tabs[9], tabs[10],
+            tabs[11][s])
 
 
 @njit(cache=True, inline="always")

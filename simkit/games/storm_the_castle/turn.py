@@ -1,12 +1,27 @@
-"""Storm the Castle: the end-of-turn bookkeeping the game loop and the search share.
+"""Storm the Castle: the start- and end-of-turn bookkeeping the game loop, the search and the
+step API share.
 
-Kept apart from play.py so the search (search.py) can close turns inside its
+Kept apart from play.py so the search (search.py) can open and close turns inside its
 scratch games exactly as the real game does, without importing the game loop.
 """
 from numba import njit
 
-from simkit.games.storm_the_castle.state import (G_IDLE, G_OVER, G_REASON, G_SIDE, G_TURN, G_WINNER,
-                                                 R_STALEMATE)
+from simkit.games.storm_the_castle.moves import begin_turn_nb
+from simkit.games.storm_the_castle.state import (G_CHOICE, G_COULD, G_IDLE, G_OVER, G_PHASE, G_REASON, G_SIDE,
+                                                 G_TURN, G_WINNER, PH_DISPATCH, R_STALEMATE)
+
+
+@njit(cache=True)
+def open_turn_nb(cards, zones, zn, g, iopt, s):
+    """Side ``s``'s turn begins: per-turn flags reset, its draw, the dispatch phase. Returns the cards drawn.
+
+    ST-S: the turn is idle unless a card is drawn or a decision has more than one option; kept in
+    g (not read by the records) so that the search's copies of the game count it the same way."""
+    drawn = begin_turn_nb(cards, zones, zn, g, iopt, s)
+    g[G_COULD] = 1 if drawn > 0 else 0
+    g[G_CHOICE] = 0
+    g[G_PHASE] = PH_DISPATCH
+    return drawn
 
 
 @njit(cache=True)
