@@ -136,7 +136,7 @@ def playtest(scenario, human: int, against: str, seed: int = 0, first: int = 0, 
     for line in tr.lines:
         say(line)
     tr.board(state)
-    say("\n" + state.render())
+    say("\n" + state.render(human))
     undo: list[tuple[State, int]] = []     # (state, transcript length) at each of the person's decisions
     resigned = None
     while not state.is_over():
@@ -151,7 +151,7 @@ def playtest(scenario, human: int, against: str, seed: int = 0, first: int = 0, 
             say(tr.event(state, p, code))
             state.apply(code)
             tr.board(state)
-            say(state.render())
+            say(state.render(human))
             continue
         labels = [state.action_label(a) for a in state.legal_actions()]
         say(f"\nyour move, side {human}: {COMMANDS}\n{legal_table(state)}")
@@ -173,7 +173,7 @@ def playtest(scenario, human: int, against: str, seed: int = 0, first: int = 0, 
                     continue
                 state, n = undo.pop()
                 del tr.lines[n:]
-                say("undone; back to your previous decision\n" + state.render())
+                say("undone; back to your previous decision\n" + state.render(human))
                 labels = [state.action_label(a) for a in state.legal_actions()]
                 say(f"\nyour move, side {human}: {COMMANDS}\n{legal_table(state)}")
                 continue
@@ -191,7 +191,7 @@ def playtest(scenario, human: int, against: str, seed: int = 0, first: int = 0, 
             say(tr.event(state, p, code))
             state.apply(code)
             tr.board(state)
-            say(state.render())
+            say(state.render(human))
             break
         if resigned is not None:
             break

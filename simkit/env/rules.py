@@ -115,7 +115,8 @@ class GameSteps:
         return str(outcome)
 
     def render(self, S) -> str:
-        """The board as the game's trace draws it."""
+        """The board as the game's trace draws it. A hidden-card game also takes ``player`` (the board as
+        that player sees it: ``render(S, player=None)``)."""
         raise NotImplementedError
 
 

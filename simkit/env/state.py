@@ -200,8 +200,12 @@ class State:
         mask = self.legal_mask() if self.current_player == player else np.zeros(self.num_actions, np.int8)
         return obs, mask
 
-    def render(self) -> str:
-        return self.steps.render(self.S)
+    def render(self, player: int | None = None) -> str:
+        """The board as the game's trace draws it; ``player``: as that player sees it (in a hidden-card
+        game the opponent's hand is hidden: what `simkit playtest` shows the person)."""
+        if player is None or self.steps.perfect_information:
+            return self.steps.render(self.S)
+        return self.steps.render(self.S, int(player))
 
     def clone(self, player: int | None = None) -> State:
         """An independent copy. ``player``: a copy in which what that player cannot see (the

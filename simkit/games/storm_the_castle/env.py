@@ -273,13 +273,14 @@ class StormTheCastleSteps(GameSteps):
         need = self.p.ctab[cards[pend[PD_A], C_TYPE], T_ROLL]
         return f"rolls {need}" if outcome == STORM_O_SUCCESS else f"misses {need}"
 
-    def render(self, S):
+    def render(self, S, player=None):
         g, pend = S[4], S[5]
+        board = board_text(self._view(S), player)
         if g[G_OVER]:
             result = "a draw" if g[G_WINNER] < 0 else f"side {g[G_WINNER]} wins"
-            return f"{board_text(self._view(S))}\n{result} ({END_REASONS[g[G_REASON]]}) after {g[G_TURN]} turns"
+            return f"{board}\n{result} ({END_REASONS[g[G_REASON]]}) after {g[G_TURN]} turns"
         phase = "dispatch" if g[G_PHASE] == PH_DISPATCH else "actions"
-        txt = (f"{board_text(self._view(S))}\nturn {g[G_TURN] + 1}, side {g[G_SIDE]} to move, {phase} phase, "
+        txt = (f"{board}\nturn {g[G_TURN] + 1}, side {g[G_SIDE]} to move, {phase} phase, "
                f"{g[G_POINTS]} dispatch points left, {g[G_ATTACKS]} attacks made")
         if pend[PD_KIND]:
             v = self._view(S)

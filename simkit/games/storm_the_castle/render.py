@@ -105,8 +105,9 @@ def graveyard_text(game: Game, s: int) -> str:
     return "empty" if not names else ", ".join(names) + " (top last)"
 
 
-def board_text(game: Game) -> str:
-    """Spaces grouped by distance from side 0's keep, one row per distance."""
+def board_text(game: Game, viewer: int | None = None) -> str:
+    """Spaces grouped by distance from side 0's keep, one row per distance; ``viewer``: the hands as that
+    side sees them (the opponent's is only its size)."""
     p = game.p
     rows = {}
     k0 = int(p.keep[0])
@@ -124,10 +125,10 @@ def board_text(game: Game) -> str:
             cells.append(f"{p.spnames[x]}[{' / '.join(stack)}]" if stack else f"{p.spnames[x]}[ ]")
         lines.append("  " + "  ".join(cells))
     for s in (0, 1):
-        lines.append(f"  side {s}: deck {game.zn[s, L_DECK]}, hand "
-                     + (", ".join(p.names[game.cards[game.zones[s, L_HAND, i], C_TYPE]]
-                                  for i in range(game.zn[s, L_HAND])) or "-")
-                     + f"; graveyard: {graveyard_text(game, s)}")
+        hand = (f"{game.zn[s, L_HAND]} cards (hidden)" if viewer is not None and s != viewer
+                else ", ".join(p.names[game.cards[game.zones[s, L_HAND, i], C_TYPE]]
+                               for i in range(game.zn[s, L_HAND])) or "-")
+        lines.append(f"  side {s}: deck {game.zn[s, L_DECK]}, hand {hand}; graveyard: {graveyard_text(game, s)}")
     return "\n".join(lines)
 
 
