@@ -67,6 +67,12 @@ class GameSteps:
     def resolve(self, S, outcome: int, rng):
         raise NotImplementedError
 
+    def settle(self, S, outcome: int, rng, rec, agg, snapshot_ply: int):
+        """Set the pending chance event's outcome and count it in the record and the aggregate (what the
+        State calls): ``resolve`` by default; a game whose dice decide what the record counts (a kill
+        and where it fell) overrides it."""
+        self.resolve(S, outcome, rng)
+
     def roll(self, S, rng) -> int:
         """The pending chance event's outcome, drawn from ``rng`` exactly as the batch kernel draws it."""
         raise NotImplementedError

@@ -126,7 +126,7 @@ class State:
             what = "outcome" if player == CHANCE else "action"
             raise ValueError(f"{what} {code} is not legal here; legal: {self.legal_actions()}")
         if player == CHANCE:
-            self.steps.resolve(self.S, code, self.rng)
+            self.steps.settle(self.S, code, self.rng, self.rec, self.agg, self.snapshot_ply)
         else:
             self.steps.apply(self.S, code, self.rng, self.rec, self.agg, self.snapshot_ply)
         self.history.append((player, code))
@@ -138,7 +138,7 @@ class State:
         if not self.is_chance():
             raise ValueError("no chance event is pending")
         outcome = int(self.steps.roll(self.S, self.rng))
-        self.steps.resolve(self.S, outcome, self.rng)
+        self.steps.settle(self.S, outcome, self.rng, self.rec, self.agg, self.snapshot_ply)
         self.history.append((CHANCE, outcome))
         self._refresh()
         self._settle()
