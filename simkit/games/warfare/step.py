@@ -5,7 +5,7 @@ move -- ``policy_activation_nb`` (a scripted side's next activation, drawn from 
 the random policy's target is drawn after the move, ``random_target_nb``), the attack's opposed roll
 (``warfare_opposed_nb``, the game's dice) counted by ``count_roll_nb``, and after a melee kill
 ``policy_advance_nb`` (WF-5) -- until the side ends its turn or has used its activations; the cap
-is adjudicated by ``cap_winner_nb``.
+is adjudicated by ``moves.cap_winner_nb``; ``finish_record_nb`` writes the record's last columns.
 
 The batch kernel keeps its own loop over these pieces on flat arrays (its speed); the step API
 plays the same pieces on the search state of search.py (``S``), whose hooks (``apply_nb``,
@@ -211,7 +211,7 @@ def step_apply_nb(P, S, code, snapshot_turn, rng):
     """Play decision ``code`` of the side to move (search.apply_nb) and count it as play_game_nb does.
     An attack that goes to the opposed roll is left pending (a chance event)."""
     ip, urange = P[0], P[6]
-    usq, meta, utype = S[1], S[S_META], S[6]
+    meta, utype = S[S_META], S[6]
     _snapshot_nb(S, snapshot_turn)
     player = meta[M_PLAYER]
     if code >= A0:
