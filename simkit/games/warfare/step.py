@@ -259,8 +259,9 @@ def step_finish_nb(P, S, snapshot_turn):
         end, turns = END_MOVE_LIMIT, turn
     else:
         end, turns = END_STALEMATE, turn + 1
-    snapped = meta[M_SNAP] == 1 or 0 <= snapshot_turn <= turn
-    finish_record_nb(usq, S[6], S[7], usq.shape[0], S[S_REC], snapped, meta[M_RESULT], turns, end)
+    # no snapshot taken at a decision: the game ended before the snapshot's turn, or at its start (the cap,
+    # passes), when the final material is that turn's
+    finish_record_nb(usq, S[6], S[7], usq.shape[0], S[S_REC], meta[M_SNAP] == 1, meta[M_RESULT], turns, end)
 
 
 @njit(cache=True, _nrt=False)
