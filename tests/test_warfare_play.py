@@ -257,3 +257,24 @@ def test_scenario_files_load():
     data, _ = _read_chain(root / "default.toml")
     assert validate_rules(OPTIONS, {k: v for k, v in data.items() if k not in ("game", "name", "description")}) \
         == validate_rules(OPTIONS, {})
+
+
+def test_an_epsilon_greedy_side_moves_every_unit_within_its_reach():
+    """A random swap (epsilon's) moves the friend, which has not acted; greedy then remakes that friend's
+    plan from where it now stands. Its old plan could lie two steps away from an Infantry (move 1): 14 such
+    moves in these games before the fix. Every logged move is a swap or stays within the unit's move."""
+    from simkit.policies import policy_vector
+    utype, _ = army_of(P)
+    W, umove = int(P[0][0]), P[5]
+    pv = policy_vector(SPEC, ("eps:0.25:greedy", "random"))
+    moved = 0
+    for g in range(20):
+        _, log, _, _ = play_mod.play_one(P, 20261201, 5 + g, g % 2, pv)
+        for turn, _, u, frm, to in (r[:5].tolist() for r in log):
+            if u < 0:
+                continue
+            m = min(int(umove[utype[u]]), 2) if turn < 2 else int(umove[utype[u]])
+            d = abs(frm % W - to % W) + abs(frm // W - to // W)
+            moved += d > 0
+            assert d <= m or d == 1, (g, turn, u, frm, to)
+    assert moved > 500

@@ -10,6 +10,7 @@ import importlib
 import numpy as np
 import pytest
 
+from simkit.games.warfare import candidates as C
 from simkit.games.warfare import moves as M
 from simkit.games.warfare.rules import OPTIONS, prepare
 from simkit.scenario.schema import validate_rules
@@ -66,9 +67,14 @@ def test_arc_enemies_equals_the_arc_test_per_unit(over):
                     for ranged, rg in ((False, 1), (True, archer_range)):
                         want = sum(1 for v in range(len(usq)) if usq[v] >= 0 and uside[v] != side
                                    and _in_arc(tx, ty, f, usq[v] % W, usq[v] // W, ranged, rg))
+                        out = np.full(len(usq) + 1, -1, np.int64)
                         got = M.arc_enemies_nb(np.int64(tx), np.int64(ty), np.int64(f), np.int64(side),
-                                               ranged, np.int64(rg), ip, occ, uside)
+                                               ranged, np.int64(rg), ip, occ, uside, out)
                         assert got == want, (t, f, side, ranged)
+                        # the arc numbers it writes (the step API's attack codes) name those enemies' squares
+                        hit = sorted(int(occ[C.arc_square_nb(tx, ty, f, j, W, H)]) for j in out[:got])
+                        assert hit == sorted(v for v in range(len(usq)) if usq[v] >= 0 and uside[v] != side
+                                             and _in_arc(tx, ty, f, usq[v] % W, usq[v] // W, ranged, rg))
                         checked += 1
                         nonzero += want > 0
     assert checked > 1000 and nonzero > 50   # the positions do put enemies in arcs

@@ -98,7 +98,8 @@ class State:
             elif self._chance:
                 self._legal = sorted(int(o) for o, _ in self._chance)
             else:
-                self._legal = [int(a) for a in self.steps.legal(self.S)]
+                # tolist: Python ints at C speed (a Warfare! decision has hundreds of legal activations)
+                self._legal = np.asarray(self.steps.legal(self.S), np.int64).tolist()
         return list(self._legal)
 
     def legal_mask(self) -> np.ndarray:

@@ -10,6 +10,12 @@ def _warm():
     _play.run_chunk(params, 0, 0, [0, 1], [0, 1], 10)
     _play.run_chunk(params, 0, 0, [0], [2, 1, 4, 0, 0, 0], 10)   # mcts:4 (same kernel, other branches)
     _play.play_one(params, 0, 0, 0, [1, 0])
+    from simkit.env.state import State      # the step API's functions (python agents, playtests, adapters)
+    from simkit.games.warfare.env import WarfareSteps
+    s = State(WarfareSteps(SPEC, params))
+    for pv in ([2, 1, 2, 0, 0, 0], [1, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0]):     # mcts:2, greedy, random
+        s.apply(s.scripted_action(pv))
+    s.legal_actions(), s.observation(0)
 
 
 def _index(params):
@@ -43,6 +49,7 @@ SPEC = GameSpec(
     length_unit="turns",
     warm=_warm,
     trajectory=Hook("simkit.games.warfare.play", "trajectory"),
+    steps=Hook("simkit.games.warfare.env", "WarfareSteps"),
     knobs_slot=15,      # params[15]: the search knob table (rules.prepare); the hooks read scale, threat and cap turns
     side_knobs=("mcts_c", "mcts_rollout", "mcts_cutoff", "mcts_prior_temp", "mcts_fpu", "mcts_decisive",
                 "mcts_contempt"),   # from fp for both sides, so a side carries only the engine's own knobs

@@ -9,7 +9,8 @@ from numba import njit
 
 from simkit.engine.dice import warfare_opposed_nb
 
-from .state import (ARC, ATT_DIES, CAV, DEF_DIES, DIAG, DXA, DYA, FLANK, FRONT, INF, IP_ACT, IP_ACT2, IP_ACT2N, IP_H,
+from .state import (ARC, ATT_DIES, CAV, DEF_DIES, DIAG, DXA, DYA, FLANK, FP_VALUE, FRONT, INF, IP_ACT, IP_ACT2,
+                    IP_ACT2N, IP_CAP, IP_H,
                     IP_MCAVFIRE, IP_MCHARGE, IP_MINFFRONT, IP_MSPEAR, IP_MTREE, IP_P2, IP_W, NOTHING, R_ANGLE,
                     R_KILLS, R_LOSSES, R_MATCH, SPE, INNER)
 
@@ -305,6 +306,23 @@ def turn_limit_nb(ip, turn, nu):
 
 
 @njit(cache=True, _nrt=False)
+def cap_winner_nb(ip, fp, usq, utype, uside, nu):
+    """The result at the turn cap: a draw (-1), or under ``cap_result = "material"`` the side with more
+    unit value (``values``) left, -1 when equal. The kernel and the search's turn start both call it."""
+    if ip[IP_CAP] != 1:
+        return -1
+    v0 = 0.0
+    v1 = 0.0
+    for u in range(nu):
+        if usq[u] >= 0:
+            if uside[u] == 0:
+                v0 += fp[FP_VALUE + utype[u]]
+            else:
+                v1 += fp[FP_VALUE + utype[u]]
+    return 0 if v0 > v1 else (1 if v1 > v0 else -1)
+
+
+@njit(cache=True, _nrt=False)
 def can_act_nb(side, phase2, ip, umove, urange, dest, destn, occ, usq, uface, uside, utype, nu):
     """Does ``side`` have a legal move, swap or attack (WF-E: rotations alone do not count)?"""
     W = ip[IP_W]
@@ -371,14 +389,16 @@ def count_activations_nb(side, phase2, ip, umove, urange, dest, destn, reach, oc
                 if (mask >> f) & 1:
                     total += 1
                     if not phase2:
-                        total += arc_enemies_nb(tx, ty, f, side, ranged, rg, ip, occ, uside)
+                        total += arc_enemies_nb(tx, ty, f, side, ranged, rg, ip, occ, uside, buf[:0])
     return total
 
 
 @njit(cache=True, _nrt=False)
-def arc_enemies_nb(tx, ty, f, side, ranged, rg, ip, occ, uside):
+def arc_enemies_nb(tx, ty, f, side, ranged, rg, ip, occ, uside, out):
     """Enemies of ``side`` in the front arc (in_arc_nb) of square (tx, ty) facing f, found by walking the
     arc's squares: rows ``ahead`` = 1..reach, each ``ahead`` squares either side (melee: 1 row, 3 squares).
+    Each one's arc number ``a * a + a + s`` (candidates.arc_index_nb) goes into ``out`` while it has room
+    (the step API's legal activations; a count alone passes an empty ``out``).
     (An in_arc_nb test per unit, inlined into count_activations_nb's four facings, was vectorised into a
     third of the game's machine code.)"""
     W = ip[IP_W]
@@ -393,5 +413,7 @@ def arc_enemies_nb(tx, ty, f, side, ranged, rg, ip, occ, uside):
             if 0 <= x < W and 0 <= y < H:
                 o = occ[y * W + x]
                 if o >= 0 and uside[o] != side:
+                    if n < out.shape[0]:
+                        out[n] = a * a + a + s
                     n += 1
     return n

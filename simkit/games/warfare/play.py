@@ -7,63 +7,25 @@ phase 3 starts at turn 2.
 import numpy as np
 from numba import njit
 
-from simkit.engine.rng import rng_below_nb, rng_seed_nb
+from simkit.engine.rng import rng_seed_nb
 from simkit.engine.threads import run_blocks
-from simkit.policies import EPS_SCALE, POL_BUDGET, POL_EPS, POLICY_VECTOR, max_budget
+from simkit.policies import POLICY_VECTOR, max_budget
 
 from simkit.engine.search import tree_capacity
 
-from .candidates import ADVANCE, END, arc_max_nb, arc_square_nb, decode_nb
-from .search import SEARCH_WIDTH, choose_nb, material_lead_nb, max_decisions, new_workspace_nb
+from .search import SEARCH_WIDTH, material_lead_nb, max_decisions, new_workspace_nb
 
-from .moves import (attack_nb, can_act_nb, count_activations_nb, move_nb,
-                    surround_after_nb, turn_limit_nb)
-from .policies import (MCTS, RANDOM, greedy_advance_nb, greedy_choose_nb, greedy_maps_nb, random_move_nb,
-                       random_target_nb)
-from .state import (ARC, DEF_DIES, END_ANNIHILATION, END_MOVE_LIMIT, END_STALEMATE, FP_VALUE, INNER, IP_ACT,
-                    IP_ACT2, IP_CAP, IP_DEPLOY, IP_H, IP_MAXT, IP_N0, IP_N1, IP_NSQ, IP_W, NFIELDS, NOTHING,
-                    R_ACT, R_ADV, R_ATTACKS, R_FINAL, R_LOSSES, R_LOSTROLL, R_MISS, R_SNAP, R_WONROLL, RECORD_FIELDS)
+from .moves import attack_nb, can_act_nb, cap_winner_nb, count_activations_nb, move_nb, surround_after_nb, \
+    turn_limit_nb
+from .policies import RANDOM, random_target_nb
+from .state import (ARC, DEF_DIES, END_ANNIHILATION, END_MOVE_LIMIT, END_STALEMATE, IP_ACT, IP_ACT2, IP_MAXT,
+                    IP_N0, IP_N1, IP_NSQ, NFIELDS, R_LOSSES, R_SNAP, RECORD_FIELDS)
+from .step import (begin_game_nb, count_activation_nb, count_advance_nb, count_roll_nb, finish_record_nb, material_nb,
+                   policy_activation_nb, policy_advance_nb)
 
 LOG_COLS = 13
 # log row: turn, player, unit, from, to, facing, target, target_sq, outcome, angle, advanced, surround_kills,
 #          rolled  (unit -1: the player passed; outcome -1: no attack)
-
-
-@njit(**INNER)
-def deploy_nb(P, occ, usq, uface, utype, uside, alive, zbuf, rng):
-    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs = P
-    occ[:] = -1
-    n0 = ip[IP_N0]
-    for s in range(2):
-        n = ip[IP_N0 + s]
-        base = 0 if s == 0 else n0
-        nz = zone.shape[1]
-        if ip[IP_DEPLOY] == 1:
-            for k in range(nz):     # a loop, not a slice copy: no shape-error formatting code to compile
-                zbuf[k] = zone[s, k]
-            for k in range(n):  # partial Fisher-Yates: a uniform random placement
-                j = k + rng_below_nb(rng, nz - k)
-                tmp = zbuf[k]
-                zbuf[k] = zbuf[j]
-                zbuf[j] = tmp
-        for k in range(n):
-            u = base + k
-            sq = linesq[s, k] if ip[IP_DEPLOY] == 0 else zbuf[k]
-            utype[u] = army[s, k]
-            uside[u] = s
-            usq[u] = sq
-            uface[u] = 0 if s == 0 else 2      # WF-1: deployed units face the enemy
-            occ[sq] = u
-        alive[s] = n
-
-
-@njit(**INNER)
-def material_nb(usq, utype, uside, nu, rec, offset):
-    for k in range(8):
-        rec[offset + k] = 0
-    for u in range(nu):
-        if usq[u] >= 0:
-            rec[offset + uside[u] * 4 + utype[u]] += 1
 
 
 @njit(cache=True, _nrt=False)
@@ -88,9 +50,7 @@ def play_game_nb(P, seed, game, first, policies, snapshot_turn, rec, agg, log, b
     ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs = P
     rng_seed_nb(rng, seed, game)
     nu = ip[IP_N0] + ip[IP_N1]
-    deploy_nb(P, occ, usq, uface, utype, uside, alive, buf, rng)
-    rec[:] = 0
-    rec[0] = first
+    begin_game_nb(P, first, occ, usq, uface, utype, uside, alive, buf, rng, rec)
     # np.int64, not 0: numba types a variable first by its literal value and would compile every callee
     # it reaches (turn_limit_nb, greedy_choose_nb, mcts_choose_nb...) once more for Literal[int](0)
     turn = np.int64(0)
@@ -118,16 +78,7 @@ def play_game_nb(P, seed, game, first, policies, snapshot_turn, rec, agg, log, b
                 tloss[turn] += rec[R_LOSSES + k]
         if turn >= maxt:
             end = END_MOVE_LIMIT
-            if ip[IP_CAP] == 1:
-                v0 = 0.0
-                v1 = 0.0
-                for u in range(nu):
-                    if usq[u] >= 0:
-                        if uside[u] == 0:
-                            v0 += fp[FP_VALUE + utype[u]]
-                        else:
-                            v1 += fp[FP_VALUE + utype[u]]
-                winner = 0 if v0 > v1 else (1 if v1 > v0 else -1)
+            winner = cap_winner_nb(ip, fp, usq, utype, uside, nu)
             break
         phase2 = turn < 2
         if not can_act_nb(player, phase2, ip, umove, urange, dest, destn, occ, usq, uface, uside, utype, nu):
@@ -153,83 +104,41 @@ def play_game_nb(P, seed, game, first, policies, snapshot_turn, rec, agg, log, b
             tlegal[turn] = count_activations_nb(player, phase2, ip, umove, urange, dest, destn, reach, occ, usq,
                                                 uface, uside, utype, nu, buf)
         limit = turn_limit_nb(ip, turn, nu)
-        pol = policies[player]
-        eps = policies[POL_EPS + player]
         nact = np.int64(0)
         while nact < limit:
-            act = pol
-            if eps > 0 and rng_below_nb(rng, np.int64(EPS_SCALE)) < eps:
-                act = RANDOM
-            if act == RANDOM:
-                u, t, f = random_move_nb(player, phase2, P, occ, usq, uside, utype, acted, nu, buf, tbuf, rng)
-                if u < 0:
-                    break
-                tgt = -1
-            elif act == MCTS:
-                code = choose_nb(P, Wk, policies[POL_BUDGET + player], player, turn, nact, limit, np.int64(-1),
-                                 np.int64(-1), np.int64(-1), np.int64(-1), occ, usq, uface, utype, uside, acted,
-                                 alive, rng)
-                if code == END:
-                    break
-                u, t, f, j = decode_nb(code, player, ip[IP_N0], ip[IP_NSQ], arc_max_nb(urange))
-                tgt = -1
-                if j > 0:
-                    tgt = occ[arc_square_nb(t % ip[IP_W], t // ip[IP_W], f, j, ip[IP_W], ip[IP_H])]
-            else:
-                greedy_choose_nb(player, phase2, turn, P, occ, usq, uface, utype, uside, acted, alive, nu,
-                                 gmap, gf, plan, plansc, gout, rng)
-                u = gout[0]
-                if u < 0:
-                    break
-                t = gout[1]
-                f = gout[2]
-                tgt = gout[3]
+            act, u, t, f, tgt = policy_activation_nb(P, Wk, policies, player, turn, nact, limit, occ, usq, uface,
+                                                     utype, uside, acted, alive, buf, tbuf, gmap, gf, plan, plansc,
+                                                     gout, rng)
+            if u < 0:
+                break
             frm = usq[u]
             mate = occ[t] if t != frm else -1    # a swap partner ends on frm
             move_nb(u, t, f, occ, usq, uface)
             acted[u] = 1
             nact += 1
-            rec[R_ACT + player] += 1
             out = -1
             ang = -1
             adv = 0
             rolled = False
             tsq = -1
+            if not phase2 and act == RANDOM:
+                tgt = random_target_nb(u, P, usq, uface, uside, utype, nu, tbuf, rng)
+            count_activation_nb(rec, player, utype[u], not phase2 and tgt >= 0)
             if not phase2:
-                if act == RANDOM:
-                    tgt = random_target_nb(u, P, usq, uface, uside, utype, nu, tbuf, rng)
                 if tgt >= 0:
                     tsq = usq[tgt]
                     at = utype[u]
-                    rec[R_ATTACKS + player * 4 + at] += 1
                     out, ang, rolled = attack_nb(u, tgt, ip, tree, urange, occ, usq, uface, uside, utype, alive,
                                                  rec, agg, rng, np.int64(-1))
                     if rolled:
-                        w = player if out == DEF_DIES else 1 - player
-                        rec[R_WONROLL + w] += 1
-                        rec[R_LOSTROLL + 1 - w] += 1
-                        if out == NOTHING:
-                            rec[R_MISS + player] += 1
+                        count_roll_nb(rec, player, out)
                     # WF-5, WF-C: only the attacker advances after a melee kill, never an Archer
                     if out == DEF_DIES and at != ARC and alive[1 - player] > 0:
-                        aact = pol
-                        if eps > 0 and rng_below_nb(rng, np.int64(EPS_SCALE)) < eps:
-                            aact = RANDOM
-                        if aact == RANDOM:
-                            adv = rng_below_nb(rng, np.int64(2))
-                        elif aact == MCTS:
-                            code = choose_nb(P, Wk, policies[POL_BUDGET + player], player, turn, nact - 1, limit,
-                                             u, tsq, u, mate, occ, usq, uface, utype, uside, acted, alive, rng)
-                            adv = 1 if code == ADVANCE else 0
-                        else:
-                            if gf[0] != turn * 1000 + alive[1 - player]:
-                                greedy_maps_nb(player, P, usq, utype, uside, nu, gmap, gf)
-                                gf[0] = turn * 1000 + alive[1 - player]
-                            adv = 1 if greedy_advance_nb(u, tsq, player, P, occ, usq, uface, utype, uside,
-                                                         gmap, gf) else 0
+                        adv = policy_advance_nb(P, Wk, policies, player, turn, nact - 1, limit, u, tsq, mate, occ,
+                                                usq, uface, utype, uside, acted, alive, gmap, gf, rng)
                         if adv == 1:
                             move_nb(u, tsq, uface[u], occ, usq, uface)
-                            rec[R_ADV + player] += 1
+                            count_advance_nb(rec, player)
             sk = surround_after_nb(player, u, mate, ip, occ, usq, uside, utype, alive, rec, agg)
             if nlog < log.shape[0]:
                 log[nlog, 0] = turn
@@ -263,13 +172,7 @@ def play_game_nb(P, seed, game, first, policies, snapshot_turn, rec, agg, log, b
         tloss[turn] = 0
         for k in range(8):
             tloss[turn] += rec[R_LOSSES + k]
-    material_nb(usq, utype, uside, nu, rec, np.int64(R_FINAL))
-    if not snapped:
-        for k in range(8):
-            rec[R_SNAP + k] = rec[R_FINAL + k]
-    rec[1] = winner
-    rec[2] = turn
-    rec[3] = end
+    finish_record_nb(usq, utype, uside, nu, rec, snapped, winner, turn, end)
     return nlog
 
 
@@ -308,7 +211,7 @@ def batch_nb(P, seed, start, firsts, policies, snapshot_turn, records, agg, cap,
         tbuf = np.zeros(nu + 1, dtype=np.int64)
         gmap = np.zeros((3, nsq), dtype=np.int64)
         gf = np.zeros(4, dtype=np.float64)
-        plan = np.zeros((nu, 2), dtype=np.int64)
+        plan = np.zeros((nu, 3), dtype=np.int64)
         plansc = np.zeros(nu, dtype=np.float64)
         gout = np.zeros(4, dtype=np.int64)
         rng = np.zeros(1, dtype=np.uint64)
@@ -382,7 +285,7 @@ def _play_recorded(params, seed, game, first, policies, snapshot_ply, trace, tra
                         np.zeros(nsq, np.int64), np.zeros(nu, np.int64), np.zeros(nu, np.int64),
                         np.zeros(nu, np.int64), np.zeros(nu, np.int64), np.zeros(nu, np.int64),
                         np.zeros(2, np.int64), np.zeros(nbuf, np.int64), np.zeros(nu + 1, np.int64),
-                        np.zeros((3, nsq), np.int64), np.zeros(4, np.float64), np.zeros((nu, 2), np.int64),
+                        np.zeros((3, nsq), np.int64), np.zeros(4, np.float64), np.zeros((nu, 3), np.int64),
                         np.zeros(nu, np.float64), np.zeros(4, np.int64), np.zeros(1, np.uint64), Wk)
     return rec, agg, log[:nlog], boards, tval, tloss, tlegal
 

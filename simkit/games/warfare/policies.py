@@ -274,6 +274,7 @@ def greedy_plan_nb(u, m, side, P, occ, usq, uface, utype, uside, gmap, gf, plan,
             bf = f
     plan[u, 0] = bt
     plan[u, 1] = bf
+    plan[u, 2] = sq          # where it was planned from (a swap can move a unit that has not acted)
     plansc[u] = best - cur
 
 
@@ -417,7 +418,9 @@ def greedy_choose_nb(side, phase2, turn, P, occ, usq, uface, utype, uside, acted
         if uside[u] != side or usq[u] < 0 or acted[u] != 0:
             continue
         t = plan[u, 0]
-        if t == -2 or (occ[t] != -1 and t != usq[u]):
+        # stale: never made this turn, its square taken, or the unit moved since -- an epsilon side's random
+        # swap moves the friend too, and the old plan can be out of that friend's reach
+        if t == -2 or (occ[t] != -1 and t != usq[u]) or plan[u, 2] != usq[u]:
             m = umove[utype[u]]
             if phase2 and m > ip[IP_P2]:
                 m = ip[IP_P2]

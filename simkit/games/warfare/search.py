@@ -43,7 +43,8 @@ from simkit.policies import MC_N, MC_SCALE
 
 from .candidates import ADVANCE, END, STAY, arc_max_nb, arc_square_nb, attack_potential_nb, decode_nb, \
     gen_decisions_nb
-from .moves import (ROLL, angle_nb, attack_nb, can_act_nb, combat_kind_nb, move_nb, surround_after_nb, turn_limit_nb)
+from .moves import (ROLL, angle_nb, attack_nb, can_act_nb, cap_winner_nb, combat_kind_nb, move_nb, surround_after_nb,
+                    turn_limit_nb)
 from .policies import greedy_advance_nb, greedy_choose_nb, greedy_maps_nb, pos_score_nb, random_move_nb, \
     random_target_nb
 from .state import (ARC, DEF_DIES, FP_MCTS, FP_VALUE, INNER, IP_ACT, IP_CAP, IP_H, IP_MAXT, IP_MAXU, IP_N0, IP_N1,
@@ -54,8 +55,8 @@ MK_THREAT, MK_CAP_TURNS = 0, 1
 
 # meta columns
 (M_TURN, M_PLAYER, M_NACT, M_LIMIT, M_PASSES, M_RESULT, M_ADVU, M_ADVSQ, M_PU, M_PV, M_PAM, M_PDM, M_ACTU,
- M_MATE) = range(14)
-M_N = 14
+ M_MATE, M_SNAP) = range(15)
+M_N = 15      # M_SNAP: the step API's flag, the record's material snapshot taken (step.py)
 # S tuple
 (S_OCC, S_USQ, S_FACE, S_ACTED, S_ALIVE, S_META, S_TYPE, S_SIDE, S_GMAP, S_GF, S_PLAN, S_PLANSC,
  S_GOUT, S_BUF, S_TBUF, S_REC, S_AGG, S_PSC, S_PT, S_PF, S_PPOS, S_TOP) = range(22)
@@ -77,7 +78,7 @@ def new_state_nb(nu, nsq, nbuf, act):
     """A search state's arrays (module docstring); ``act`` bounds the activations of a turn."""
     return (np.zeros(nsq, np.int64), np.zeros(nu, np.int64), np.zeros(nu, np.int64), np.zeros(nu, np.int64),
             np.zeros(2, np.int64), np.zeros(M_N, np.int64), np.zeros(nu, np.int64), np.zeros(nu, np.int64),
-            np.zeros((3, nsq), np.int64), np.zeros(4, np.float64), np.zeros((nu, 2), np.int64),
+            np.zeros((3, nsq), np.int64), np.zeros(4, np.float64), np.zeros((nu, 3), np.int64),
             np.zeros(nu, np.float64), np.zeros(4, np.int64), np.zeros(nbuf, np.int64), np.zeros(nu + 1, np.int64),
             np.zeros(NFIELDS, np.int32), np.zeros(nsq, np.int64), np.zeros(nu, np.float64), np.zeros(nu, np.int64),
             np.zeros(nu, np.int64), np.zeros(nu, np.float64), np.zeros(max(act, 1), np.float64))
@@ -141,11 +142,7 @@ def begin_turn_nb(P, S):
         turn = meta[M_TURN]
         player = meta[M_PLAYER]
         if turn >= ip[IP_MAXT]:
-            if ip[IP_CAP] == 1:
-                lead = material_lead_nb(fp, usq, utype, uside, nu)
-                meta[M_RESULT] = 0 if lead > 0 else (1 if lead < 0 else -1)
-            else:
-                meta[M_RESULT] = -1
+            meta[M_RESULT] = cap_winner_nb(ip, fp, usq, utype, uside, nu)    # the kernel's adjudication
             return
         phase2 = turn < 2
         if not can_act_nb(player, phase2, ip, umove, urange, dest, destn, occ, usq, uface, uside, utype, nu):
