@@ -9,8 +9,11 @@ from simkit.engine.chunk import play_chunk
 from simkit.engine.runner import RunConfig
 from simkit.errors import UsageError
 from simkit.games.skorm import SPEC
+from simkit.games.skorm.moves import act_to, act_type
 from simkit.games.skorm.play import RECORD_FIELDS, run_chunk
-from simkit.games.skorm.policies import ACTION_CLASSES, CL_CAPTURE, CL_GOLD, CL_MOVE, CL_SHOT, action_class_nb
+from simkit.games.skorm.policies import (
+    ACTION_CLASSES, CL_CAPTURE, CL_GOLD, CL_MOVE, CL_SHOT, POL_GREEDY, POL_RANDOM, action_class_nb,
+)
 from simkit.games.skorm.rules import P_I
 from simkit.policies import POL_BAN, parse_policy, policy_vector
 from simkit.scenario import load_scenario
@@ -123,3 +126,22 @@ def test_ban_names_are_checked_and_canonical():
     with pytest.raises(UsageError, match="'turn' is not an action class of skorm") as e:
         parse_policy(SPEC, "ban:turn:greedy")
     assert "\n" not in str(e.value)
+
+
+def test_greedy_keeps_off_the_gold_tile_and_plays_a_banned_action_when_nothing_else_is_legal():
+    """Game.play (play_ply_nb): greedy brings its Warlord onto the free Gold Tile, ban:gold:greedy does not;
+    where every legal action is a shot, ban:shot:greedy and ban:shot:random shoot (a side must act)."""
+    p = params_for()
+    pieces = [((0, -2), 0, W, None), ((0, 4), 1, W, None), ((3, -3), 1, S, 0)]
+    gold = code(p, (0, -2), (0, 0))
+    assert position(p, pieces).play(POL_GREEDY) == gold
+    g = position(p, pieces)
+    c = g.play(POL_GREEDY, ban=1 << CL_GOLD)
+    assert c != gold and act_to(c) != index_of(p)[(0, 0)] and not g.done
+    # the Warlord boxed in by Shieldmen facing it, the Archer's three neighbours enemy Horsemen
+    box = [((1, -4), 1, S, 3), ((-1, -3), 1, S, 1), ((0, -3), 1, S, 2)]
+    pieces = [((0, -4), 0, W, None), ((0, 4), 1, W, None), ((4, -4), 0, A, None), ((3, -4), 1, H, None),
+              ((4, -3), 1, H, None), ((3, -3), 1, S, 0)] + box
+    assert {act_type(int(a)) for a in position(p, pieces).legal_actions()} == {1}
+    for pol in (POL_GREEDY, POL_RANDOM):
+        assert act_type(position(p, pieces).play(pol, ban=1 << CL_SHOT)) == 1

@@ -35,7 +35,7 @@
   scores the banned ones -inf as ``greedy_noshoot`` leaves out its shots (``greedy_noshoot``
   is greedy with the shot bit set), the degrader draws among the others, the search drops
   them from its own decisions (search.class_nb). A banned ``random`` side is played as greedy
-  whose degrader always fires (``as_played_nb``): a uniform unbanned action, in the random
+  whose degrader always fires (``played_as_nb``): a uniform unbanned action, in the random
   style; random_ply_nb draws without listing the actions, so it cannot see their classes.
   Without a ban every policy draws from the game's stream exactly as before.
 
@@ -57,7 +57,7 @@ from simkit.games.skorm.rules import (
     F_W_ADV,
 )
 from simkit.games.skorm.state import PASS, SC_PN0, SC_TOMOVE, SC_WL0, ST_BLOCK, ST_PASS
-from simkit.policies import EPS_SCALE, POL_BAN, POL_EPS, POL_ID
+from simkit.policies import EPS_SCALE
 
 POL_RANDOM, POL_GREEDY, POL_GREEDY_NOSHOOT, POL_MCTS = 0, 1, 2, 3
 WIN_SCORE = 1e18
@@ -100,17 +100,13 @@ def drop_banned_nb(ip, cell, s, acts, n, ban):
     return k if k > 0 else n
 
 
-@njit(cache=True)
-def as_played_nb(policies):
-    """The policy vector as the plies read it: a ``ban:CLASS:random`` side becomes greedy with the degrader
-    always firing (eps = 1: a uniform action among the unbanned ones, played in the random style). Done
-    once, before the plies, so the unbanned random ply's dispatch stays as it was (its speed)."""
-    pv = policies.copy()
-    for s in range(2):
-        if pv[POL_ID + s] == POL_RANDOM and pv[POL_BAN + s] != 0:
-            pv[POL_ID + s] = POL_GREEDY
-            pv[POL_EPS + s] = EPS_SCALE
-    return pv
+@njit(cache=True, inline="always")
+def played_as_nb(pol, eps, ban):
+    """The (policy id, degrader) a side with the ban mask ``ban`` plays as: ``ban:CLASS:random`` is greedy
+    whose degrader always fires (a uniform action among the unbanned ones, played in the random style)."""
+    if pol == POL_RANDOM and ban != 0:
+        return np.int64(POL_GREEDY), np.int64(EPS_SCALE)
+    return pol, eps
 
 
 @njit(cache=True, inline="always")

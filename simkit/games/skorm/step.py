@@ -22,7 +22,7 @@ from numba import njit
 from simkit.engine.rng import rng_below_nb
 from simkit.games.skorm.moves import count_actions_nb, gen_list_nb
 from simkit.games.skorm.policies import (
-    POL_MCTS, POL_RANDOM, act_nb, as_played_nb, drop_banned_nb, greedy_choice_nb, random_choice_nb,
+    POL_MCTS, POL_RANDOM, act_nb, drop_banned_nb, greedy_choice_nb, played_as_nb, random_choice_nb,
 )
 from simkit.games.skorm.rules import (
     I_N, P_ADJB, P_APPR, P_DEST, P_DIST, P_DISTG, P_F, P_FRAY, P_I, P_KNOBS, P_NB, P_RAY, P_SHOTB,
@@ -117,10 +117,8 @@ def policy_choice_nb(params, S, policies, rng, ws):
     cell, face, plist, slot, sc, acts, blocks, counts = S[0], S[1], S[2], S[3], S[4], S[6], S[7], S[8]
     ip = params[P_I]
     s = sc[SC_TOMOVE]
-    policies = as_played_nb(policies)       # ban:CLASS:random is played as greedy's degrader
-    pol = policies[POL_ID + s]
-    eps = policies[POL_EPS + s]
     ban = policies[POL_BAN + s]
+    pol, eps = played_as_nb(policies[POL_ID + s], policies[POL_EPS + s], ban)   # ban:CLASS:random: greedy's degrader
     if pol == POL_RANDOM:
         code, _ = random_choice_nb(ip, params[P_NB], params[P_RAY], params[P_DEST], params[P_APPR], params[P_ADJB],
                                    params[P_SHOTB], params[P_FRAY], rng, eps, cell, face, plist, sc, counts)
