@@ -21,7 +21,7 @@ from simkit.games.skorm.moves import (
     static_attack_bits_nb, threat_dirs_nb, two_step_bits_nb,
 )
 from simkit.games.skorm.play import Game, play_ply_nb
-from simkit.games.skorm.policies import POL_GREEDY, POL_RANDOM, WIN_SCORE, greedy_choose_nb
+from simkit.games.skorm.policies import CL_SHOT, POL_GREEDY, POL_RANDOM, WIN_SCORE, greedy_choose_nb
 from simkit.games.skorm.rules import (
     F_W_ADV, F_W_GOLD, F_W_HANG, F_W_WARLORD, I_FACING, I_GOLD, I_GOLD_IMM, I_GOLD_ON, I_STEPS_H, I_STEPS_W,
     P_ADJB, P_APPR, P_DEST, P_DIST, P_DISTG, P_F, P_FRAY, P_I, P_NB, P_RAY, P_SHOTB,
@@ -273,8 +273,8 @@ def test_incremental_greedy_chooses_as_the_pre_speed_greedy(seed, v, noshoot):
         r2 = g.rng.copy()
         cell = g.cell.copy()
         got = greedy_choose_nb(p[P_I], p[P_F], p[P_NB], p[P_ADJB], p[P_SHOTB], p[P_FRAY], p[P_DIST], p[P_DISTG],
-                               g.cell, g.face, g.plist, g.sc, acts, np.int64(n), r1, g.counts, noshoot,
-                               np.zeros(n, np.float64))
+                               g.cell, g.face, g.plist, g.sc, acts, np.int64(n), r1, g.counts,
+                               np.int64(1 << CL_SHOT if noshoot else 0), np.zeros(n, np.float64))
         want = reference_greedy_nb(p, g.cell, g.face, g.plist, g.sc, acts, np.int64(n), r2, g.counts.copy(),
                                    noshoot)
         assert got == want and r1[0] == r2[0]

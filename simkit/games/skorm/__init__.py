@@ -61,4 +61,5 @@ SPEC = GameSpec(
     steps=Hook("simkit.games.skorm.env", "SkormSteps"),
     knobs_slot=P_KNOBS,
     side_knobs=SIDE_KNOBS,
+    action_classes=("shot", "capture", "gold", "move"),   # policies.ACTION_CLASSES (no numba here)
 )

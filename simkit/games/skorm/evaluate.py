@@ -225,7 +225,7 @@ def decision_scores_nb(params, cell, face, plist, sc, acts, n, counts, scores):
     ip = params[P_I]
     F = params[P_F]
     greedy_scores_nb(ip, F, params[P_NB], params[P_ADJB], params[P_SHOTB], params[P_FRAY], params[P_DIST],
-                     params[P_DISTG], cell, face, plist, sc, acts, n, counts, np.bool_(False), scores)
+                     params[P_DISTG], cell, face, plist, sc, acts, n, counts, np.int64(0), scores)
     claims = gold_claims_nb(ip, sc)
     ewl = sc[SC_WL0 + 1 - sc[SC_TOMOVE]]
     for i in range(n):

@@ -11,7 +11,7 @@ from simkit.games.skorm.layout import (   # noqa: F401 (the record layout, re-ex
 )
 from simkit.games.skorm.evaluate import trajectory_lead_nb
 from simkit.games.skorm.moves import apply_action_nb, end_ply_nb, gen_actions_nb, max_actions_nb
-from simkit.games.skorm.policies import POL_MCTS, POL_RANDOM, act_nb, greedy_ply_nb, random_ply_nb
+from simkit.games.skorm.policies import POL_MCTS, POL_RANDOM, act_nb, greedy_ply_nb, played_as_nb, random_ply_nb
 from simkit.games.skorm.search import new_search_nb, search_capacity
 from simkit.games.skorm.step import finish_record_nb, mcts_choice_nb, snapshot_nb, start_game_nb
 from simkit.games.skorm.rules import (
@@ -21,7 +21,7 @@ from simkit.games.skorm.state import (
     END_REASONS, LOG_W_EXTRA, NSC, NSTAT, PASS, SC_DONE, SC_PLY, SC_REASON, SC_TOMOVE, SC_WINNER,
     ST_BLOCK, ST_KCAP, ST_KSHOT, copy_position_nb, index_slots_nb, log_row_nb, setup_game_nb,
 )
-from simkit.policies import EPS_SCALE, POL_BUDGET, POL_EPS, POL_ID, POLICY_VECTOR, max_budget
+from simkit.policies import EPS_SCALE, POL_BAN, POL_BUDGET, POL_EPS, POL_ID, POLICY_VECTOR, max_budget
 
 SIDES = (0, 1)
 TERMINAL_LEAD = 1000.0   # trajectory: side 0's lead after a won game, far beyond any position's lead
@@ -47,6 +47,9 @@ def play_ply_nb(params, rng, policies, cell, face, plist, slot, sc, acts, blocks
     s = sc[SC_TOMOVE]
     pol = policies[POL_ID + s]
     eps = policies[POL_EPS + s]
+    if policies[POL_BAN + s] != 0:
+        return restricted_ply_nb(params, rng, policies, cell, face, plist, slot, sc, acts, blocks, counts, stats, agg,
+                                 ws)
     ip, F, nb, ray, dest, appr, adjb, shotb, fray, dist, distg = (
         params[P_I], params[P_F], params[P_NB], params[P_RAY], params[P_DEST], params[P_APPR], params[P_ADJB],
         params[P_SHOTB], params[P_FRAY], params[P_DIST], params[P_DISTG])
@@ -54,18 +57,35 @@ def play_ply_nb(params, rng, policies, cell, face, plist, slot, sc, acts, blocks
         return random_ply_nb(ip, nb, ray, dest, appr, adjb, shotb, fray, rng, eps, cell, face, plist, slot, sc,
                              counts, stats, agg)
     if pol != POL_MCTS:
-        return greedy_ply_nb(ip, F, nb, ray, dest, appr, adjb, shotb, fray, dist, distg, rng, pol, eps, cell, face,
-                             plist, slot, sc, acts, blocks, counts, stats, agg, ws[4])
-    return mcts_ply_nb(params, rng, policies[POL_BUDGET + s], eps, cell, face, plist, slot, sc, acts, blocks,
-                       counts, stats, agg, ws)
+        return greedy_ply_nb(ip, F, nb, ray, dest, appr, adjb, shotb, fray, dist, distg, rng, pol, eps, np.int64(0),
+                             cell, face, plist, slot, sc, acts, blocks, counts, stats, agg, ws[4])
+    return mcts_ply_nb(params, rng, policies[POL_BUDGET + s], eps, np.int64(0), cell, face, plist, slot, sc, acts,
+                       blocks, counts, stats, agg, ws)
+
+
+@njit(cache=True)
+def restricted_ply_nb(params, rng, policies, cell, face, plist, slot, sc, acts, blocks, counts, stats, agg, ws):
+    """One ply of a side with a ban mask (``ban:CLASS:INNER``): INNER's ply among the unbanned actions
+    (policies.py; ``ban:CLASS:random`` plays as greedy's degrader, played_as_nb). Out of line, so the
+    unbanned plies of play_game_nb compile with a ban of 0 folded in: a ban read in their loop cost the
+    random ply about a fifth of its speed (simkit bench --against)."""
+    s = sc[SC_TOMOVE]
+    ban = policies[POL_BAN + s]
+    pol, eps = played_as_nb(policies[POL_ID + s], policies[POL_EPS + s], ban)
+    if pol == POL_MCTS:
+        return mcts_ply_nb(params, rng, policies[POL_BUDGET + s], eps, ban, cell, face, plist, slot, sc, acts,
+                           blocks, counts, stats, agg, ws)
+    return greedy_ply_nb(params[P_I], params[P_F], params[P_NB], params[P_RAY], params[P_DEST], params[P_APPR],
+                         params[P_ADJB], params[P_SHOTB], params[P_FRAY], params[P_DIST], params[P_DISTG], rng, pol,
+                         eps, ban, cell, face, plist, slot, sc, acts, blocks, counts, stats, agg, ws[4])
 
 
 @njit(cache=True, inline="always")
-def mcts_ply_nb(params, rng, budget, eps, cell, face, plist, slot, sc, acts, blocks, counts, stats, agg, ws):
-    """One ply of ``mcts:N``: its choice (step.mcts_choice_nb), the shield blocks counted for the defender,
-    the action played in the chosen style (act_nb). Inlined, as the choice is."""
-    code, search = mcts_choice_nb(params, rng, budget, eps, cell, face, plist, slot, sc, acts, blocks, counts, stats,
-                                  agg, ws)
+def mcts_ply_nb(params, rng, budget, eps, ban, cell, face, plist, slot, sc, acts, blocks, counts, stats, agg, ws):
+    """One ply of ``mcts:N`` (ban mask ``ban``): its choice (step.mcts_choice_nb), the shield blocks counted
+    for the defender, the action played in the chosen style (act_nb). Inlined, as the choice is."""
+    code, search = mcts_choice_nb(params, rng, budget, eps, ban, cell, face, plist, slot, sc, acts, blocks, counts,
+                                  stats, agg, ws)
     stats[ST_BLOCK + 1 - sc[SC_TOMOVE]] += blocks[0]
     act_nb(params[P_I], params[P_NB], params[P_ADJB], params[P_FRAY], rng, code, search, cell, face, plist, slot, sc,
            counts, stats, agg)
@@ -110,15 +130,18 @@ def play_game_nb(params, seed, game, first, policies, snapshot_ply, cell, face, 
             tl[t, 1] = -_kills_nb(stats)
         pol = policies[POL_ID + s]
         eps = policies[POL_EPS + s]
-        if pol == POL_RANDOM:
+        if policies[POL_BAN + s] != 0:      # ban:CLASS:INNER, out of line (restricted_ply_nb)
+            code = restricted_ply_nb(params, rng, policies, cell, face, plist, slot, sc, acts, blocks, counts, stats,
+                                     agg, ws)
+        elif pol == POL_RANDOM:
             code = random_ply_nb(ip, nb, ray, dest, appr, adjb, shotb, fray, rng, eps, cell, face, plist, slot, sc,
                                  counts, stats, agg)
         elif pol == POL_MCTS:
-            code = mcts_ply_nb(params, rng, policies[POL_BUDGET + s], eps, cell, face, plist, slot, sc, acts, blocks,
-                               counts, stats, agg, ws)
+            code = mcts_ply_nb(params, rng, policies[POL_BUDGET + s], eps, np.int64(0), cell, face, plist, slot, sc,
+                               acts, blocks, counts, stats, agg, ws)
         else:
-            code = greedy_ply_nb(ip, F, nb, ray, dest, appr, adjb, shotb, fray, dist, distg, rng, pol, eps, cell,
-                                 face, plist, slot, sc, acts, blocks, counts, stats, agg, ws[4])
+            code = greedy_ply_nb(ip, F, nb, ray, dest, appr, adjb, shotb, fray, dist, distg, rng, pol, eps,
+                                 np.int64(0), cell, face, plist, slot, sc, acts, blocks, counts, stats, agg, ws[4])
         if traj:
             tl[t, 1] += _kills_nb(stats)
         if log.shape[0] > 0:
@@ -343,15 +366,17 @@ class Game:
                            self.acts, self.blocks)
         return self.acts[:n].copy()
 
-    def play(self, policy, budget=0, eps=0.0):
+    def play(self, policy, budget=0, eps=0.0, ban=0):
         """One ply of the side to move under policy id ``policy`` (MCTS: ``budget``
-        iterations; ``eps``: the degrader's probability); returns the action code (PASS = -1)."""
+        iterations; ``eps``: the degrader's probability; ``ban``: the bit mask of the action
+        classes it never plays, policies.ACTION_CLASSES); returns the action code (PASS = -1)."""
         assert not self.done
         s = self.to_move
         pv = np.zeros(POLICY_VECTOR, np.int64)
         pv[POL_ID + s] = policy
         pv[POL_BUDGET + s] = budget
         pv[POL_EPS + s] = int(round(eps * EPS_SCALE))
+        pv[POL_BAN + s] = ban
         cap = search_capacity(budget)
         if self.ws is None or self.ws[0][0].shape[0] < cap:
             self.ws = new_search_nb(self.params, np.int64(cap))

@@ -29,6 +29,15 @@
   every legal action is a shot it takes the shot greedy rates best.
 - ``mcts``: the engine's search (simkit/engine/search.py) over Skorm's hooks
   (simkit/games/skorm/search.py); its Shieldmen face as greedy's do (the ``facing`` option).
+- ``ban:CLASS:POLICY`` (simkit.policies; the mask at ``policies[POL_BAN + side]``): every policy
+  above chooses among the side's actions outside the banned ``ACTION_CLASSES`` only, while
+  there is one (a side with an action must act: RULES.md has no voluntary pass). Greedy
+  scores the banned ones -inf as ``greedy_noshoot`` leaves out its shots (``greedy_noshoot``
+  is greedy with the shot bit set), the degrader draws among the others, the search drops
+  them from its own decisions (search.class_nb). A banned ``random`` side is played as greedy
+  whose degrader always fires (``played_as_nb``): a uniform unbanned action, in the random
+  style; random_ply_nb draws without listing the actions, so it cannot see their classes.
+  Without a ban every policy draws from the game's stream exactly as before.
 
 Every policy then plays its action through ``act_nb``: ``random`` in the random
 style (a moving Shieldman lands facing a uniform direction, no rotations), the
@@ -52,6 +61,52 @@ from simkit.policies import EPS_SCALE
 
 POL_RANDOM, POL_GREEDY, POL_GREEDY_NOSHOOT, POL_MCTS = 0, 1, 2, 3
 WIN_SCORE = 1e18
+
+# The action classes a ban:CLASS:POLICY side never plays (GameSpec.action_classes, in this order: bit k of
+# the ban mask is class k). They are what a decision code tells apart (SK-5b: a shot, or a move onto a
+# cell, which captures when an enemy stands there), plus the Warlord's step onto the Gold Tile (SK-7), the
+# game's other way to win. Start-of-turn rotations and landing facings are no decisions (the ``facing``
+# option turns Shieldmen for every policy; ``facing = none`` is play without turning), so no class.
+ACTION_CLASSES = ("shot", "capture", "gold", "move")
+CL_SHOT, CL_CAPTURE, CL_GOLD, CL_MOVE = 0, 1, 2, 3
+
+
+@njit(cache=True, inline="always")
+def action_class_nb(ip, cell, s, act):
+    """The class of side ``s``'s action ``act`` (ACTION_CLASSES): an Archer's shot; the own Warlord stepping
+    onto the Gold Tile while the Gold Tile rule holds (also when it captures there: ``ban:gold`` is then
+    play that never goes for the Tile); a capture; any other move."""
+    if act_type(act) == 1:
+        return CL_SHOT
+    t = act_to(act)
+    if t == ip[I_GOLD] and ip[I_GOLD_ON] == 1 and cell[act_from(act)] == 4 + 4 * s:
+        return CL_GOLD
+    if cell[t] != 0:
+        return CL_CAPTURE
+    return CL_MOVE
+
+
+@njit(cache=True, _nrt=False)
+def drop_banned_nb(ip, cell, s, acts, n, ban):
+    """Move side ``s``'s actions whose class is not in the bit mask ``ban`` to the front of ``acts[:n]``
+    (keeping their order) and return how many; all ``n`` when every action is banned (a side must act)."""
+    k = 0
+    for i in range(n):
+        act = acts[i]
+        if (ban >> action_class_nb(ip, cell, s, act)) & 1 == 0:
+            acts[i] = acts[k]
+            acts[k] = act
+            k += 1
+    return k if k > 0 else n
+
+
+@njit(cache=True, inline="always")
+def played_as_nb(pol, eps, ban):
+    """The (policy id, degrader) a side with the ban mask ``ban`` plays as: ``ban:CLASS:random`` is greedy
+    whose degrader always fires (a uniform action among the unbanned ones, played in the random style)."""
+    if pol == POL_RANDOM and ban != 0:
+        return np.int64(POL_GREEDY), np.int64(EPS_SCALE)
+    return pol, eps
 
 
 @njit(cache=True, inline="always")
@@ -116,12 +171,15 @@ def random_ply_nb(ip, nb, ray, dest, appr, adjb, shotb, fray, rng, eps, cell, fa
 
 
 @njit(cache=True, _nrt=False)
-def greedy_choice_nb(ip, F, nb, ray, dest, appr, adjb, shotb, fray, dist, distg, rng, pol, eps, cell, face, plist, sc,
-                     acts, blocks, counts, scores):
+def greedy_choice_nb(ip, F, nb, ray, dest, appr, adjb, shotb, fray, dist, distg, rng, pol, eps, ban, cell, face, plist,
+                     sc, acts, blocks, counts, scores):
     """The action of ``greedy`` or ``greedy_noshoot`` (``pol``) under the degrader ``eps``
-    (parts per million): list the actions (``blocks[0]``: the shield blocks met), draw
-    the degrader (only when eps > 0 and there is an action), pick greedy's action or a
-    uniform one. Returns (action or PASS, greedy's style: False when the degrader played)."""
+    (parts per million) and the ban mask ``ban`` (ACTION_CLASSES): list the actions
+    (``blocks[0]``: the shield blocks met), draw the degrader (only when eps > 0 and there
+    is an action), pick greedy's action or a uniform one, both among the unbanned actions
+    while there is one. Returns (action or PASS, greedy's style: False when the degrader
+    played). ``greedy_noshoot`` is greedy with the shot class banned, its degrader not (as
+    before the ban existed)."""
     s = sc[SC_TOMOVE]
     blocks[0] = 0
     n = gen_list_nb(ip, nb, ray, dest, appr, adjb, cell, face, plist, sc, s, acts, blocks)
@@ -131,40 +189,41 @@ def greedy_choice_nb(ip, F, nb, ray, dest, appr, adjb, shotb, fray, dist, distg,
     code = PASS
     if n > 0:
         if greedy:
+            mask = ban | (1 << CL_SHOT) if pol == POL_GREEDY_NOSHOOT else ban
             code = acts[greedy_choose_nb(ip, F, nb, adjb, shotb, fray, dist, distg, cell, face, plist, sc, acts, n,
-                                         rng, counts, pol == POL_GREEDY_NOSHOOT, scores)]
+                                         rng, counts, mask, scores)]
         else:
-            code = acts[rng_below_nb(rng, n)]
+            code = acts[rng_below_nb(rng, n if ban == 0 else drop_banned_nb(ip, cell, s, acts, n, ban))]
     return code, greedy
 
 
 @njit(cache=True, _nrt=False)
-def greedy_ply_nb(ip, F, nb, ray, dest, appr, adjb, shotb, fray, dist, distg, rng, pol, eps, cell, face, plist, slot,
-                  sc, acts, blocks, counts, stats, agg, scores):
-    """One ply of ``greedy`` or ``greedy_noshoot``: its choice (greedy_choice_nb), the shield
-    blocks counted for the defender, the action played in the chosen style (act_nb)."""
-    code, greedy = greedy_choice_nb(ip, F, nb, ray, dest, appr, adjb, shotb, fray, dist, distg, rng, pol, eps, cell,
-                                    face, plist, sc, acts, blocks, counts, scores)
+def greedy_ply_nb(ip, F, nb, ray, dest, appr, adjb, shotb, fray, dist, distg, rng, pol, eps, ban, cell, face, plist,
+                  slot, sc, acts, blocks, counts, stats, agg, scores):
+    """One ply of ``greedy`` or ``greedy_noshoot`` (ban mask ``ban``): its choice (greedy_choice_nb), the
+    shield blocks counted for the defender, the action played in the chosen style (act_nb)."""
+    code, greedy = greedy_choice_nb(ip, F, nb, ray, dest, appr, adjb, shotb, fray, dist, distg, rng, pol, eps, ban,
+                                    cell, face, plist, sc, acts, blocks, counts, scores)
     stats[ST_BLOCK + 1 - sc[SC_TOMOVE]] += blocks[0]
     act_nb(ip, nb, adjb, fray, rng, code, greedy, cell, face, plist, slot, sc, counts, stats, agg)
     return code
 
 
 @njit(cache=True, _nrt=False)
-def greedy_choose_nb(ip, F, nb, adjb, shotb, fray, dist, distg, cell, face, plist, sc, acts, n, rng, counts, noshoot,
+def greedy_choose_nb(ip, F, nb, adjb, shotb, fray, dist, distg, cell, face, plist, sc, acts, n, rng, counts, ban,
                      scores):
-    """Index in ``acts[:n]`` of greedy's choice; ``noshoot``: leave out shots
-    unless every action is a shot. ``counts``: int64 scratch of 6 + 3P + N entries;
-    ``scores``: float64 scratch of n entries (greedy_scores_nb's). The best score wins,
+    """Index in ``acts[:n]`` of greedy's choice; ``ban``: leave out the actions of these
+    classes (bit mask over ACTION_CLASSES) unless every action is banned. ``counts``:
+    int64 scratch of 6 + 3P + N entries; ``scores``: float64 scratch of n entries
+    (greedy_scores_nb's). The best score wins,
     ties broken uniformly at random in the list's order (one draw per tie, as always)."""
-    greedy_scores_nb(ip, F, nb, adjb, shotb, fray, dist, distg, cell, face, plist, sc, acts, n, counts, noshoot,
-                     scores)
+    greedy_scores_nb(ip, F, nb, adjb, shotb, fray, dist, distg, cell, face, plist, sc, acts, n, counts, ban, scores)
     best = -np.inf
     choice = 0
     ties = 0
     for i in range(n):
         if scores[i] == -np.inf:
-            continue        # a shot greedy_noshoot leaves out
+            continue        # a banned action (greedy_noshoot's shots, ban:CLASS)
         take, best, ties = argmax_step_nb(scores[i], best, ties, rng, 1e-9)
         if take:
             choice = i
@@ -172,11 +231,11 @@ def greedy_choose_nb(ip, F, nb, adjb, shotb, fray, dist, distg, cell, face, plis
 
 
 @njit(cache=True, _nrt=False)
-def greedy_scores_nb(ip, F, nb, adjb, shotb, fray, dist, distg, cell, face, plist, sc, acts, n, counts, noshoot,
-                     scores):
+def greedy_scores_nb(ip, F, nb, adjb, shotb, fray, dist, distg, cell, face, plist, sc, acts, n, counts, ban, scores):
     """``scores[i]``: greedy's one-ply evaluation of ``acts[i]`` for the side to move (WIN_SCORE: wins at
-    once, or the own Warlord lands on the Gold Tile where no enemy piece can take it); -inf for a shot
-    ``noshoot`` leaves out (when the side has a move). The search's priors start from these scores.
+    once, or the own Warlord lands on the Gold Tile where no enemy piece can take it); -inf for an action
+    of a class in the bit mask ``ban`` (ACTION_CLASSES; when the side has an unbanned action). The
+    search's priors start from these scores (no ban).
 
     Each candidate is evaluated in place and incrementally: the opponent's attack map
     is the static part (archer lines, neighbours; recomputed only when the candidate
@@ -186,13 +245,15 @@ def greedy_scores_nb(ip, F, nb, adjb, shotb, fray, dist, distg, cell, face, plis
     Shieldman, a mask test per direction (the same directions threat_dirs_nb finds),
     cached for the position and redone only when the candidate changes a cell within
     two steps of the Shieldman or on its lines of fire."""
-    if noshoot:
-        noshoot = False
-        for i in range(n):
-            if act_type(acts[i]) == 0:
-                noshoot = True
-                break
     s = sc[SC_TOMOVE]
+    if ban != 0:
+        # a side with an action must act: the ban holds only while an unbanned action is left
+        keep = 0
+        for i in range(n):
+            if (ban >> action_class_nb(ip, cell, s, acts[i])) & 1 == 0:
+                keep = ban
+                break
+        ban = keep
     o = 1 - s
     gold = ip[I_GOLD]
     gold_on = ip[I_GOLD_ON] == 1
@@ -285,7 +346,7 @@ def greedy_scores_nb(ip, F, nb, adjb, shotb, fray, dist, distg, cell, face, plis
     for i in range(n):
         code = acts[i]
         typ = act_type(code)
-        if noshoot and typ == 1:
+        if ban != 0 and (ban >> action_class_nb(ip, cell, s, code)) & 1 != 0:
             scores[i] = -np.inf
             continue
         a = act_from(code)

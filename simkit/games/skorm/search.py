@@ -20,6 +20,12 @@ the search is closed loop (it proves losses as well as wins).
 **Leaf value.** ``evaluate.assess_nb``: a position one ply settles scores 1 or 0 exactly, any other
 ``logistic(lead_nb / mcts_scale)``. Rollouts (``mcts_cutoff`` turns from the root, a ply each) play
 greedy's or random's plies, as the game plays them.
+
+**Restricted play.** ``class_nb`` gives a decision's action class (policies.ACTION_CLASSES): a
+``ban:CLASS:mcts:N`` searcher leaves its banned classes out of its own decisions at the root and in
+its tree while another decision is legal (the engine's ``legal_nb``). The opponent's decisions and
+the rollouts' plies (both sides) stay unrestricted: the searcher restricts itself, not its model of
+the game's continuation by the greedy or random rollout player.
 """
 import numpy as np
 from numba import njit
@@ -30,7 +36,7 @@ from simkit.games.skorm.evaluate import assess_nb, decision_scores_nb
 from simkit.games.skorm.moves import (
     act_from, act_to, act_type, apply_action_nb, count_actions_nb, encode, end_ply_nb, gen_list_nb, max_actions_nb,
 )
-from simkit.games.skorm.policies import POL_GREEDY, act_nb, greedy_ply_nb, random_ply_nb
+from simkit.games.skorm.policies import POL_GREEDY, act_nb, action_class_nb, greedy_ply_nb, random_ply_nb
 from simkit.games.skorm.rules import (
     I_FACING, I_FIRST_ACTIONS2, I_N, I_P, P_ADJB, P_APPR, P_CQ, P_CR, P_DEST, P_DIST, P_DISTG, P_F, P_FRAY, P_I,
     P_MCTS, P_NB, P_RAY, P_SHOTB,
@@ -247,7 +253,7 @@ def rollout_nb(P, S, policy, horizon, rng):
         # typed arguments (np.int64, not literals): the game's kernel calls the same compiled plies
         if policy == 1:
             greedy_ply_nb(ip, F, nb, ray, dest, appr, adjb, shotb, fray, dist, distg, rng, np.int64(POL_GREEDY),
-                          np.int64(0), cell, face, plist, slot, sc, acts, blocks, counts, stats, agg, keys)
+                          np.int64(0), np.int64(0), cell, face, plist, slot, sc, acts, blocks, counts, stats, agg, keys)
         else:
             random_ply_nb(ip, nb, ray, dest, appr, adjb, shotb, fray, rng, np.int64(0), cell, face, plist, slot, sc,
                           counts, stats, agg)
@@ -258,15 +264,23 @@ def closed_loop_nb(P):
     return True
 
 
+@njit(cache=True, _nrt=False)
+def class_nb(P, S, code):
+    """Decision ``code``'s action class for a ``ban:CLASS:mcts:N`` searcher (policies.ACTION_CLASSES)."""
+    ip = P[P_I]
+    return action_class_nb(ip, S[0], S[4][SC_TOMOVE], action_of_nb(code, ip[I_N]))
+
+
 search_nb = make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisions_nb, apply_nb, chance_nb,
-                        resolve_nb, evaluate_nb, rollout_nb, closed_loop_nb)
+                        resolve_nb, evaluate_nb, rollout_nb, closed_loop_nb, class_nb)
 
 
 @njit(cache=True)
-def choose_nb(P, root, S, S2, budget, rng, tree):
+def choose_nb(P, root, S, S2, budget, rng, tree, ban=0):
     """The action (the game's code, moves.encode) ``budget`` iterations of the engine's search prefer at
-    ``root``, a search state with the side to move holding at least one action."""
-    return action_of_nb(search_nb(P, root, S, S2, P[P_MCTS], budget, rng, tree), P[P_I][I_N])
+    ``root``, a search state with the side to move holding at least one action (``ban``: the mover's
+    banned action classes, a bit mask over policies.ACTION_CLASSES)."""
+    return action_of_nb(search_nb(P, root, S, S2, P[P_MCTS], budget, rng, tree, ban), P[P_I][I_N])
 
 
 @njit(cache=True)

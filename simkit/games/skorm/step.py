@@ -21,7 +21,9 @@ from numba import njit
 
 from simkit.engine.rng import rng_below_nb
 from simkit.games.skorm.moves import count_actions_nb, gen_list_nb
-from simkit.games.skorm.policies import POL_MCTS, POL_RANDOM, act_nb, greedy_choice_nb, random_choice_nb
+from simkit.games.skorm.policies import (
+    POL_MCTS, POL_RANDOM, act_nb, drop_banned_nb, greedy_choice_nb, played_as_nb, random_choice_nb,
+)
 from simkit.games.skorm.rules import (
     I_N, P_ADJB, P_APPR, P_DEST, P_DIST, P_DISTG, P_F, P_FRAY, P_I, P_KNOBS, P_NB, P_RAY, P_SHOTB,
 )
@@ -30,7 +32,7 @@ from simkit.games.skorm.state import (
     PASS, SC_CNT, SC_PLY, SC_REASON, SC_TOMOVE, SC_WINNER, ST_BLOCK, ST_KCAP, ST_KSHOT, ST_LOSS, ST_PASS, setup_game_nb,
 )
 from simkit.games.skorm.layout import F_BLOCK, F_FINAL, F_KCAP, F_KILL, F_KSHOT, F_LOSS, F_PASS, F_SNAP
-from simkit.policies import EPS_SCALE, POL_BUDGET, POL_EPS, POL_ID
+from simkit.policies import EPS_SCALE, POL_BAN, POL_BUDGET, POL_EPS, POL_ID
 
 
 def pass_code(n_cells: int) -> int:
@@ -79,10 +81,12 @@ def finish_record_nb(sc, stats, first, rec, snapshot_ply):
 
 
 @njit(cache=True, inline="always")
-def mcts_choice_nb(params, rng, budget, eps, cell, face, plist, slot, sc, acts, blocks, counts, stats, agg, ws):
+def mcts_choice_nb(params, rng, budget, eps, ban, cell, face, plist, slot, sc, acts, blocks, counts, stats, agg, ws):
     """The action of ``mcts:N`` (``budget`` iterations of the engine's search, search.py) under the degrader
-    ``eps``: one draw per decision (a ply with an action; a forced pass is none). Returns (action or PASS,
-    greedy's style: False when the degrader played); ``blocks[0]``: the shield blocks the listing met.
+    ``eps``: one draw per decision (a ply with an action; a forced pass is none). ``ban``: the classes the
+    side never plays while it has another action (policies.ACTION_CLASSES; the search and the degrader
+    both leave them out). Returns (action or PASS, greedy's style: False when the degrader played);
+    ``blocks[0]``: the shield blocks the listing met.
     Inlined (a few lines): a compiled layer of its own would re-optimise the whole search again."""
     s = sc[SC_TOMOVE]
     blocks[0] = 0
@@ -98,10 +102,10 @@ def mcts_choice_nb(params, rng, budget, eps, cell, face, plist, slot, sc, acts, 
             tree, S, S2, aux, keys = ws
             # the engine's search_nb itself, not search.choose_nb: a compiled layer less to re-optimise
             code = action_of_nb(search_nb(params, (cell, face, plist, slot, sc, aux, acts, blocks, counts, stats, agg,
-                                                   keys), S, S2, params[P_KNOBS][s], budget, rng, tree),
+                                                   keys), S, S2, params[P_KNOBS][s], budget, rng, tree, ban),
                                 ip[I_N]) if n > 1 else acts[0]
         else:
-            code = acts[rng_below_nb(rng, n)]
+            code = acts[rng_below_nb(rng, n if ban == 0 else drop_banned_nb(ip, cell, s, acts, n, ban))]
     return code, search
 
 
@@ -113,21 +117,21 @@ def policy_choice_nb(params, S, policies, rng, ws):
     cell, face, plist, slot, sc, acts, blocks, counts = S[0], S[1], S[2], S[3], S[4], S[6], S[7], S[8]
     ip = params[P_I]
     s = sc[SC_TOMOVE]
-    pol = policies[POL_ID + s]
-    eps = policies[POL_EPS + s]
+    ban = policies[POL_BAN + s]
+    pol, eps = played_as_nb(policies[POL_ID + s], policies[POL_EPS + s], ban)   # ban:CLASS:random: greedy's degrader
     if pol == POL_RANDOM:
         code, _ = random_choice_nb(ip, params[P_NB], params[P_RAY], params[P_DEST], params[P_APPR], params[P_ADJB],
                                    params[P_SHOTB], params[P_FRAY], rng, eps, cell, face, plist, sc, counts)
         style = False
     elif pol == POL_MCTS:
         # the search's root as the kernel builds it: the block's own aux (no landing pending) and keys
-        code, style = mcts_choice_nb(params, rng, policies[POL_BUDGET + s], eps, cell, face, plist, slot, sc, acts,
-                                     blocks, counts, S[9], S[10], ws)
+        code, style = mcts_choice_nb(params, rng, policies[POL_BUDGET + s], eps, ban, cell, face, plist, slot, sc,
+                                     acts, blocks, counts, S[9], S[10], ws)
     else:
         code, style = greedy_choice_nb(ip, params[P_F], params[P_NB], params[P_RAY], params[P_DEST], params[P_APPR],
                                        params[P_ADJB], params[P_SHOTB], params[P_FRAY], params[P_DIST],
-                                       params[P_DISTG], rng, pol, eps, cell, face, plist, sc, acts, blocks, counts,
-                                       ws[4])
+                                       params[P_DISTG], rng, pol, eps, ban, cell, face, plist, sc, acts, blocks,
+                                       counts, ws[4])
     N = ip[I_N]
     return (2 * N * N if code < 0 else decision_of_nb(code, N)), style
 
