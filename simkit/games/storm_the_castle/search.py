@@ -383,33 +383,45 @@ def apply_nb(P, S, code, rng):
 
 
 @njit(cache=True)
-def chance_nb(P, S, outcomes, probs):
-    """The pending roll's outcome classes with their exact probabilities (module doc)."""
+def attack_classes_nb(P, S, outcomes, probs, fold_ranged_crit):
+    """The pending attack's outcome classes with their exact probabilities: failure (when it can fail),
+    success (a natural 12 always succeeds), critical failure (a natural 2: a melee attacker dies). With
+    ``fold_ranged_crit`` a shot's critical failure joins failure: it does nothing either way (the search's
+    classes); the step API keeps it apart, because the record counts critical failures."""
     ctab, spi = P[0], P[2]
     cards, sp, pend = S[0], S[1], S[5]
+    a = np.int64(pend[PD_A])
+    storm_attack_probs_nb(modifier_nb(cards, sp, ctab, spi, a, np.int64(pend[PD_B]), np.int64(0)), probs)
+    p_fail, p_succ, p_crit = probs[STORM_O_FAIL], probs[STORM_O_SUCCESS], probs[STORM_O_CRIT_FAIL]
+    if fold_ranged_crit and ctab[cards[a, C_TYPE], T_RANGE] > 0:
+        p_fail += p_crit
+        p_crit = 0.0
+    m = 0
+    if p_fail > 0.0:
+        outcomes[m] = STORM_O_FAIL
+        probs[m] = p_fail
+        m += 1
+    outcomes[m] = STORM_O_SUCCESS
+    probs[m] = p_succ
+    m += 1
+    if p_crit > 0.0:
+        outcomes[m] = STORM_O_CRIT_FAIL
+        probs[m] = p_crit
+        m += 1
+    return m
+
+
+@njit(cache=True)
+def chance_nb(P, S, outcomes, probs):
+    """The pending roll's outcome classes with their exact probabilities (module doc)."""
+    ctab = P[0]
+    cards, pend = S[0], S[5]
     kind = pend[PD_KIND]
     if kind == 0:
         return 0
     a = np.int64(pend[PD_A])
     if kind == ACT_ATTACK:
-        storm_attack_probs_nb(modifier_nb(cards, sp, ctab, spi, a, np.int64(pend[PD_B]), np.int64(0)), probs)
-        p_fail, p_succ, p_crit = probs[STORM_O_FAIL], probs[STORM_O_SUCCESS], probs[STORM_O_CRIT_FAIL]
-        if ctab[cards[a, C_TYPE], T_RANGE] > 0:
-            p_fail += p_crit            # a ranged critical failure does nothing: one class with failure
-            p_crit = 0.0
-        m = 0
-        if p_fail > 0.0:
-            outcomes[m] = STORM_O_FAIL
-            probs[m] = p_fail
-            m += 1
-        outcomes[m] = STORM_O_SUCCESS   # a natural 12 always succeeds
-        probs[m] = p_succ
-        m += 1
-        if p_crit > 0.0:
-            outcomes[m] = STORM_O_CRIT_FAIL
-            probs[m] = p_crit
-            m += 1
-        return m
+        return attack_classes_nb(P, S, outcomes, probs, True)
     p = two_d6_equals_prob_nb(ctab[cards[a, C_TYPE], T_ROLL])
     outcomes[0] = STORM_O_FAIL
     probs[0] = 1.0 - p

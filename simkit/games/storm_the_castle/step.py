@@ -19,13 +19,13 @@ class: the record and the board depend on the class only, so the game is the ker
 import numpy as np
 from numba import njit
 
-from simkit.engine.dice import (STORM_O_CRIT_FAIL, STORM_O_FAIL, STORM_O_SUCCESS, roll_2d6_nb, storm_attack_probs_nb,
-                                storm_outcome_class_nb)
+from simkit.engine.dice import (STORM_O_FAIL, STORM_O_SUCCESS, roll_2d6_nb, storm_outcome_class_nb)
 from simkit.engine.rng import rng_below_nb
 from simkit.games.storm_the_castle.moves import init_game_nb, modifier_nb
 from simkit.games.storm_the_castle.policies import P_MCTS, assign_roles_nb, choose_nb
-from simkit.games.storm_the_castle.rules import O_HAND, O_NC, S_FINAL, S_SNAP, T_RANGE, T_ROLL
-from simkit.games.storm_the_castle.search import (PD_A, PD_B, PD_KIND, _resolve_pending_nb, apply_nb, chance_nb,
+from simkit.games.storm_the_castle.rules import O_HAND, O_NC, S_FINAL, S_SNAP, T_ROLL
+from simkit.games.storm_the_castle.search import (PD_A, PD_B, PD_KIND, _resolve_pending_nb, apply_nb, attack_classes_nb,
+                                                  chance_nb,
                                                   choose_code_nb, encode_nb, options_nb, outcome_roll_nb, settle_nb,
                                                   side_tabs_nb)
 from simkit.games.storm_the_castle.state import (ACT_ATTACK, C_ITEM, C_OWNER, C_TYPE, G_OVER, G_PHASE, G_REASON,
@@ -174,25 +174,9 @@ def chance_classes_nb(P, S, outcomes, probs):
     """The pending roll's outcome classes with their exact probabilities: the search's (search.chance_nb),
     except that a ranged attack's critical failure is a class of its own. The search folds it into
     failure (a shot that misses does nothing either way), but the record counts critical failures."""
-    ctab, spi = P[0], P[2]
-    cards, sp, pend = S[0], S[1], S[5]
-    m = chance_nb(P, S, outcomes, probs)
-    a = np.int64(pend[PD_A])
-    if pend[PD_KIND] != ACT_ATTACK or ctab[cards[a, C_TYPE], T_RANGE] == 0:
-        return m
-    storm_attack_probs_nb(modifier_nb(cards, sp, ctab, spi, a, np.int64(pend[PD_B]), np.int64(0)), probs)
-    p_fail, p_succ, p_crit = probs[STORM_O_FAIL], probs[STORM_O_SUCCESS], probs[STORM_O_CRIT_FAIL]
-    m = 0
-    if p_fail > 0.0:
-        outcomes[m] = STORM_O_FAIL
-        probs[m] = p_fail
-        m += 1
-    outcomes[m] = STORM_O_SUCCESS       # a natural 12 always succeeds
-    probs[m] = p_succ
-    m += 1
-    outcomes[m] = STORM_O_CRIT_FAIL     # a natural 2 always fails
-    probs[m] = p_crit
-    return m + 1
+    if S[5][PD_KIND] == ACT_ATTACK:
+        return attack_classes_nb(P, S, outcomes, probs, False)
+    return chance_nb(P, S, outcomes, probs)
 
 
 @njit(cache=True)
