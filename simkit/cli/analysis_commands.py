@@ -196,7 +196,7 @@ def _compare_luck(a, b, labels, luck, config, threads, out_dir, as_json, progres
     from dataclasses import replace
     from simkit.analysis.luck import study
     from simkit.analysis.matchup import check_policies
-    from simkit.cli.luck_commands import luck_text
+    from simkit.cli.luck_commands import show_luck
     from simkit.plan import Part, Plan
     names = check_policies(a.spec, luck.split(","))
     pairs = [(q, p) for i, p in enumerate(names) for q in names[i + 1:]]
@@ -206,12 +206,7 @@ def _compare_luck(a, b, labels, luck, config, threads, out_dir, as_json, progres
         res = study([(f"A = {labels[0]}", a), (f"B = {labels[1]}", b)], names,
                     replace(config, policies=(names[0], names[0])), seeds=100, replays=4, player=names[-1],
                     threads=threads, out_dir=lr.work(out_dir))
-    if as_json:
-        return _echo_json(res)
-    for line in luck_text(res):
-        click.echo(line)
-    if out_dir:
-        click.echo(f"luck directory: {out_dir} (luck.json, luck.csv; simkit report {out_dir} draws the chart)")
+    show_luck(res, out_dir, as_json)
 
 
 def _print_compare(res, s, out_dir):

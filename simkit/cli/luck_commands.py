@@ -110,7 +110,7 @@ def luck(targets, sets, sets_b, policies, games, player, seeds, replays, seed, t
     """
     from simkit.analysis.luck import study
     from simkit.analysis.matchup import check_policies
-    from simkit.cli.analysis_commands import _echo_json, _out_dir
+    from simkit.cli.analysis_commands import _out_dir
     from simkit.engine.runner import RunConfig
     from simkit.errors import UsageError
     from simkit.plan import Part, Plan
@@ -140,7 +140,13 @@ def luck(targets, sets, sets_b, policies, games, player, seeds, replays, seed, t
     with lr.progress(progress):
         res = study(entries, names, config, seeds=seeds, replays=replays, player=player, threads=threads,
                     out_dir=lr.work(out_dir))
+    show_luck(res, out_dir, as_json)
+
+
+def show_luck(res: dict, out_dir, as_json: bool):
+    """What `simkit luck` and `compare --luck` print: luck.json, or the lines of `luck_text`."""
     if as_json:
+        from simkit.cli.analysis_commands import _echo_json
         return _echo_json(res)
     for line in luck_text(res):
         click.echo(line)
