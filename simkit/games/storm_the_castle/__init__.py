@@ -96,6 +96,7 @@ SPEC = GameSpec(
     steps=Hook("simkit.games.storm_the_castle.env", "StormTheCastleSteps"),
     knobs_slot=_r.Params._fields.index("mparams"),    # each side's row of the knob table; decide_nb hands the mover's
     search_knobs=_r.SEARCH_KNOBS,                     # to the search, which reads every knob for the searcher only
+    action_classes=("dispatch", "move", "attack", "prayer", "forge", "buff"),   # policies.ACTION_CLASSES (no numba)
     extra={
         "unit_types_for": lambda params: tuple(_r.Params(*params).names),
     },

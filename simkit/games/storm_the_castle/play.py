@@ -285,14 +285,15 @@ class Game:
                      self.seen, self.bq, self.bd, self.buf, self.role, self.rng, self.rec, self.agg,
                      self.log, np.int64(0), search_scratch(p, pv))
 
-    def search(self, budget, srch=None):
+    def search(self, budget, srch=None, ban=0):
         """The decision code ``budget`` iterations of the search choose for the side to move, at a
-        decision with more than one option; ``srch`` (search_scratch) keeps the tree for inspection."""
+        decision with more than one option; ``srch`` (search_scratch) keeps the tree for inspection;
+        ``ban``: the side's banned action classes (policies.ACTION_CLASSES, a bit mask)."""
         p = self.p
         srch = search_scratch(p, policy_array([0, 0, budget, budget])) if srch is None else srch
         self.g[G_COULD] = 1       # the decision has options: this turn is not idle (ST-S)
         return int(search_code_nb(tabs_of(p, int(self.g[G_SIDE])), self.cards, self.sp, self.zones, self.zn, self.g,
-                                  srch, np.int64(budget), self.rng))
+                                  srch, np.int64(budget), self.rng, np.int64(ban)))
 
     def code(self, option):
         """The decision code (search.encode_nb) of one of options()' (kind, a, b) tuples."""

@@ -18,6 +18,13 @@
   iterations per decision. ``choose_nb`` plays only random and greedy (also the
   rollouts' policies); step.decide_nb sends mcts decisions to the search and
   applies the eps degrader.
+- ``ban:CLASS:INNER`` (restricted play, issue 22): the side never plays a decision of a banned
+  class (``ACTION_CLASSES``: the decision kinds of the search's codes, a special split by its
+  ability). Ending the phase or turn is no class and always legal, so a banned side always has
+  an unbanned option. step.decide_nb moves the unbanned options to the front of the buffer
+  (``drop_banned_nb``) before any choice: random, the eps degrader and greedy choose among
+  them, and the search drops the banned codes itself (search.class_nb). Without a ban nothing
+  is moved and no draw changes.
 """
 import numpy as np
 from numba import njit
@@ -33,6 +40,38 @@ from simkit.games.storm_the_castle.state import (ACT_ATTACK, ACT_CLERIC, ACT_DIS
 
 P_RANDOM, P_GREEDY, P_MCTS = 0, 1, 2      # mcts: search.py (step.decide_nb dispatches to it)
 P_CRIT = 1.0 / 36.0
+
+# action classes a ban:CLASS:POLICY side can refuse (GameSpec.action_classes, in this order): the kinds
+# of decision (state.ACT_*), the specials by ability: a Cleric's prayer (ST-C), a Blacksmith's forging
+# (ST-D), a Sorcerer's buff (ST-E). Class k is decision kind k + 1.
+ACTION_CLASSES = ("dispatch", "move", "attack", "prayer", "forge", "buff")
+CL_DISPATCH, CL_MOVE, CL_ATTACK, CL_PRAYER, CL_FORGE, CL_BUFF = range(6)
+CL_NONE = len(ACTION_CLASSES)   # ending the phase or turn: a bit no ban sets
+
+
+@njit(cache=True, inline="always")
+def kind_class_nb(kind):
+    """The action class of a decision of kind ``kind`` (state.ACT_*; CL_NONE for ending)."""
+    if kind < ACT_DISPATCH or kind > ACT_SORC:
+        return np.int64(CL_NONE)
+    return np.int64(kind - ACT_DISPATCH)
+
+
+@njit(cache=True)
+def drop_banned_nb(buf, n, ban):
+    """Move the options of buf[:n] whose class is not in the bit mask ``ban`` to the front (keeping their
+    order, 'end' first) and return how many; all ``n`` if every one is banned (never, while ending is
+    an option). Rows are swapped, not dropped: buf[:n] keeps the decision's options for the search."""
+    k = 0
+    for i in range(n):
+        if (ban >> kind_class_nb(buf[i, 0])) & 1 == 0:
+            if i != k:
+                for j in range(3):
+                    t = buf[i, j]
+                    buf[i, j] = buf[k, j]
+                    buf[k, j] = t
+            k += 1
+    return np.int64(k if k > 0 else n)
 
 
 @njit(cache=True, inline="always")

@@ -66,7 +66,8 @@ from simkit.engine.search import tree_capacity as engine_tree_capacity
 from simkit.games.storm_the_castle.evaluate import W_HAND, closeness_nb, value_nb
 from simkit.games.storm_the_castle.moves import (apply_nb as rules_apply_nb, gen_actions_nb,
                                                  gen_dispatch_nb, grave_top_unit_nb, modifier_nb)
-from simkit.games.storm_the_castle.policies import P_GREEDY, P_RANDOM, assign_roles_nb, card_value_nb, choose_nb
+from simkit.games.storm_the_castle.policies import (P_GREEDY, P_RANDOM, assign_roles_nb, card_value_nb, choose_nb,
+                                                    kind_class_nb)
 from simkit.games.storm_the_castle.policies import P_CRIT, p_success_nb
 from simkit.games.storm_the_castle.rules import (K_ITEM, K_REG, O_BUF, O_CLEARS, O_F, O_MAXTURNS, O_NC, O_NS, O_T,
                                                  T_BONUS, T_KIND, T_MOVE, T_RANGE, T_ROLL)
@@ -617,8 +618,15 @@ def prior_nb(P, S, k, n):
     return best
 
 
+@njit(cache=True)
+def class_nb(P, S, code):
+    """A decision code's action class (policies.ACTION_CLASSES): its kind, the code's low three bits (ending
+    the dispatch, kind 7, or the turn, kind 0: no class). A ``ban:CLASS:mcts`` searcher never plays one."""
+    return kind_class_nb(code % 8)
+
+
 search_nb = make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisions_nb, apply_nb, chance_nb,
-                        resolve_nb, evaluate_nb, rollout_nb, closed_loop_nb)
+                        resolve_nb, evaluate_nb, rollout_nb, closed_loop_nb, class_nb)
 
 
 @njit(cache=True, inline="always")
@@ -629,14 +637,15 @@ def side_tabs_nb(tabs, s):
 
 
 @njit(cache=True, inline="always")
-def choose_code_nb(P, cards, sp, zones, zn, g, srch, budget, rng):
+def choose_code_nb(P, cards, sp, zones, zn, g, srch, budget, rng, ban):
     """The decision code ``budget`` iterations of the engine's search prefer in the game ``cards .. g``
-    (only read) for its side to move; ``srch``: new_search_nb's scratch (its tree holds the search)."""
+    (only read) for its side to move; ``srch``: new_search_nb's scratch (its tree holds the search);
+    ``ban``: the side's banned action classes (a bit mask; its own decisions in the tree leave them out)."""
     tree, S, S2, rpend = srch
-    return search_nb(P, root_state_nb(cards, sp, zones, zn, g, rpend, S), S, S2, P[11], budget, rng, tree)
+    return search_nb(P, root_state_nb(cards, sp, zones, zn, g, rpend, S), S, S2, P[11], budget, rng, tree, ban)
 
 
 @njit(cache=True)
-def search_code_nb(P, cards, sp, zones, zn, g, srch, budget, rng):
+def search_code_nb(P, cards, sp, zones, zn, g, srch, budget, rng, ban):
     """choose_code_nb as a kernel of its own, for Python callers (tests, the step API)."""
-    return choose_code_nb(P, cards, sp, zones, zn, g, srch, budget, rng)
+    return choose_code_nb(P, cards, sp, zones, zn, g, srch, budget, rng, ban)

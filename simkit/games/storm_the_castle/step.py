@@ -22,7 +22,7 @@ from numba import njit
 from simkit.engine.dice import (STORM_O_FAIL, STORM_O_SUCCESS, roll_2d6_nb, storm_outcome_class_nb)
 from simkit.engine.rng import rng_below_nb
 from simkit.games.storm_the_castle.moves import init_game_nb, modifier_nb
-from simkit.games.storm_the_castle.policies import P_MCTS, assign_roles_nb, choose_nb
+from simkit.games.storm_the_castle.policies import P_MCTS, assign_roles_nb, choose_nb, drop_banned_nb
 from simkit.games.storm_the_castle.rules import O_HAND, O_NC, S_FINAL, S_SNAP, T_ROLL
 from simkit.games.storm_the_castle.search import (PD_A, PD_B, PD_KIND, _resolve_pending_nb, apply_nb, attack_classes_nb,
                                                   chance_nb,
@@ -32,7 +32,7 @@ from simkit.games.storm_the_castle.state import (ACT_ATTACK, C_ITEM, C_OWNER, C_
                                                  G_SIDE, G_SNAPPED, G_TURN, G_WINNER, L_DECK, L_GRAVE, L_HAND,
                                                  PH_ACTIONS, PH_DISPATCH)
 from simkit.games.storm_the_castle.turn import close_turn_nb, open_turn_nb
-from simkit.policies import EPS_SCALE, POL_BUDGET, POL_EPS, POL_ID
+from simkit.policies import EPS_SCALE, POL_BAN, POL_BUDGET, POL_EPS, POL_ID
 
 
 # ---------------------------------------------------------------------------
@@ -104,16 +104,26 @@ def decide_nb(pols, tabs, s, n, cards, sp, zones, zn, g, buf, role, rng, srch):
 
     A lone option ('end') is taken without a draw. ``eps:P`` draws once per decision with more
     than one option, and only when its epsilon is > 0, so records of policies without eps keep
-    their dice. ``srch``: the search's tree, states and root ``pend`` (play.search_scratch)."""
+    their dice. ``srch``: the search's tree, states and root ``pend`` (play.search_scratch).
+
+    ``ban:CLASS:INNER`` (a mask in ``pols[POL_BAN + s]``): the unbanned options are moved to the front
+    of ``buf`` and the rest of the choice sees only those (the returned index is into the reordered
+    ``buf``, which the callers read after the choice); a decision left with 'end' alone is taken
+    without a draw, as any lone option. The search drops the banned codes itself, so it gets the mask."""
     (ctab, cval, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, mp) = tabs
     if n == 1:
         return np.int64(0)
+    ban = pols[POL_BAN + s]
+    if ban != 0:
+        n = drop_banned_nb(buf, n, ban)
+        if n == 1:
+            return np.int64(0)
     eps = pols[POL_EPS + s]
     if eps > 0 and rng_below_nb(rng, np.int64(EPS_SCALE)) < eps:
         return rng_below_nb(rng, np.int64(n))    # a uniformly random legal option, as random plays
     pol = pols[POL_ID + s]
     if pol == P_MCTS:
-        code = choose_code_nb(side_tabs_nb(tabs, s), cards, sp, zones, zn, g, srch, pols[POL_BUDGET + s], rng)
+        code = choose_code_nb(side_tabs_nb(tabs, s), cards, sp, zones, zn, g, srch, pols[POL_BUDGET + s], rng, ban)
         ph = np.int64(g[G_PHASE])
         for k in range(n):
             if encode_nb(ph, buf[k, 0], buf[k, 1], buf[k, 2], cards, sp, ctab, iopt) == code:
