@@ -48,6 +48,11 @@ RANDOM, GREEDY, MCTS = 0, 1, 2
 # not a policy id: what step.policy_activation_nb reports for a banned side's random activation, drawn whole
 # (its target included), so that the caller does not draw the target again
 RANDOM_WHOLE = 3
+# The kernels' view of a side with a ban (play._policy_vector builds it): its id is BANNED + the inner policy's
+# id and its degrader sits at BANNED_EPS + side (its POL_EPS slot 0), so the unbanned activations never read
+# the ban and the random policy's activation compiles as before (step.policy_activation_nb).
+BANNED = 4
+BANNED_EPS = 8
 BIG = 1 << 30
 
 # The action classes a ban:CLASS:POLICY side never plays (GameSpec.action_classes, in this order: bit k of
