@@ -236,8 +236,9 @@ def _typed(params):
 def _policy_vector(policies):
     """The kernels' view of a policy vector (a bare pair of ids means budget 0 and epsilon 0): a side with a
     ban (``ban:CLASS:INNER``) has the id BANNED + INNER's id and its degrader at BANNED_EPS + side
-    (policies.BANNED), so the unbanned plies never read the ban: reading it in the activation loop cost
-    the random games 5-8% (bench --against)."""
+    (policies.BANNED), so the unbanned plies never read the ban: the random activation's code stays as it
+    was (with the ban read in the activation loop, bench --against measured the random games at 0.92-0.96x;
+    on a loaded machine, where the base against itself varies by a few percent)."""
     pv = np.zeros(POLICY_VECTOR + 2, dtype=np.int64)
     p = np.asarray(policies, dtype=np.int64)[:POLICY_VECTOR]
     pv[:len(p)] = p
