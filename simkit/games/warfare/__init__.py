@@ -53,4 +53,5 @@ SPEC = GameSpec(
     knobs_slot=15,      # params[15]: the search knob table (rules.prepare); the hooks read scale, threat and cap turns
     side_knobs=("mcts_c", "mcts_rollout", "mcts_cutoff", "mcts_prior_temp", "mcts_fpu", "mcts_decisive",
                 "mcts_contempt"),   # from fp for both sides, so a side carries only the engine's own knobs
+    action_classes=("shoot", "melee", "advance", "swap", "move"),   # policies.ACTION_CLASSES (no numba here)
 )

@@ -29,8 +29,9 @@ import numpy as np
 from numba import njit
 
 from .moves import INSTANT_ATT, INSTANT_DEF, angle_nb, combat_kind_nb, in_arc_nb
-from .policies import attack_score_nb, best_facing_nb, melee_facing_nb, pos_score_nb
-from .state import ARC, DXA, DYA, FP_VALUE, INNER, IP_H, IP_NSQ, IP_P2, IP_W, WIN_LO
+from .policies import (CL_ADVANCE, CL_NONE, activation_class_nb, attack_score_nb, best_facing_nb, melee_facing_nb,
+                       pos_score_nb)
+from .state import ARC, DXA, DYA, FP_VALUE, INNER, IP_H, IP_N0, IP_NSQ, IP_P2, IP_W, WIN_LO
 
 END, STAY, ADVANCE = 0, 1, 2
 A0 = 3
@@ -102,6 +103,20 @@ def decode_nb(code, side, n0, nsq, am):
     t = rest % nsq
     k = rest // nsq
     return (k if side == 0 else n0 + k), t, f, j
+
+
+@njit(cache=True, _nrt=False)
+def decision_class_nb(P, occ, usq, utype, side, code):
+    """The action class (policies.ACTION_CLASSES) of ``side``'s decision ``code`` in the position before it:
+    ADVANCE ``advance``, an activation by its attack or move (policies.activation_class_nb); END and STAY
+    CL_NONE (never banned)."""
+    if code == ADVANCE:
+        return CL_ADVANCE
+    if code < A0:
+        return CL_NONE
+    ip, urange = P[0], P[6]
+    u, t, f, j = decode_nb(code, side, ip[IP_N0], ip[IP_NSQ], arc_max_nb(urange))
+    return activation_class_nb(u, t, j > 0, occ, usq, utype)
 
 
 @njit(**INNER)

@@ -27,7 +27,7 @@ from simkit.env.rules import GameSteps
 from simkit.games.warfare import search, step
 from simkit.games.warfare.candidates import A0, ADVANCE, END, STAY, arc_size, arc_square_nb, decode_nb, n_actions
 from simkit.games.warfare.moves import turn_limit_nb
-from simkit.games.warfare.play import _search_sizes, _typed, scratch
+from simkit.games.warfare.play import _policy_vector, _search_sizes, _typed, scratch
 from simkit.games.warfare.render import board_text, combat_parts, sq_name, unit_name
 from simkit.games.warfare.search import (M_ADVSQ, M_ADVU, M_LIMIT, M_NACT, M_PASSES, M_PLAYER, M_PU, M_PV, M_TURN,
                                          S_AGG, S_REC)
@@ -108,7 +108,7 @@ class WarfareSteps(GameSteps):
         cap, maxa = _search_sizes(self.P, policies)     # the kernel's sizes: a full tree stops where it stops
         if self._work is None or self._work[0] != (cap, maxa):
             self._work = ((cap, maxa), search.new_workspace_nb(self.P, cap, maxa))
-        return int(step.step_choose_nb(self.P, S, self._work[1], policies, rng))
+        return int(step.step_choose_nb(self.P, S, self._work[1], _policy_vector(policies), rng))   # the kernels' view
 
     def finish(self, S, first, rec, snapshot_ply):
         step.step_finish_nb(self.P, S, np.int64(snapshot_ply))

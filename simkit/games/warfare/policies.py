@@ -23,6 +23,15 @@ greedy: a scripted commander (knobs ``greedy_*`` in the scenario, fp[G_*]):
      recomputed when their square is taken or an enemy dies. No swaps.
   3. advance after a melee win when the emptied square scores better.
 Ties are broken uniformly at random.
+
+ban:CLASS:POLICY (simkit.policies; the mask at ``policies[POL_BAN + side]``): every policy above
+chooses among the side's decisions outside the banned ``ACTION_CLASSES`` only. Ending the turn and
+staying put after a kill are no class (never banned), so a decision always has an unbanned option.
+Greedy leaves a banned attack class out of its attack search and, with ``move`` banned, ends the
+turn where it would have moved; the random policy (and the eps degrader) draws random's whole
+activation again until it is unbanned (``restricted_random_nb``: random's own distribution,
+conditioned on the unbanned classes); the search drops banned decisions (search.class_nb).
+Without a ban every policy draws from the game's stream exactly as before.
 """
 import numpy as np
 from numba import njit
@@ -30,13 +39,47 @@ from numba import njit
 from simkit.engine.rng import argmax_step_nb, rng_below_nb
 
 from .moves import (INSTANT_ATT, INSTANT_DEF, angle_nb, combat_kind_nb, face_mask_nb, gen_dests_nb, gen_targets_nb,
-                    in_arc_nb)
+                    in_arc_nb, move_nb)
 from .state import (ARC, CAV, DXA, DYA, FP_VALUE, G_APPROACH, G_CAVSLACK, G_COVER, G_DANGER, G_FACING, G_FORM,
                     G_MINIMP, G_SLACK, G_THRESH, INNER, IP_H, IP_NSQ, IP_P2, IP_W, WIN_LO)
 
 POLICIES = ("random", "greedy", "mcts")
 RANDOM, GREEDY, MCTS = 0, 1, 2
+# not a policy id: what step.policy_activation_nb reports for a banned side's random activation, drawn whole
+# (its target included), so that the caller does not draw the target again
+RANDOM_WHOLE = 3
+# The kernels' view of a side with a ban (play._policy_vector builds it): its id is BANNED + the inner policy's
+# id and its degrader sits at BANNED_EPS + side (its POL_EPS slot 0), so the unbanned activations never read
+# the ban and the random policy's activation compiles as before (step.policy_activation_nb).
+BANNED = 4
+BANNED_EPS = 8
 BIG = 1 << 30
+
+# The action classes a ban:CLASS:POLICY side never plays (GameSpec.action_classes, in this order: bit k of
+# the ban mask is class k): what an activation does, in the rules' words. An activation with an attack is
+# classed by its attack whatever its move (a swap and then a shot is ``shoot``): ``shoot`` an Archer's attack
+# (always a shot, RULES 4), ``melee`` any other unit's attack; without an attack ``swap`` (WF-D, with an
+# adjacent friend) or ``move`` (any other move, holding the square and turning included); ``advance`` the
+# WF-5 step into a killed defender's square. Ending the turn and staying after a kill are CL_NONE, a bit no
+# mask sets: activations are "up to", so END is always there to fall back on, and STAY beside ADVANCE.
+ACTION_CLASSES = ("shoot", "melee", "advance", "swap", "move")
+CL_SHOOT, CL_MELEE, CL_ADVANCE, CL_SWAP, CL_MOVE, CL_NONE = 0, 1, 2, 3, 4, 5
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def activation_class_nb(u, t, attacks, occ, usq, utype):
+    """The class (ACTION_CLASSES) of unit u's activation to square t, attacking or not, in the position
+    before it moves (a friend on t: a swap)."""
+    if attacks:
+        return CL_SHOOT if utype[u] == ARC else CL_MELEE
+    if t != usq[u] and occ[t] >= 0:
+        return CL_SWAP
+    return CL_MOVE
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def banned_nb(ban, cls):
+    return (ban >> cls) & 1 != 0
 
 
 @njit(**INNER)
@@ -73,6 +116,28 @@ def random_target_nb(u, P, usq, uface, uside, utype, nu, tbuf, rng):
     nt = gen_targets_nb(u, P[0], P[6], usq, uface, uside, utype, nu, tbuf)
     k = rng_below_nb(rng, nt + 1)
     return tbuf[k] if k < nt else -1
+
+
+@njit(cache=True, _nrt=False)
+def restricted_random_nb(side, phase2, P, occ, usq, uface, uside, utype, acted, nu, buf, tbuf, ban, rng):
+    """The random policy's whole activation for a side with the ban mask ``ban`` (unit -1: end the turn):
+    random's draws -- unit, square, facing, then (phase 3) the target after the move, made and undone --
+    repeated until the activation's class is not banned. That is random's own distribution conditioned
+    on the unbanned classes; END is never banned, so it ends. Out of line (called only with a ban): the
+    unbanned random activation keeps its code. Returns (unit, square, facing, target or -1)."""
+    while True:
+        u, t, f = random_move_nb(side, phase2, P, occ, usq, uside, utype, acted, nu, buf, tbuf, rng)
+        if u < 0:
+            return u, t, f, np.int64(-1)
+        tgt = np.int64(-1)
+        if not phase2:
+            frm = usq[u]
+            face = uface[u]
+            move_nb(u, t, f, occ, usq, uface)
+            tgt = random_target_nb(u, P, usq, uface, uside, utype, nu, tbuf, rng)
+            move_nb(u, frm, face, occ, usq, uface)      # undone: a swap partner goes back to t
+        if not banned_nb(ban, activation_class_nb(u, t, tgt >= 0, occ, usq, utype)):
+            return u, t, f, tgt
 
 
 @njit(**INNER)
@@ -310,10 +375,12 @@ def attack_score_nb(at, dt, ang, ranged, dtree, ip, fp, wintab, last):
 
 
 @njit(cache=True, _nrt=False)
-def greedy_attack_nb(side, P, occ, usq, uface, utype, uside, acted, nu, last, out, rng):
+def greedy_attack_nb(side, P, occ, usq, uface, utype, uside, acted, nu, last, ban, out, rng):
     """Best attack over unacted units: out = (u, square, facing, target); returns its score.
 
-    ``last``: the enemy has one unit left, so a kill wins — its value counts 1000 more."""
+    ``last``: the enemy has one unit left, so a kill wins — its value counts 1000 more. ``ban``: the
+    side's ban mask (ACTION_CLASSES): the units whose attack class it bans are left out (greedy never
+    swaps, so an attack's class is its unit's)."""
     ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs = P
     W = ip[IP_W]
     H = ip[IP_H]
@@ -324,6 +391,8 @@ def greedy_attack_nb(side, P, occ, usq, uface, utype, uside, acted, nu, last, ou
         if uside[u] != side or usq[u] < 0 or acted[u] != 0:
             continue
         at = utype[u]
+        if ban != 0 and banned_nb(ban, CL_SHOOT if at == ARC else CL_MELEE):
+            continue
         ranged = at == ARC   # a variable, not a literal: one compile of attack_score_nb
         m = umove[at]
         sq = usq[u]
@@ -395,9 +464,11 @@ def greedy_attack_nb(side, P, occ, usq, uface, utype, uside, acted, nu, last, ou
 
 
 @njit(**INNER)
-def greedy_choose_nb(side, phase2, turn, P, occ, usq, uface, utype, uside, acted, alive, nu,
+def greedy_choose_nb(side, phase2, turn, P, occ, usq, uface, utype, uside, acted, alive, nu, ban,
                      gmap, gf, plan, plansc, out, rng):
-    """The greedy commander's next activation: out = (u, square, facing, target) or u = -1 (end)."""
+    """The greedy commander's next activation: out = (u, square, facing, target) or u = -1 (end).
+    ``ban``: the side's ban mask (ACTION_CLASSES): no attack of a banned class; with ``move`` banned
+    the turn ends where greedy would have moved (its moves never swap: ``swap`` changes nothing)."""
     ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs = P
     if gf[0] != turn * 1000 + alive[1 - side]:
         greedy_maps_nb(side, P, usq, utype, uside, nu, gmap, gf)
@@ -407,9 +478,14 @@ def greedy_choose_nb(side, phase2, turn, P, occ, usq, uface, utype, uside, acted
         for u in range(nu):
             plan[u, 0] = -2
     if not phase2:
-        sc = greedy_attack_nb(side, P, occ, usq, uface, utype, uside, acted, nu, alive[1 - side] == 1, out, rng)
+        sc = greedy_attack_nb(side, P, occ, usq, uface, utype, uside, acted, nu, alive[1 - side] == 1, ban, out,
+                              rng)
         if out[0] >= 0 and sc >= fp[G_THRESH]:
             return
+    if ban != 0 and banned_nb(ban, CL_MOVE):
+        out[0] = -1
+        out[3] = -1
+        return
     best = -1e300
     ties = 0
     out[0] = -1

@@ -29,6 +29,11 @@ to 1/2 by the share of the trailing side's units the turns left can still remove
 (mcts_cap_turns * units of the trailing side)``, at most 1. Under ``cap_result = "material"`` the
 lead itself decides at the cap and is not pulled.
 
+**Restricted play**: ``class_nb`` gives a decision's action class (policies.ACTION_CLASSES); a
+``ban:CLASS:mcts:N`` searcher leaves its banned classes out of its own decisions at the root and in its
+tree (the engine's ``legal_nb``; END and STAY are no class, so one is always left). The opponent's
+decisions and the rollouts' plies (both sides) stay unrestricted, as in every game's search.
+
 **Rollouts**: the greedy commander (or uniform random play, as the policies play) from the leaf
 until ``mcts_cutoff`` turns have ended, counting the searcher's current turn; a pending roll is
 rolled with the game's own dice first.
@@ -41,8 +46,8 @@ from simkit.engine.rng import rng_below_nb
 from simkit.engine.search import ONGOING, make_search, new_tree_nb, squash_nb, tree_capacity
 from simkit.policies import MC_N, MC_SCALE
 
-from .candidates import ADVANCE, END, STAY, arc_max_nb, arc_square_nb, attack_potential_nb, decode_nb, \
-    gen_decisions_nb
+from .candidates import ADVANCE, END, STAY, arc_max_nb, arc_square_nb, attack_potential_nb, decision_class_nb, \
+    decode_nb, gen_decisions_nb
 from .moves import (ROLL, angle_nb, attack_nb, can_act_nb, cap_winner_nb, combat_kind_nb, move_nb, surround_after_nb,
                     turn_limit_nb)
 from .policies import greedy_advance_nb, greedy_choose_nb, greedy_maps_nb, pos_score_nb, random_move_nb, \
@@ -403,7 +408,7 @@ def rollout_step_nb(P, S, greedy, rng):
         return
     phase2 = turn < 2
     if greedy:
-        greedy_choose_nb(player, phase2, turn, P, occ, usq, uface, utype, uside, acted, alive, nu,
+        greedy_choose_nb(player, phase2, turn, P, occ, usq, uface, utype, uside, acted, alive, nu, np.int64(0),
                          gmap, gf, plan, plansc, gout, rng)
         u = gout[0]
         if u < 0:
@@ -448,8 +453,14 @@ def closed_loop_nb(P):
     return True
 
 
+@njit(**INNER)
+def class_nb(P, S, code):
+    """Decision ``code``'s action class for a ``ban:CLASS:mcts:N`` searcher (policies.ACTION_CLASSES)."""
+    return decision_class_nb(P, S[S_OCC], S[S_USQ], S[S_TYPE], S[S_META][M_PLAYER], code)
+
+
 search_nb = make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisions_nb, apply_nb, chance_nb,
-                        settle_nb, evaluate_nb, rollout_nb, closed_loop_nb)
+                        settle_nb, evaluate_nb, rollout_nb, closed_loop_nb, class_nb)
 
 
 @njit(cache=True)
@@ -466,9 +477,11 @@ def new_workspace_nb(P, cap, maxa):
 
 @njit(**INNER)
 def choose_nb(P, Wk, budget, player, turn, nact, limit, advu, advsq, actu, mate, occ, usq, uface, utype, uside,
-              acted, alive, rng):
+              acted, alive, ban, rng):
     """The decision code ``budget`` iterations prefer in the game's position: an activation or END, or
-    (``advu`` >= 0: unit advu has just killed on square advsq) STAY or ADVANCE."""
+    (``advu`` >= 0: unit advu has just killed on square advsq) STAY or ADVANCE. ``ban``: the mover's
+    banned action classes (policies.ACTION_CLASSES), left out of its own decisions at the root and in the
+    tree (class_nb)."""
     tree, R, S, S2 = Wk
     for q in range(occ.shape[0]):
         R[S_OCC][q] = occ[q]
@@ -499,7 +512,7 @@ def choose_nb(P, Wk, budget, player, turn, nact, limit, advu, advsq, actu, mate,
     for k in range(S[S_REC].shape[0]):      # the rule functions' counters: scratch, kept small
         S[S_REC][k] = 0
         S2[S_REC][k] = 0
-    return search_nb(P, R, S, S2, P[15][player], budget, rng, tree)   # the mover's row of the knob table
+    return search_nb(P, R, S, S2, P[15][player], budget, rng, tree, ban)   # the mover's row of the knob table
 
 
 # ------------------------------------------------------------------ entry points for tests and measurements
@@ -539,12 +552,12 @@ def playout_nb(P, S, policy, horizon, rng):
 
 
 @njit(cache=True, _nrt=False)
-def decide_nb(P, Wk, budget, S, rng):
-    """choose_nb in search state ``S`` (left untouched), from Python."""
+def decide_nb(P, Wk, budget, S, rng, ban=0):
+    """choose_nb in search state ``S`` (left untouched), from Python (``ban``: the mover's ban mask)."""
     meta = S[S_META]
     return choose_nb(P, Wk, np.int64(budget), meta[M_PLAYER], meta[M_TURN], meta[M_NACT], meta[M_LIMIT],
                      meta[M_ADVU], meta[M_ADVSQ], meta[M_ACTU], meta[M_MATE], S[S_OCC], S[S_USQ], S[S_FACE],
-                     S[S_TYPE], S[S_SIDE], S[S_ACTED], S[S_ALIVE], rng)
+                     S[S_TYPE], S[S_SIDE], S[S_ACTED], S[S_ALIVE], np.int64(ban), rng)
 
 
 def play_turn(params, S, budget, rng):

@@ -20,12 +20,12 @@ from numba import njit
 from simkit.engine.dice import warfare_opposed_nb
 from simkit.engine.search import ONGOING
 from simkit.engine.rng import rng_below_nb
-from simkit.policies import EPS_SCALE, POL_BUDGET, POL_EPS
+from simkit.policies import EPS_SCALE, POL_BAN, POL_BUDGET, POL_EPS
 
 from .candidates import ADVANCE, END, STAY, A0, act_code_nb, arc_index_nb, arc_max_nb, arc_square_nb, decode_nb
 from .moves import arc_enemies_nb, face_mask_nb, gen_dests_nb, move_nb
-from .policies import (MCTS, RANDOM, greedy_advance_nb, greedy_choose_nb, greedy_maps_nb, random_move_nb,
-                       random_target_nb)
+from .policies import (BANNED, BANNED_EPS, CL_ADVANCE, MCTS, RANDOM, RANDOM_WHOLE, banned_nb, greedy_advance_nb, greedy_choose_nb,
+                       greedy_maps_nb, random_move_nb, random_target_nb, restricted_random_nb)
 from .search import (M_ADVSQ, M_ADVU, M_LIMIT, M_MATE, M_NACT, M_PAM, M_PASSES, M_PDM, M_PLAYER, M_PU, M_RESULT,
                      M_SNAP, M_TURN, S_AGG, S_BUF, S_GF, S_GMAP, S_GOUT, S_META, S_PLAN, S_PLANSC, S_REC, S_TBUF,
                      apply_nb, begin_turn_nb, chance_nb, choose_nb, evaluate_nb, settle_nb)
@@ -87,11 +87,12 @@ def begin_game_nb(P, first, occ, usq, uface, utype, uside, alive, zbuf, rng, rec
 @njit(inline="always", **INNER)
 def policy_activation_nb(P, Wk, policies, player, turn, nact, limit, occ, usq, uface, utype, uside, acted, alive,
                          buf, tbuf, gmap, gf, plan, plansc, gout, rng):
-    """The next activation of ``player`` under its entry of the policy vector: (policy played, unit,
-    square, facing, target); unit -1 ends the turn. A side with epsilon > 0 first draws whether to
-    play this decision as the random policy (nothing is drawn with epsilon 0). The random policy's
-    target is -1 here: it is drawn after the move (``random_target_nb``), as the policy is defined."""
-    ip, urange = P[0], P[6]
+    """The next activation of ``player`` under its entry of the policy vector (the kernels' view,
+    play._policy_vector): (policy played, unit, square, facing, target); unit -1 ends the turn. A side
+    with epsilon > 0 first draws whether to play this decision as the random policy (nothing is drawn
+    with epsilon 0). The random policy's target is -1 here: it is drawn after the move
+    (``random_target_nb``), as the policy is defined. A side with a ban (id BANNED + its policy's) plays
+    out of line (restricted_activation_nb), after the unbanned policies' tests: their code is as before."""
     nu = usq.shape[0]
     phase2 = turn < 2
     act = policies[player]
@@ -102,16 +103,56 @@ def policy_activation_nb(P, Wk, policies, player, turn, nact, limit, occ, usq, u
         u, t, f = random_move_nb(player, phase2, P, occ, usq, uside, utype, acted, nu, buf, tbuf, rng)
         return act, u, t, f, np.int64(-1)
     if act == MCTS:
-        code = choose_nb(P, Wk, policies[POL_BUDGET + player], player, turn, nact, limit, np.int64(-1),
-                         np.int64(-1), np.int64(-1), np.int64(-1), occ, usq, uface, utype, uside, acted, alive, rng)
-        if code == END:
-            return act, np.int64(-1), np.int64(-1), np.int64(-1), np.int64(-1)
-        u, t, f, j = decode_nb(code, player, ip[IP_N0], ip[IP_NSQ], arc_max_nb(urange))
-        tgt = np.int64(-1)
-        if j > 0:
-            tgt = occ[arc_square_nb(t % ip[IP_W], t // ip[IP_W], f, j, ip[IP_W], ip[IP_H])]
+        u, t, f, tgt = mcts_activation_nb(P, Wk, policies[POL_BUDGET + player], player, turn, nact, limit, occ, usq,
+                                          uface, utype, uside, acted, alive, np.int64(0), rng)
         return act, u, t, f, tgt
-    greedy_choose_nb(player, phase2, turn, P, occ, usq, uface, utype, uside, acted, alive, nu,
+    if act >= BANNED:
+        return restricted_activation_nb(P, Wk, policies, player, turn, nact, limit, occ, usq, uface, utype, uside,
+                                        acted, alive, buf, tbuf, gmap, gf, plan, plansc, gout, rng)
+    greedy_choose_nb(player, phase2, turn, P, occ, usq, uface, utype, uside, acted, alive, nu, np.int64(0),
+                     gmap, gf, plan, plansc, gout, rng)
+    return act, gout[0], gout[1], gout[2], gout[3]
+
+
+@njit(inline="always", **INNER)
+def mcts_activation_nb(P, Wk, budget, player, turn, nact, limit, occ, usq, uface, utype, uside, acted, alive, ban,
+                       rng):
+    """The search's activation (unit, square, facing, target); unit -1 ends the turn."""
+    ip, urange = P[0], P[6]
+    code = choose_nb(P, Wk, budget, player, turn, nact, limit, np.int64(-1), np.int64(-1), np.int64(-1),
+                     np.int64(-1), occ, usq, uface, utype, uside, acted, alive, ban, rng)
+    if code == END:
+        return np.int64(-1), np.int64(-1), np.int64(-1), np.int64(-1)
+    u, t, f, j = decode_nb(code, player, ip[IP_N0], ip[IP_NSQ], arc_max_nb(urange))
+    tgt = np.int64(-1)
+    if j > 0:
+        tgt = occ[arc_square_nb(t % ip[IP_W], t // ip[IP_W], f, j, ip[IP_W], ip[IP_H])]
+    return u, t, f, tgt
+
+
+@njit(**INNER)
+def restricted_activation_nb(P, Wk, policies, player, turn, nact, limit, occ, usq, uface, utype, uside, acted, alive,
+                             buf, tbuf, gmap, gf, plan, plansc, gout, rng):
+    """policy_activation_nb for a side with the ban mask ``policies[POL_BAN + player]`` (``ban:CLASS:INNER``,
+    policies.ACTION_CLASSES): INNER (id ``policies[player] - BANNED``, degrader at BANNED_EPS) among the
+    unbanned decisions. Its random activation (``ban:CLASS:random``, or the degrader firing) comes whole
+    (policies.restricted_random_nb), target included, reported as RANDOM_WHOLE."""
+    nu = usq.shape[0]
+    phase2 = turn < 2
+    ban = policies[POL_BAN + player]
+    act = policies[player] - BANNED
+    eps = policies[BANNED_EPS + player]
+    if eps > 0 and rng_below_nb(rng, np.int64(EPS_SCALE)) < eps:
+        act = RANDOM
+    if act == RANDOM:
+        u, t, f, tgt = restricted_random_nb(player, phase2, P, occ, usq, uface, uside, utype, acted, nu, buf, tbuf,
+                                            ban, rng)
+        return np.int64(RANDOM_WHOLE), u, t, f, tgt
+    if act == MCTS:
+        u, t, f, tgt = mcts_activation_nb(P, Wk, policies[POL_BUDGET + player], player, turn, nact, limit, occ, usq,
+                                          uface, utype, uside, acted, alive, ban, rng)
+        return act, u, t, f, tgt
+    greedy_choose_nb(player, phase2, turn, P, occ, usq, uface, utype, uside, acted, alive, nu, ban,
                      gmap, gf, plan, plansc, gout, rng)
     return act, gout[0], gout[1], gout[2], gout[3]
 
@@ -121,16 +162,23 @@ def policy_activation_nb(P, Wk, policies, player, turn, nact, limit, occ, usq, u
 def policy_advance_nb(P, Wk, policies, player, turn, nact, limit, u, tsq, mate, occ, usq, uface, utype, uside,
                       acted, alive, gmap, gf, rng):
     """WF-5: does unit ``u`` of ``player``, which has just killed on ``tsq``, advance into it (1) or
-    stay (0)? ``nact``: the activations the turn had before this one (the search's count)."""
+    stay (0)? ``nact``: the activations the turn had before this one (the search's count). A side that
+    bans ``advance`` stays, and draws nothing: STAY is then its only decision."""
     act = policies[player]
     eps = policies[POL_EPS + player]
+    ban = policies[POL_BAN + player]
+    if ban != 0:        # the kernels' view of a banned side (play._policy_vector)
+        if banned_nb(ban, CL_ADVANCE):
+            return 0
+        act -= BANNED
+        eps = policies[BANNED_EPS + player]
     if eps > 0 and rng_below_nb(rng, np.int64(EPS_SCALE)) < eps:
         act = RANDOM
     if act == RANDOM:
         return rng_below_nb(rng, np.int64(2))
     if act == MCTS:
         code = choose_nb(P, Wk, policies[POL_BUDGET + player], player, turn, nact, limit, u, tsq, u, mate,
-                         occ, usq, uface, utype, uside, acted, alive, rng)
+                         occ, usq, uface, utype, uside, acted, alive, ban, rng)
         return 1 if code == ADVANCE else 0
     if gf[0] != turn * 1000 + alive[1 - player]:     # the greedy maps' key (search.ensure_maps_nb)
         greedy_maps_nb(player, P, usq, utype, uside, usq.shape[0], gmap, gf)
