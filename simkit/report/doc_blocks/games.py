@@ -130,3 +130,37 @@ def _storm_extra_cards():
             + head + "\n| --- |" + " --- |" * len(cells) + "\n| first-player advantage [95%] | "
             + " | ".join(ci(c["first_player_advantage"], c["first_player_advantage_ci_lo"],
                             c["first_player_advantage_ci_hi"], "{:+.3f}") for c in cells) + " |\n")
+
+
+def ban_table(game: str, games: int = 500) -> str:
+    """What each action class is worth to greedy: greedy against ``ban:CLASS:greedy`` for every class."""
+    from simkit.games import get_game
+    rows = ["| policy | its score against greedy [95%] | draws |", "| --- | --- | ---: |"]
+    for c in get_game(game).action_classes:
+        s = simkit_json(f"matchup {game} --policies ban:{c}:greedy,greedy --games {games} --seed 0 --no-progress")
+        cell = next(x for x in s["cells"] if x["policy"] == f"ban:{c}:greedy")
+        rows.append(f"| `ban:{c}:greedy` | {ci(cell['score'], *cell['ci'], '{:.3f}')} | {pct(cell['draw_rate'])} |")
+    return (f"`simkit matchup {game} --policies ban:CLASS:greedy,greedy --games {games} --seed 0` for each class "
+            f"(both seat orders):\n\n" + "\n".join(rows) + "\n")
+
+
+for _game in ("skorm", "storm_the_castle", "warfare"):
+    block(f"ban-{_game}", f"docs/games/{_game}.md", "slow",
+          f"simkit matchup {_game} --policies ban:CLASS:greedy,greedy --games 500 --seed 0")(
+        lambda g=_game: ban_table(g))
+
+
+def ban_search(game: str, cls: str, budget: int = 100, games: int = 40) -> str:
+    """What one action class is worth to the search: ``ban:CLASS:mcts:N`` against ``mcts:N``."""
+    pol = f"ban:{cls}:mcts:{budget}"
+    cmd = f"matchup {game} --policies {pol},mcts:{budget} --games {games} --seed 0 --no-progress"
+    s = simkit_json(cmd)
+    cell = next(x for x in s["cells"] if x["policy"] == pol)
+    return (f"`simkit {cmd.replace(' --no-progress', '')}`: `{pol}` scores {ci(cell['score'], *cell['ci'], '{:.3f}')} "
+            f"against `mcts:{budget}`, {pct(cell['draw_rate'])} of the games drawn.\n")
+
+
+for _game, _cls in (("skorm", "gold"), ("storm_the_castle", "attack")):
+    block(f"ban-mcts-{_game}", f"docs/games/{_game}.md", "mcts",
+          f"simkit matchup {_game} --policies ban:{_cls}:mcts:100,mcts:100 --games 40 --seed 0")(
+        lambda g=_game, c=_cls: ban_search(g, c))
