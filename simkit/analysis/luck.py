@@ -112,7 +112,7 @@ def upsets(cells: dict, order: list) -> list[dict]:
         c = cells[(strong, weak)]
         n = 2 * c["games"]
         draws = c["draw_rate"] * n
-        wins = max((1.0 - c["score"]) * n - draws / 2, 0.0)
+        wins = max(round((1.0 - c["score"]) * n - draws / 2, 6), 0.0)     # (rounding: no 1e-18 upsets)
         lo, hi = wilson(round(wins), n)
         out.append({"weaker": weak, "stronger": strong, "gap": j - i, "games": n, "upset_rate": wins / n,
                     "ci": [lo, hi], "draw_rate": c["draw_rate"], "stronger_score": c["score"]})
