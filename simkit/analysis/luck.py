@@ -268,12 +268,18 @@ def table(study_result: dict):
 
 def skill_luck_chart(study_result: dict, ax):
     """Each entry placed by the seed's share (luck, x) and the skill span (y), 95% intervals both ways."""
+    import textwrap
     for e in study_result["entries"]:
         s, k = e["seed_share"], e["skill_span"]
         x, y = s["share"], k["elo"]
         xerr = None if not np.all(np.isfinite(s["ci"])) else [[x - s["ci"][0]], [s["ci"][1] - x]]
-        ax.errorbar([x], [y], xerr=xerr, yerr=[[y - k["ci"][0]], [k["ci"][1] - y]], fmt="o", capsize=4)
-        ax.annotate(e["label"], (x, y), textcoords="offset points", xytext=(6, 6), fontsize=9)
+        # a variant's label can be long (every --set-b): the point gets a short tag, the legend the whole label
+        tag = e["label"][0] if e["label"][:4] in ("A = ", "B = ") else textwrap.shorten(e["label"], 28)
+        ax.errorbar([x], [y], xerr=xerr, yerr=[[y - k["ci"][0]], [k["ci"][1] - y]], fmt="o", capsize=4,
+                    label=textwrap.fill(e["label"], 70))
+        ax.annotate(tag, (x, y), textcoords="offset points", xytext=(6, 6), fontsize=9)
+    if any(len(e["label"]) > 28 for e in study_result["entries"]):
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), fontsize=8, frameon=False)
     ax.set_xlim(-0.05, 1.05)
     ax.set_xlabel("luck: share of outcome variance the seed (dice, deal) explains")
     ax.set_ylabel("skill span: Elo of the strongest above random")
