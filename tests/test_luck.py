@@ -52,10 +52,10 @@ def test_each_sides_own_rolls_average_zero_luck(step_game):
         r = play_split(s0.steps, pv, 11, g, g % 2, 1000 + g)
         own[0].append(r["luck0_own"])
         own[1].append(-r["luck0_opp"])
+    if all(np.all(np.array(x) == 0) for x in own):
+        pytest.skip(f"{step_game}'s default rules roll no dice")
     for x in own:
         x = np.array(x)
-        if np.all(x == 0):
-            continue
         half = 2.6 * x.std(ddof=1) / np.sqrt(len(x))          # 99%: 4 sides x games must rarely fail
         assert abs(x.mean()) <= half, (x.mean(), half)
 

@@ -69,7 +69,7 @@ def play_split(steps, pv, seed: int, game: int, first: int, decision_seed: int, 
 def seed_share(y: np.ndarray, firsts: np.ndarray, rng=None) -> dict:
     """Share of the variance of ``y`` (seeds x replays) between seeds, the seat's mean removed,
     with a 95% bootstrap interval over the seeds."""
-    y = np.asarray(y, float)
+    y = np.array(y, float)          # a copy: the seat's mean is removed in place
     firsts = np.asarray(firsts)
     for f in np.unique(firsts):
         y[firsts == f] -= y[firsts == f].mean()
@@ -285,3 +285,39 @@ def skill_luck_chart(study_result: dict, ax):
     ax.set_ylabel("skill span: Elo of the strongest above random")
     ax.grid(alpha=0.3)
     return ax
+
+
+def luck_text(res: dict) -> list[str]:
+    """What `simkit luck` prints: per entry its luck and skill, then B - A."""
+    lines = []
+    for e in res["entries"]:
+        s, k = e["seed_share"], e["skill_span"]
+        lines.append(f"{e['label']}:")
+        share = (f"{s['share']:.3f} [{s['ci'][0]:.3f}, {s['ci'][1]:.3f}]" if s["ci"][0] == s["ci"][0]
+                 else f"{s['share']:.3f} (no interval: {s.get('note', '')})")
+        lines.append(f"  seed's share of the outcome ({res['player']} self-play, {s['seeds']} seeds x {s['replays']} "
+                     f"replays): {share}")
+        lines.append(f"  skill span: {k['to']} is {k['elo']:.0f} Elo [{k['ci'][0]:.0f}, {k['ci'][1]:.0f}] above "
+                     f"{k['from']}")
+        for u in e["upsets_by_gap"]:
+            lines.append(f"  upsets at gap {u['gap']}: the weaker player won {u['upset_rate']:.1%} "
+                         f"[{u['ci'][0]:.1%}, {u['ci'][1]:.1%}] of {u['games']:,} games")
+        sw = e.get("luck_swing")
+        if sw:
+            w = sw["luckier_side_won"]
+            m = sw["mean_abs_luck"]
+            lines.append(f"  luck of the rolls ({sw['rolls_per_game']:.1f} per game): mean |luck| of a game "
+                         f"{m['mean']:.3f} [{m['ci'][0]:.3f}, {m['ci'][1]:.3f}] (side 0's expected score); the "
+                         f"luckier side won {w['share']:.1%} [{w['ci'][0]:.1%}, {w['ci'][1]:.1%}] of {w['games']} "
+                         "decided games")
+            for side, v in sw["own_rolls"].items():
+                lines.append(f"    {side}'s own rolls: mean luck {v['mean']:+.4f} [{v['ci'][0]:+.4f}, "
+                             f"{v['ci'][1]:+.4f}] per game (0 expected: the odds are exact)")
+        else:
+            lines.append("  no rolls: nothing of the outcome is dice")
+    d = res.get("difference")
+    if d:
+        ss, sk = d["seed_share"], d["skill_span"]
+        lines.append(f"B - A: seed's share {ss['diff']:+.3f} [{ss['ci'][0]:+.3f}, {ss['ci'][1]:+.3f}], skill span "
+                     f"{sk['diff']:+.0f} Elo [{sk['ci'][0]:+.0f}, {sk['ci'][1]:+.0f}]")
+    return lines

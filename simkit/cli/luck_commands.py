@@ -148,43 +148,8 @@ def show_luck(res: dict, out_dir, as_json: bool):
     if as_json:
         from simkit.cli.analysis_commands import _echo_json
         return _echo_json(res)
+    from simkit.analysis.luck import luck_text
     for line in luck_text(res):
         click.echo(line)
     if out_dir:
         click.echo(f"luck directory: {out_dir} (luck.json, luck.csv; simkit report {out_dir} draws the chart)")
-
-
-def luck_text(res: dict) -> list[str]:
-    """What `simkit luck` prints: per entry its luck and skill, then B - A."""
-    lines = []
-    for e in res["entries"]:
-        s, k = e["seed_share"], e["skill_span"]
-        lines.append(f"{e['label']}:")
-        share = (f"{s['share']:.3f} [{s['ci'][0]:.3f}, {s['ci'][1]:.3f}]" if s["ci"][0] == s["ci"][0]
-                 else f"{s['share']:.3f} (no interval: {s.get('note', '')})")
-        lines.append(f"  seed's share of the outcome ({res['player']} self-play, {s['seeds']} seeds x {s['replays']} "
-                     f"replays): {share}")
-        lines.append(f"  skill span: {k['to']} is {k['elo']:.0f} Elo [{k['ci'][0]:.0f}, {k['ci'][1]:.0f}] above "
-                     f"{k['from']}")
-        for u in e["upsets_by_gap"]:
-            lines.append(f"  upsets at gap {u['gap']}: the weaker player won {u['upset_rate']:.1%} "
-                         f"[{u['ci'][0]:.1%}, {u['ci'][1]:.1%}] of {u['games']:,} games")
-        sw = e.get("luck_swing")
-        if sw:
-            w = sw["luckier_side_won"]
-            m = sw["mean_abs_luck"]
-            lines.append(f"  luck of the rolls ({sw['rolls_per_game']:.1f} per game): mean |luck| of a game "
-                         f"{m['mean']:.3f} [{m['ci'][0]:.3f}, {m['ci'][1]:.3f}] (side 0's expected score); the "
-                         f"luckier side won {w['share']:.1%} [{w['ci'][0]:.1%}, {w['ci'][1]:.1%}] of {w['games']} "
-                         "decided games")
-            for side, v in sw["own_rolls"].items():
-                lines.append(f"    {side}'s own rolls: mean luck {v['mean']:+.4f} [{v['ci'][0]:+.4f}, "
-                             f"{v['ci'][1]:+.4f}] per game (0 expected: the odds are exact)")
-        else:
-            lines.append("  no rolls: nothing of the outcome is dice")
-    d = res.get("difference")
-    if d:
-        ss, sk = d["seed_share"], d["skill_span"]
-        lines.append(f"B - A: seed's share {ss['diff']:+.3f} [{ss['ci'][0]:+.3f}, {ss['ci'][1]:+.3f}], skill span "
-                     f"{sk['diff']:+.0f} Elo [{sk['ci'][0]:+.0f}, {sk['ci'][1]:+.0f}]")
-    return lines

@@ -592,8 +592,7 @@ def quality_section(d: QualityData, w, anchor: str):
 
 def luck_section(d: LuckData, w, anchor: str):
     """`simkit luck`: the skill-luck chart of its entries, their table, and the findings with numbers."""
-    from simkit.analysis.luck import skill_luck_chart, table
-    from simkit.cli.luck_commands import luck_text
+    from simkit.analysis.luck import luck_text, skill_luck_chart, table
     from simkit.report.sections import Section
     s = d.data
     entries = s.get("entries") or []
