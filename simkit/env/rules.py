@@ -95,6 +95,12 @@ class GameSteps:
         search's leaf evaluation (``evaluate_nb``), so a position is judged as the search judges it."""
         raise NotImplementedError
 
+    def features(self, S) -> tuple[bool, np.ndarray]:
+        """(quiet, f): the evaluation's features of this position, side 0's minus side 1's (float64, the
+        spec's ``eval_features`` order), so that the evaluation's learned part is the dot product of a weight
+        row with ``f``; ``quiet``: no exchange under way (simkit learn samples only quiet positions)."""
+        raise NotImplementedError
+
     def determinise(self, S, player: int, rng):
         """Redeal what ``player`` cannot see (the search's hook; nothing in a perfect-information game)."""
 

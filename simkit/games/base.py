@@ -160,6 +160,12 @@ class GameSpec:
     # the action classes a ``ban:CLASS:POLICY`` player never uses (bit k of its ban mask = class k); the kernel
     # filters them out of that side's options for every policy, and its search hooks name each decision's class
     action_classes: tuple[str, ...] = ()
+    # the evaluation as a weighted sum of named features (simkit learn; docs/learn.md): params[eval_slot] is a
+    # float64 (2, len(eval_features)) table, row p = side p's weights (both rows the rules' hand-set weights
+    # unless a side plays a learned evaluation); a scripted policy reads the mover's row, the search the
+    # searcher's row everywhere in its tree and rollouts; the step API's ``features`` gives the features
+    eval_slot: int | None = None
+    eval_features: tuple[str, ...] = ()
     extra: dict = field(default_factory=dict)
     # (spec, params) -> the game's simkit.env.rules.GameSteps: the step API (simkit.env), its adapters,
     # python agents and playtests; None: the game cannot be played from outside yet
