@@ -1,7 +1,7 @@
 """Martian Chess (RULES §2): 4x8 board, ownership by zone, pips as points."""
 from simkit.games.base import GameSpec, Hook
 from simkit.games.martian_chess.rules import OPTIONS, prepare, validate
-from simkit.games.martian_chess.state import END_REASONS, POLICIES, RECORD_COLUMNS, RECORD_FIELDS, UNITS, name_of
+from simkit.games.martian_chess.state import EVAL_FEATURES, END_REASONS, POLICIES, RECORD_COLUMNS, RECORD_FIELDS, UNITS, name_of
 
 
 def _warm():
@@ -47,4 +47,6 @@ SPEC = GameSpec(
     knobs_slot=4,
     search_knobs=("mcts_prior_moves",),
     action_classes=("capture", "promotion", "crossing", "quiet"),   # search.ACTION_CLASSES (no numba here)
+    eval_slot=3,                  # rules.prepare: the weight table, a row per side (policies.W_*)
+    eval_features=EVAL_FEATURES,
 )

@@ -74,9 +74,13 @@ class MartianChessSteps(GameSteps):
         if meta[M_END] < 0:
             start_turn_nb(meta, rules)
 
+    def features(self, S):
+        from simkit.games.martian_chess.features import features
+        return features(self, S)
+
     def evaluate(self, S):
         rays, rules, weights, mc = self.P
-        return float(search.evaluate_nb((rays, rules, weights, mc[0]), S))    # (only mcts_scale: shared)
+        return float(search.evaluate_nb((rays, rules, weights[0], mc[0]), S))    # (only mcts_scale: shared)
 
     def choose(self, S, policies, rng):
         cap = tree_capacity(max_budget(policies), SEARCH_WIDTH)

@@ -54,7 +54,7 @@ def play_game_nb(init_board, rays, rules, weights, mc, seed, game, first, polici
     tracing = tvalues.shape[0] > 0
     while True:
         if tracing:
-            tvalues[meta[M_PLY]] = lead0_nb(board, meta, rays, weights)
+            tvalues[meta[M_PLY]] = lead0_nb(board, meta, rays, weights[0])
         start_turn_nb(meta, rules)
         mv, n = policy_move_nb(P, here, policies, rng, tree, S, S2, sb, sm)
         if mv < 0:   # MC-5: blocked in, the game is drawn

@@ -3,15 +3,17 @@ import numpy as np
 from numba import njit
 
 from simkit.engine.rng import argmax_step_nb
-from simkit.games.martian_chess.moves import bits_of_nb, hanging_nb
+from simkit.games.martian_chess.bits import popcount_nb
+from simkit.games.martian_chess.moves import bits_of_nb, hanging_nb, zone_mask_nb
 from simkit.games.martian_chess.state import (
     CLOCK_DEADLOCK, M_CALLED, M_CLOCK, M_KOMI, M_PIPS, M_PLY, M_QUIET, M_SCORE, M_TO_MOVE, R_CLOCK_MODE,
     R_CLOCK_PLIES, R_DEADLOCK_PLIES, R_MAX_PLIES,
 )
 
 RANDOM, GREEDY, MCTS = 0, 1, 2   # dispatched in play.play_game_nb; mcts: games/martian_chess/search.py (hooks)
-# greedy weights (scenario keys greedy_score, greedy_material, greedy_hanging)
-W_SCORE, W_MATERIAL, W_HANGING = 0, 1, 2
+# a side's row of the evaluation's weight table (rules.prepare; GameSpec.eval_slot): the learnable features'
+# weights (EVAL_FEATURES, from greedy_score and greedy_material x each piece's pips), then greedy_hanging
+W_SCORE, W_PAWN, W_DRONE, W_QUEEN, W_HANGING = 0, 1, 2, 3, 4   # state.EVAL_FEATURES names the first four
 WIN = 1.0e9
 
 
@@ -22,11 +24,24 @@ def evaluate_nb(board, meta, tab, weights, p):
     The score lead counts the MC-C1 komi (half pips in meta), as the end of the game will;
     with no komi the term is the integer lead exactly, so greedy play is unchanged.
     """
-    own = meta[M_PIPS + p]
-    opp = meta[M_PIPS + 1 - p]
+    pawns = bits_of_nb(meta, 0)
+    drones = bits_of_nb(meta, 1)
+    queens = bits_of_nb(meta, 2)
     score = (meta[M_SCORE + p] - meta[M_SCORE + 1 - p]) + 0.5 * (meta[M_KOMI + p] - meta[M_KOMI + 1 - p])
-    hanging = hanging_nb(tab, 1 - p, bits_of_nb(meta, 0), bits_of_nb(meta, 1), bits_of_nb(meta, 2))
-    return weights[W_SCORE] * score + weights[W_MATERIAL] * (own - opp) - weights[W_HANGING] * hanging
+    hanging = hanging_nb(tab, 1 - p, pawns, drones, queens)
+    return weights[W_SCORE] * score + material_nb(weights, p, pawns, drones, queens) - weights[W_HANGING] * hanging
+
+
+@njit(cache=True, inline="always")
+def material_nb(weights, p, pawns, drones, queens):
+    """The pieces in p's zone minus those in the opponent's, each kind at its weight (with the default
+    weights, greedy_material per pip: every term a multiple of 0.5, so the sum is exact and equals the
+    old greedy_material x (own pips - opponent's pips) bit for bit)."""
+    zp = zone_mask_nb(p)
+    zo = zone_mask_nb(1 - p)
+    return (weights[W_PAWN] * (popcount_nb(pawns & zp) - popcount_nb(pawns & zo))
+            + weights[W_DRONE] * (popcount_nb(drones & zp) - popcount_nb(drones & zo))
+            + weights[W_QUEEN] * (popcount_nb(queens & zp) - popcount_nb(queens & zo)))
 
 
 @njit(cache=True, inline="always")
@@ -118,11 +133,9 @@ def after_move_value_nb(board, meta, tab, rules, weights, p, pawns, drones, quee
         drones |= bt
     else:
         queens |= bt
-    own = pips0 if p == 0 else pips1
-    opp = pips1 if p == 0 else pips0
     score = (score_p - score_o) + 0.5 * (meta[M_KOMI + p] - meta[M_KOMI + 1 - p])
     hanging = hanging_nb(tab, 1 - p, pawns, drones, queens)
-    return weights[W_SCORE] * score + weights[W_MATERIAL] * (own - opp) - weights[W_HANGING] * hanging
+    return weights[W_SCORE] * score + material_nb(weights, p, pawns, drones, queens) - weights[W_HANGING] * hanging
 
 
 @njit(cache=True, _nrt=False)

@@ -52,8 +52,10 @@ def prepare(rules: dict):
     r[R_CLOCK_PLIES] = rules["clock_plies"]
     r[R_MAX_PLIES] = rules["max_plies"]
     r[R_KOMI] = int(round(2 * rules["komi"]))   # MC-C1, half pips
-    weights = np.array([rules["greedy_score"], rules["greedy_material"], rules["greedy_hanging"]],
-                       dtype=np.float64)
+    # the evaluation's weight table (GameSpec.eval_slot), a row per side: a learned evaluation replaces a row
+    gm = rules["greedy_material"]
+    row = np.array([rules["greedy_score"], gm, 2 * gm, 3 * gm, rules["greedy_hanging"]], dtype=np.float64)
+    weights = np.stack([row, row])
     # the search's knob table, a row per side (policies.side_params); this game's own knob after the shared
     mc = mcts_params(rules, [o for o in OPTIONS if o.name in SEARCH_KNOBS])
     # params[1]: the bitboard move tables (state.build_tables), where the kernels once took the rays

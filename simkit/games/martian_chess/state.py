@@ -238,3 +238,6 @@ RECORD_FIELDS = column_names(RECORD_COLUMNS)
 assert len(RECORD_FIELDS) == NFIELDS
 
 POLICIES = ("random", "greedy", "mcts")   # GameSpec.policies; ids in policies.py
+
+# the evaluation's learnable features (GameSpec.eval_features; features.py; the weight row: policies.W_*)
+EVAL_FEATURES = ("score", "material:pawn", "material:drone", "material:queen")

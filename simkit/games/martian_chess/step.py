@@ -86,8 +86,9 @@ def policy_move_nb(P, S, policies, rng, tree, S1, S2, sb, sm):
     if counted:
         gen_moves_nb(board, meta, rays, rules, moves)
     if pid == MCTS:
-        return choose_nb((rays, rules, weights, P[3][p]), S, S1, S2, policies[POL_BUDGET + p], rng, tree, ban), n
-    return choose_greedy_nb(board, meta, rays, rules, weights, moves, k, rng, sb, sm), n
+        # the searcher's own weights and knobs, for every evaluation in its tree and rollouts
+        return choose_nb((rays, rules, weights[p], P[3][p]), S, S1, S2, policies[POL_BUDGET + p], rng, tree, ban), n
+    return choose_greedy_nb(board, meta, rays, rules, weights[p], moves, k, rng, sb, sm), n
 
 
 @njit(cache=True, _nrt=False)
