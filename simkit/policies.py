@@ -15,6 +15,9 @@ matchup, play, report):
                          compare, ...), not in the ones that read a kernel's trace (play)
     POLICY/KNOB=VALUE    any of the above with its own value of a search knob (an ``mcts_*`` rule
                          option), for this side only: ``mcts:400/mcts_c=0.5`` against ``mcts:400``
+    POLICY@EVAL          any of the above scoring positions with its own evaluation: ``@learned`` (the
+                         weights ``simkit learn`` stored for the variant) or ``@default`` (the rules'
+                         hand-set weights), whatever ``--eval`` says: ``greedy@learned`` against ``greedy``
 
 The kernels receive one int64 array ``policies`` of length ``POLICY_VECTOR``:
 
@@ -30,7 +33,7 @@ name (exploration constant, rollout policy, rollout cut-off) are rule options
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -55,6 +58,7 @@ class PolicyChoice:
     eps: float = 0.0   # probability of a uniformly random legal action
     knobs: tuple = ()  # ((option name, value), ...): this side's own search knobs
     ban: tuple = ()    # the action classes this side never plays (ban:CLASS:INNER)
+    evaluation: str | None = None   # POLICY@EVAL: "learned" or "default"; None: the scenario's (--eval)
 
 
 def _parse_knobs(spec, name: str, items) -> tuple:
@@ -95,6 +99,18 @@ PYTHON = "python"
 def parse_policy(spec, text: str) -> PolicyChoice:
     """Parse one policy name for game ``spec``; UsageError (one line) if it is not one."""
     name = str(text).strip()
+    if "@" in name and not name.startswith(PYTHON + ":"):
+        head, ev = name.rsplit("@", 1)
+        from simkit.scenario.evaluation import EVALUATIONS
+        if ev not in EVALUATIONS[1:]:
+            raise UsageError(f"policy '{name}': write POLICY@learned or POLICY@default, e.g. greedy@learned")
+        if getattr(spec, "eval_slot", None) is None:
+            raise UsageError(f"policy '{name}': {spec.name} declares no evaluation features, so it has no "
+                             f"learned evaluation")
+        c = parse_policy(spec, head)
+        if c.evaluation is not None:
+            raise UsageError(f"policy '{name}': one @EVAL per policy")
+        return replace(c, name=f"{c.name}@{ev}", evaluation=ev)
     if name.startswith(PYTHON + ":"):
         from simkit.env.agents import load_factory
         if getattr(spec, "steps", None) is None:
@@ -105,7 +121,7 @@ def parse_policy(spec, text: str) -> PolicyChoice:
         head, *items = name.split("/")
         c = parse_policy(spec, head)
         knobs = _parse_knobs(spec, name, items)
-        return PolicyChoice(c.name + _knob_text(knobs), c.base, c.budget, c.eps, knobs, c.ban)
+        return PolicyChoice(c.name + _knob_text(knobs), c.base, c.budget, c.eps, knobs, c.ban, c.evaluation)
     if name.startswith("ban:"):
         parts = name.split(":", 2)
         if len(parts) < 3 or not parts[1] or not parts[2]:

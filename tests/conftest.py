@@ -3,6 +3,10 @@ import os
 import pytest
 
 os.environ.setdefault("NUMBA_NUM_THREADS", "2")
+# learned evaluations (simkit learn) are found in a store outside the checkout: the tests read an empty one of
+# their own, so weights a developer learned never change a golden record
+os.environ["SIMKIT_EVALUATIONS"] = os.path.join(
+    os.environ.get("PYTEST_TMP_EVALUATIONS") or __import__("tempfile").mkdtemp(prefix="simkit-eval-"), "store")
 
 
 @pytest.fixture

@@ -48,3 +48,4 @@ from simkit.cli import report_commands  # noqa: E402,F401
 from simkit.cli import analysis_commands  # noqa: E402,F401
 from simkit.cli import skill_commands  # noqa: E402,F401
 from simkit.cli import luck_commands  # noqa: E402,F401
+from simkit.cli import learn_commands  # noqa: E402,F401

@@ -1,12 +1,26 @@
 """Option decorators shared by the commands that play games."""
 from __future__ import annotations
 
+import functools
+
 import click
 
 from simkit.policies import FIRST_MODES
 
 
 def scenario_options(f):
+    """--set KEY=VALUE (repeatable) and --eval, which is the rule-like option ``evaluation`` (--eval learned is
+    --set evaluation=learned: it reaches every scenario the command loads and its manifest)."""
+    command = f
+
+    @functools.wraps(command)
+    def with_eval(*args, evaluation=None, **kwargs):
+        if evaluation is not None:
+            kwargs["sets"] = tuple(kwargs.get("sets") or ()) + (f"evaluation={evaluation}",)
+        return command(*args, **kwargs)
+    f = click.option("--eval", "evaluation", type=click.Choice(("auto", "default", "learned")), default=None,
+                     help="The players' evaluation: the weights `simkit learn` stored for this variant (learned), "
+                     "the rules' hand-set ones (default), or learned when stored (auto, the default).")(with_eval)
     f = click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
                      help="Override a rule option (repeatable); dotted keys reach into tables.")(f)
     return f

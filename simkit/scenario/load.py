@@ -33,6 +33,8 @@ class Scenario:
     path: str | None = None
     description: str = ""
     overrides: dict[str, Any] = field(default_factory=dict)
+    # a learned evaluation not yet stored, played in place of the store's (simkit learn's acceptance match)
+    learned: dict | None = None
 
     @property
     def spec(self):
@@ -47,12 +49,31 @@ class Scenario:
     def params_for(self, policies):
         """The parameter arrays for a game between these two policies: a policy's own search knobs
         (``mcts:400/mcts_c=0.5``) go into its side's row of the knob table."""
-        from simkit.policies import side_params
-        return side_params(self.spec, self.rules, self.params(), policies)
+        from simkit.policies import parse_policy, side_params
+        from simkit.scenario.evaluation import with_evaluations
+        spec = self.spec
+        params = side_params(spec, self.rules, self.params(), policies)
+        owns = [None if str(n).startswith("python:") else parse_policy(spec, n).evaluation for n in policies]
+        return with_evaluations(spec, self.rules, params, owns, self.learned)
+
+    @property
+    def evaluation(self) -> dict | None:
+        """The learned evaluation the scenario's ``evaluation`` option gives (None: the default weights);
+        a policy's own ``@EVAL`` may differ for its side."""
+        from simkit.scenario.evaluation import evaluation_of
+        return evaluation_of(self.spec, self.rules, None, self.learned)
 
     def to_dict(self) -> dict:
-        return {"game": self.game, "name": self.name, "description": self.description,
-                "path": self.path, "overrides": self.overrides, "rules": self.rules}
+        out = {"game": self.game, "name": self.name, "description": self.description,
+               "path": self.path, "overrides": self.overrides, "rules": self.rules}
+        if getattr(self.spec, "eval_slot", None) is not None:
+            # the learned weights a run played with are part of what it is (a resume with others is refused)
+            from simkit.scenario.evaluation import describe, load_learned
+            rec = self.learned if self.learned is not None else load_learned(self.spec, self.rules)
+            if rec is not None:
+                out["learned_evaluation"] = {"describe": describe(rec), "weights": rec["weights"],
+                                             "features": rec["features"], "games": rec["games"]}
+        return out
 
     def with_overrides(self, overrides: list[str] | dict | None) -> "Scenario":
         """This scenario with ``overrides`` (``--set`` items or {key: value}) applied on top of its
