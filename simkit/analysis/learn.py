@@ -309,7 +309,8 @@ def markdown(res: LearnResult) -> str:
         lines.append(f"| {name} | {d:.3f} | {w:.3f} | [{c[0]:.3f}, {c[1]:.3f}] | {'yes' if name in moved else ''} |")
     lines += ["", f"Held-out log-loss: learned {f['logloss_learned']:.4f}, default {f['logloss_default']:.4f}, "
               f"no features {f['logloss_none']:.4f} (lower is better).", "",
-              "| acceptance match | learned's score | 95% interval | pairs | draws |", "| --- | ---: | --- | ---: | ---: |"]
+              "| acceptance match | learned's score | 95% interval | pairs | draws |",
+              "| --- | ---: | --- | ---: | ---: |"]
     for m in res.matches:
         lines.append(f"| {m['policy']}@learned vs {m['policy']}@default | {m['score']:.3f} | "
                      f"[{m['ci'][0]:.3f}, {m['ci'][1]:.3f}] | {m['games']:,} | {m['draw_rate']:.1%} |")

@@ -1,7 +1,9 @@
 """Martian Chess (RULES §2): 4x8 board, ownership by zone, pips as points."""
 from simkit.games.base import GameSpec, Hook
 from simkit.games.martian_chess.rules import OPTIONS, prepare, validate
-from simkit.games.martian_chess.state import EVAL_FEATURES, END_REASONS, POLICIES, RECORD_COLUMNS, RECORD_FIELDS, UNITS, name_of
+from simkit.games.martian_chess.state import (
+    END_REASONS, EVAL_FEATURES, POLICIES, RECORD_COLUMNS, RECORD_FIELDS, UNITS, name_of,
+)
 
 
 def _warm():
