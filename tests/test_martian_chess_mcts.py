@@ -52,7 +52,7 @@ def _search(p, board, meta, budget, seed):
     tree = new_tree_nb(tree_capacity(budget, 48), st.MAX_MOVES, 1)
     rng = np.array([seed], dtype=np.uint64)
     before = board.copy(), meta.copy()
-    m = choose_nb((rays, rules, weights, mc[0]), (board, meta, moves), new_state(), new_state(), budget, rng, tree)
+    m = choose_nb((rays, rules, weights[0], mc[0]), (board, meta, moves), new_state(), new_state(), budget, rng, tree)
     assert (board == before[0]).all() and (meta == before[1]).all()   # the real position is untouched
     return m, moves[:n], tree
 
@@ -115,7 +115,7 @@ def test_priors_are_greedys_values_softmaxed():
         while ch >= 0:
             pri[int(ti[ch, TI_CODE])] = tf[ch, TF_PRIOR]
             ch = ti[ch, TI_NEXT]
-        vals = np.array([after_move_value_nb(board, meta, p[1], p[2], p[3], 0, mv.bits_of_nb(meta, 0),
+        vals = np.array([after_move_value_nb(board, meta, p[1], p[2], p[3][0], 0, mv.bits_of_nb(meta, 0),
                                              mv.bits_of_nb(meta, 1), mv.bits_of_nb(meta, 2), m) for m in moves])
         want = np.exp((vals - vals.max()) / temp)
         want /= want.sum()

@@ -201,7 +201,7 @@ def test_greedy_takes_a_winning_move():
     moves = np.zeros(st.MAX_MOVES, dtype=np.int32)
     n = mv.gen_moves_nb(board, meta, p[1], p[2], moves)
     rng = np.zeros(1, np.uint64)
-    m = choose_greedy_nb(board, meta, p[1], p[2], p[3], moves, n, rng,
+    m = choose_greedy_nb(board, meta, p[1], p[2], p[3][0], moves, n, rng,
                          np.zeros(32, np.int8), np.zeros(st.NMETA, np.int32))
     assert st.name_of(m // 32) == "d4" and m % 32 >= 16
 
@@ -211,7 +211,7 @@ def test_greedy_prefers_capturing_a_queen_with_a_pawn():
     board, meta = position({"b4": 1, "c5": 3, "a1": 2, "d8": 1})
     moves = np.zeros(st.MAX_MOVES, dtype=np.int32)
     n = mv.gen_moves_nb(board, meta, p[1], p[2], moves)
-    m = choose_greedy_nb(board, meta, p[1], p[2], p[3], moves, n, np.zeros(1, np.uint64),
+    m = choose_greedy_nb(board, meta, p[1], p[2], p[3][0], moves, n, np.zeros(1, np.uint64),
                          np.zeros(32, np.int8), np.zeros(st.NMETA, np.int32))
     assert (st.name_of(m // 32), st.name_of(m % 32)) == ("b4", "c5")
 

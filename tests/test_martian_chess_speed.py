@@ -126,8 +126,9 @@ def test_greedy_incremental_values_equal_play_then_evaluate(seed, plies, first, 
     board, meta = random_position(seed, plies, first, p)
     if meta[st.M_END] >= 0:
         return
-    tab, rules, weights = p[1], p[2], p[3]
+    tab, rules = p[1], p[2]
     q = int(meta[st.M_TO_MOVE])
+    weights = p[3][q]      # the mover's row: score, pawn, drone, queen (greedy_material per pip), hanging
     bb = [int(x) for x in st.bitboards(board)]
     out = np.zeros(st.MAX_MOVES, np.int32)
     for m in out[:mv.gen_moves_nb(board, meta, tab, rules, out)]:
@@ -139,7 +140,7 @@ def test_greedy_incremental_values_equal_play_then_evaluate(seed, plies, first, 
         else:
             score = int(x[st.M_SCORE + q]) - int(x[st.M_SCORE + 1 - q])
             material = int(b[16 * q:16 * q + 16].sum()) - int(b[16 * (1 - q):16 * (1 - q) + 16].sum())
-            want = weights[0] * score + weights[1] * material - weights[2] * reference_hanging(b.tolist(), 1 - q)
+            want = weights[0] * score + weights[1] * material - weights[4] * reference_hanging(b.tolist(), 1 - q)
         got = after_move_value_nb(board, meta, tab, rules, weights, np.int64(q), np.int64(bb[0]), np.int64(bb[1]),
                                   np.int64(bb[2]), np.int64(m))
         assert got == want, (st.name_of(m // 32), st.name_of(m % 32))

@@ -87,13 +87,13 @@ def test_komi_option_validation_and_params():
 def test_greedy_evaluation_counts_the_komi():
     p = params()
     board, meta = position({"a1": 1, "b2": 2, "c7": 3}, score_0=2)
-    base = evaluate_nb(board, meta, p[1], p[3], 0)
+    base = evaluate_nb(board, meta, p[1], p[3][0], 0)
     meta[st.M_KOMI + 1] = 3            # 1.5 pips to player 1
-    assert evaluate_nb(board, meta, p[1], p[3], 0) == pytest.approx(base - 1.5)
+    assert evaluate_nb(board, meta, p[1], p[3][0], 0) == pytest.approx(base - 1.5)
     meta[st.M_KOMI + 1] = 0
-    base1 = evaluate_nb(board, meta, p[1], p[3], 1)
+    base1 = evaluate_nb(board, meta, p[1], p[3][1], 1)
     meta[st.M_KOMI + 1] = 3
-    assert evaluate_nb(board, meta, p[1], p[3], 1) == pytest.approx(base1 + 1.5)
+    assert evaluate_nb(board, meta, p[1], p[3][1], 1) == pytest.approx(base1 + 1.5)
 
 
 def _winner_by_rules(row, komi):
@@ -167,7 +167,7 @@ def test_trajectory_values_and_legal_counts_replay_the_game():
         out = np.zeros(st.MAX_MOVES, np.int32)
         for t, m in enumerate(log):
             q = 1 - int(meta[st.M_TO_MOVE])
-            v = evaluate_nb(board, meta, rays, weights, q)
+            v = evaluate_nb(board, meta, rays, weights[0], q)
             assert values[t] == pytest.approx(v if q == 0 else -v)
             mv.start_turn_nb(meta, rules)
             assert legal[t] == mv.gen_moves_nb(board, meta, rays, rules, out)

@@ -14,8 +14,8 @@ from simkit.games.martian_chess.bits import HAVE_PDEP, highest_nb, lowest_nb, nt
 from simkit.games.martian_chess.state import (
     CLOCK_DEADLOCK, CLOCK_LEADER, END_CLOCK, END_LIMIT, END_STALEMATE, END_TERRITORY, M_BITS, M_CALLED, M_CLOCK,
     M_END, M_KOMI, M_LAST_FROM, M_LAST_TO, M_PIPS, M_PLY, M_QUIET, M_SCORE, M_TO_MOVE, M_WINNER, R_CLOCK_MODE,
-    R_CLOCK_PLIES, R_DEADLOCK_PLIES, R_FIELD_PROMOTION, R_MAX_PLIES, T_DATT, T_DREL, T_ORD_D, T_ORD_P, T_ORD_Q,
-    T_PAWN, T_QATT_F, T_QATT_R, T_QREL_F, T_QREL_R, T_RAY, T_STEP, T_STEP2,
+    R_CLOCK_PLIES, R_DEADLOCK_PLIES, R_FIELD_PROMOTION, R_MAX_PLIES, R_POINTS, T_DATT, T_DREL, T_ORD_D, T_ORD_P,
+    T_ORD_Q, T_PAWN, T_QATT_F, T_QATT_R, T_QREL_F, T_QREL_R, T_RAY, T_STEP, T_STEP2,
 )
 
 
@@ -322,7 +322,7 @@ def apply_move_nb(board, meta, rules, mv):
         meta[M_BITS + w - 1] = np.int32(bits_of_nb(meta, w - 1) ^ bt)
     if w != 0 and zt != p:
         captured = w
-        meta[M_SCORE + p] += w
+        meta[M_SCORE + p] += rules[R_POINTS + w - 1]
         meta[M_PIPS + zt] -= w
         board[t] = v
     else:

@@ -7,7 +7,7 @@ from simkit.games.martian_chess.bits import popcount_nb
 from simkit.games.martian_chess.moves import bits_of_nb, hanging_nb, zone_mask_nb
 from simkit.games.martian_chess.state import (
     CLOCK_DEADLOCK, M_CALLED, M_CLOCK, M_KOMI, M_PIPS, M_PLY, M_QUIET, M_SCORE, M_TO_MOVE, R_CLOCK_MODE,
-    R_CLOCK_PLIES, R_DEADLOCK_PLIES, R_MAX_PLIES,
+    R_CLOCK_PLIES, R_DEADLOCK_PLIES, R_MAX_PLIES, R_POINTS,
 )
 
 RANDOM, GREEDY, MCTS = 0, 1, 2   # dispatched in play.play_game_nb; mcts: games/martian_chess/search.py (hooks)
@@ -45,6 +45,12 @@ def material_nb(weights, p, pawns, drones, queens):
 
 
 @njit(cache=True, inline="always")
+def points_nb(rules, captured):
+    """What capturing a piece of ``captured`` pips scores (the ``points`` option; 0: nothing captured)."""
+    return rules[R_POINTS + captured - 1] if captured else 0
+
+
+@njit(cache=True, inline="always")
 def move_outcome_nb(board, meta, rules, p, mv):
     """What ``mv`` does to the game, from the move alone (apply_move_nb's order): (captured pips, side 0's
     and side 1's zone pips after it, the end value for the mover: WIN, -WIN, 0.0 for a tie, or NaN when the
@@ -70,7 +76,7 @@ def move_outcome_nb(board, meta, rules, p, mv):
         else:
             pips1 -= v
             pips0 += v
-    score_p = meta[M_SCORE + p] + captured
+    score_p = meta[M_SCORE + p] + points_nb(rules, captured)
     score_o = meta[M_SCORE + 1 - p]
     # MC-4 clock, as apply_move_nb moves it
     called = meta[M_CALLED]
@@ -110,7 +116,7 @@ def after_move_value_nb(board, meta, tab, rules, weights, p, pawns, drones, quee
     t = mv % 32
     v = board[s]
     w = board[t]
-    score_p = meta[M_SCORE + p] + captured
+    score_p = meta[M_SCORE + p] + points_nb(rules, captured)
     score_o = meta[M_SCORE + 1 - p]
     bs = np.int64(1) << s
     bt = np.int64(1) << t

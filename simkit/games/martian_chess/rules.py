@@ -3,10 +3,10 @@ import numpy as np
 
 from simkit.errors import ScenarioError
 from simkit.policies import mcts_options, mcts_params
-from simkit.scenario.schema import Option, handicap_options
+from simkit.scenario.schema import Option, handicap_options, table_of_counts
 from simkit.games.martian_chess.state import (
     CLOCK_MODES, NRULES, R_CLOCK_MODE, R_CLOCK_PLIES, R_DEADLOCK_PLIES, R_FIELD_PROMOTION,
-    R_KOMI, R_MAX_PLIES, UNITS, build_tables, initial_board,
+    R_KOMI, R_MAX_PLIES, R_POINTS, UNITS, build_tables, initial_board,
 )
 
 OPTIONS = (
@@ -17,6 +17,9 @@ OPTIONS = (
     Option("max_plies", "int", 400, "ply cap; at the cap the higher score wins, equal draws", min=1, max=100000),
     Option("komi", "float", 0.0, "MC-C1: points (a multiple of 0.5) added to the score of the player who moves "
            "second wherever scores are compared; x.5 leaves no equal scores", min=-100, max=100, step=0.5),
+    Option("points", "table", {"pawn": 1, "drone": 2, "queen": 3},
+           "what capturing a piece scores, by kind (RULES §2: its pips; a variant can make one kind worth more)",
+           check=table_of_counts(UNITS)),
     Option("greedy_score", "float", 1.0, "greedy weight: score lead (pips)", min=-100, max=100, policy_knob=True),
     Option("greedy_material", "float", 0.5, "greedy weight: pips controlled, own zone minus opponent's",
            min=-100, max=100, policy_knob=True),
@@ -52,6 +55,8 @@ def prepare(rules: dict):
     r[R_CLOCK_PLIES] = rules["clock_plies"]
     r[R_MAX_PLIES] = rules["max_plies"]
     r[R_KOMI] = int(round(2 * rules["komi"]))   # MC-C1, half pips
+    for k, u in enumerate(UNITS):
+        r[R_POINTS + k] = rules["points"].get(u, k + 1)
     # the evaluation's weight table (GameSpec.eval_slot), a row per side: a learned evaluation replaces a row
     gm = rules["greedy_material"]
     row = np.array([rules["greedy_score"], gm, 2 * gm, 3 * gm, rules["greedy_hanging"]], dtype=np.float64)

@@ -23,7 +23,7 @@ from simkit.engine.search import ONGOING, make_search, squash_nb
 from simkit.games.martian_chess.moves import (
     bits_of_nb, copy_position_nb, count_moves_nb, gen_moves_nb, play_move_nb, random_ply_nb, start_turn_nb,
 )
-from simkit.games.martian_chess.policies import after_move_value_nb, choose_greedy_nb, move_outcome_nb
+from simkit.games.martian_chess.policies import after_move_value_nb, choose_greedy_nb, move_outcome_nb, points_nb
 from simkit.games.martian_chess.policies import evaluate_nb as greedy_evaluate_nb
 from simkit.games.martian_chess.state import END_STALEMATE, M_END, M_PLY, M_TO_MOVE, M_WINNER, MAX_MOVES, NMETA
 from simkit.policies import MC_N, MC_SCALE
@@ -78,7 +78,7 @@ def decisions_nb(P, S, codes, scores):
         for i in range(n):
             captured, _, _, end = move_outcome_nb(board, meta, rules, p, codes[i])
             # a move that ends the game scores its result (WIN >= DECISIVE: the decisive shortcut sees it)
-            scores[i] = end if end == end else float(captured)
+            scores[i] = end if end == end else float(points_nb(rules, captured))
         return n
     pawns = bits_of_nb(meta, 0)
     drones = bits_of_nb(meta, 1)

@@ -56,7 +56,8 @@ R_DEADLOCK_PLIES = 2
 R_CLOCK_PLIES = 3
 R_MAX_PLIES = 4
 R_KOMI = 5       # MC-C1: komi in half pips (2 x the `komi` option)
-NRULES = 6
+R_POINTS = 6     # 6, 7, 8: what capturing a pawn, a drone, a queen scores (the `points` option; RULES: its pips)
+NRULES = 9
 CLOCK_MODES = ("deadlock", "leader", "off")
 CLOCK_DEADLOCK, CLOCK_LEADER, CLOCK_OFF = range(3)
 
