@@ -166,7 +166,8 @@ def fit_weights(data: dict, default_row, scale: float, ridge: float = 1.0) -> di
     w = learned["beta"][:k] * scale
     se = learned["se"][:k] * scale
     return {"weights": w.tolist(), "ci": [[a - Z95 * s, a + Z95 * s] for a, s in zip(w, se)],
-            "se": se.tolist(), "first_logit": float(learned["beta"][k]), "tempo_logit": float(learned["beta"][k + 1]),
+            "se": se.tolist(), "cov": (learned["cov"][:k, :k] * scale * scale).tolist(),
+            "first_logit": float(learned["beta"][k]), "tempo_logit": float(learned["beta"][k + 1]),
             "logloss_learned": log_loss(p_l, y[test]), "logloss_default": log_loss(p_d, y[test]),
             "logloss_none": log_loss(p_n, y[test]), "positions": int(len(y)), "fit_positions": int(tr.sum()),
             "holdout_positions": int(test.sum()), "fit_games": int(len(np.unique(g[tr]))),
@@ -212,7 +213,7 @@ class LearnResult:
     def record(self) -> dict:
         """What the store keeps (scenario/evaluation.py reads it)."""
         return {"game": self.game, "variant": self.variant, "scenario": self.scenario,
-                "features": self.features, "weights": self.fit["weights"], "ci": self.fit["ci"],
+                "features": self.features, "weights": self.fit["weights"], "ci": self.fit["ci"], "cov": self.fit["cov"],
                 "default": self.default, "games": self.config["games"] * self.config["iterations"],
                 "policy": self.config["policy"], "logloss_learned": self.fit["logloss_learned"],
                 "logloss_default": self.fit["logloss_default"], "logloss_none": self.fit["logloss_none"],

@@ -1,4 +1,4 @@
-"""Unit values, two ways (docs/metrics.md, "Unit values").
+"""Unit values, three ways (docs/metrics.md, "Unit values").
 
 1. **Ablation**: for each unit type u and side s, play the scenario with one more
    u removed from side s (``remove_<s>.<u>``) on the same seeds and game indices as
@@ -13,6 +13,10 @@
    cause of it). Raw coefficients are always given; ratios to the game's declared
    reference unit keep the sign (divided by |beta_ref|) with Fieller intervals, and
    are refused when the signs are mixed or beta_ref's interval contains 0.
+
+3. **Learned**: the per-unit material weights of the evaluation ``simkit learn`` fitted to this variant's
+   self-play outcomes (``learned``; empty when the variant has none), ratios to the reference unit like
+   the regression's.
 
 Units whose loss ends the game (``GameSpec.game_ending_units``) are left out of both.
 ``pair_test`` answers "is unit A worth more than unit B?" directly: remove one A or
@@ -323,7 +327,50 @@ def regression(spec, records, snapshot_ply: int | None = None) -> dict:
     return result
 
 
-def method_disagreements(abl: dict, reg: dict) -> list[str]:
+def learned(spec, record: dict | None) -> dict:
+    """The third method: the per-unit material weights ``simkit learn`` fitted for the variant (its stored
+    record; analysis/learn.py), in the evaluation's units, as value = weight / |reference unit's weight| with
+    Fieller intervals from the fit's cluster-robust covariance; the same sign conventions as the regression.
+    {"units": {}} with a note when the variant has no learned evaluation."""
+    out = {"units": {}, "notes": [], "ratios": False}
+    if record is None:
+        out["notes"].append("no learned evaluation for this variant (simkit learn): the third method is empty")
+        return out
+    names = [f.split(":", 1)[1] for f in record["features"] if f.startswith("material:")]
+    idx = [record["features"].index("material:" + u) for u in names]
+    w = np.asarray(record["weights"], dtype=np.float64)[idx]
+    V = np.asarray(record["cov"], dtype=np.float64)[np.ix_(idx, idx)]
+    for j, u in enumerate(names):
+        if u in spec.game_ending_units:
+            continue
+        se = math.sqrt(max(V[j, j], 0.0))
+        out["units"][u] = {"coef": float(w[j]), "coef_ci": [float(w[j] - Z95 * se), float(w[j] + Z95 * se)],
+                           "value": math.nan, "ci": [math.nan, math.nan], "converged": True}
+    ref = spec.reference_unit
+    if ref not in out["units"]:
+        out["notes"].append("the reference unit has no learned weight: raw weights only")
+        return out
+    k = names.index(ref)
+    lo, hi = out["units"][ref]["coef_ci"]
+    if lo <= 0 <= hi:
+        out["notes"].append(f"the reference unit's ({ref}) learned weight interval contains 0: no ratios")
+        return out
+    bref = float(w[k])
+    sgn = 1.0 if bref > 0 else -1.0
+    out["ratios"] = True
+    for j, u in enumerate(names):
+        if u not in out["units"]:
+            continue
+        value = float(w[j]) / abs(bref)
+        fi = None if j == k else fieller(float(w[j]), bref, V[j, j], V[k, k], V[j, k])
+        out["units"][u]["value"] = value
+        out["units"][u]["ci"] = [value, value] if j == k else (
+            [math.nan, math.nan] if fi is None else sorted([sgn * fi[0], sgn * fi[1]]))
+    out["games"] = record.get("games")
+    return out
+
+
+def method_disagreements(abl: dict, reg: dict, name: str = "regression") -> list[str]:
     """Where the two methods contradict each other: a unit whose ablation value and regression
     coefficient are both significant with opposite signs, or different rankings."""
     out = []
@@ -335,12 +382,12 @@ def method_disagreements(abl: dict, reg: dict) -> list[str]:
         a_sig = a["ci"][0] > 0 or a["ci"][1] < 0
         r_sig = r["coef_ci"][0] > 0 or r["coef_ci"][1] < 0
         if a_sig and r_sig and (a["value"] > 0) != (r["coef"] > 0):
-            out.append(f"{u}: ablation {a['value']:+.4f} but regression coefficient {r['coef']:+.3f} (opposite "
+            out.append(f"{u}: ablation {a['value']:+.4f} but {name} coefficient {r['coef']:+.3f} (opposite "
                        f"signs, both significant)")
     common = [u for u in _ranking(abl) if u in estimated]
     by_reg = [u for u in sorted(estimated, key=lambda u: -estimated[u]["coef"]) if u in common]
     if len(common) > 1 and common != by_reg:
-        out.append(f"rankings differ: ablation {' > '.join(common)}, regression {' > '.join(by_reg)}")
+        out.append(f"rankings differ: ablation {' > '.join(common)}, {name} {' > '.join(by_reg)}")
     return out
 
 
@@ -369,6 +416,11 @@ class ValuesResult:
                              "ci_hi": math.nan})
                 continue
             rows.append({"method": "regression_coef", "unit": u, "value": v["coef"], "ci_lo": v["coef_ci"][0],
+                         "ci_hi": v["coef_ci"][1]})
+        for u, v in self.data.get("learned", {}).get("units", {}).items():
+            rows.append({"method": "learned", "unit": u, "value": v["value"], "ci_lo": v["ci"][0],
+                         "ci_hi": v["ci"][1]})
+            rows.append({"method": "learned_weight", "unit": u, "value": v["coef"], "ci_lo": v["coef_ci"][0],
                          "ci_hi": v["coef_ci"][1]})
         return pd.DataFrame(rows, columns=["method", "unit", "value", "ci_lo", "ci_hi"])
 
@@ -415,7 +467,10 @@ def unit_values(base, config, *, threads=None, out_dir=None, snapshot_ply=None, 
         reg = regression(base.spec, records, snapshot_ply)
         tested = sum(1 for a in abl.values() if a["p_value"] == a["p_value"])
         notes = [f"ablation p-values are Holm-adjusted over the {tested} unit types tested (p_holm)"]
-        disagree = method_disagreements(abl, reg)
+        from simkit.scenario.evaluation import load_learned
+        lrn = learned(base.spec, base.learned or load_learned(base.spec, base.rules)
+                      if getattr(base.spec, "eval_slot", None) is not None else None)
+        disagree = method_disagreements(abl, reg) + method_disagreements(abl, lrn, "learned")
         for d in disagree:
             notes.append(f"the methods disagree: {d}")
         sides = [u for u, a in abl.items() if a.get("sides_disagree")]
@@ -438,8 +493,12 @@ def unit_values(base, config, *, threads=None, out_dir=None, snapshot_ply=None, 
                 "regression_measure": "logit coefficient of the material difference at the snapshot ply (decided "
                                       "games still running then; draws dropped); value = coefficient / |reference "
                                       "unit's|, signs kept",
-                "ablation": abl, "regression": reg,
-                "ranking": {"ablation": _ranking(abl), "regression": _ranking(_estimated(reg["units"]), "coef")},
+                "learned_measure": "the evaluation's material weight simkit learn fitted for this variant (evaluation "
+                                   "units; a lead of mcts_scale = a 73% chance); value = weight / |reference "
+                                   "unit's|, signs kept",
+                "ablation": abl, "regression": reg, "learned": lrn,
+                "ranking": {"ablation": _ranking(abl), "regression": _ranking(_estimated(reg["units"]), "coef"),
+                            "learned": _ranking(lrn["units"], "coef")},
                 "methods_disagree": disagree, "sides_disagree": sides,
                 "draw_rate": draws, "notes": notes, "degenerate": degenerate}
         if pair is not None:

@@ -429,7 +429,8 @@ def print_side_effects(c, keys, rows, summaries, spec, title: str, labels=None):
 @long_command
 def values(target, sets, games, seed, policy, policy0, policy1, first, threads, chunk_size, snapshot_ply,
            pair, out, no_save, as_json, skill, progress, lr):
-    """Unit values of TARGET two ways: ablation (remove one unit, paired runs) and regression.
+    """Unit values of TARGET three ways: ablation (remove one unit, paired runs), regression, and the
+    material weights `simkit learn` fitted for the variant (when it has them).
 
     Ablation: change in a side's expected score when it has one unit more (base minus
     one removed via remove_<side>), averaged over both sides. Regression: logit of
@@ -526,7 +527,11 @@ def values(target, sets, games, seed, policy, policy0, policy1, first, threads, 
                          f"({fmt.context(d['policies'], config.first, config.seed, d['games'])} per run)"),
               header_style="bold")
     rel = f"regression: / |{ref}| [95% Fieller]" if ref else "regression: relative"
-    for col in ("unit", "ablation: score change [95% CI]", "regression: coefficient [95% CI]", rel):
+    lrn = d.get("learned", {"units": {}, "notes": []})
+    cols = ["unit", "ablation: score change [95% CI]", "regression: coefficient [95% CI]", rel]
+    if lrn["units"]:
+        cols.append(f"learned: / |{ref}| [95% Fieller]" if ref else "learned: weight")
+    for col in cols:
         t.add_column(col, justify="left" if col == "unit" else "right")
     holes = False
     for u in base.spec.unit_types:
@@ -541,7 +546,13 @@ def values(target, sets, games, seed, policy, policy0, policy1, first, threads, 
             fmt.with_ci(r["coef"], *r["coef_ci"], kind=fmt.coefficient, sentence=False)
         fcl = "" if r is None or u == ref else " " + fmt.interval(*r["ci"], fmt.ratio)
         rt = fmt.MISSING if r is None or math.isnan(r["value"]) else fmt.ratio(r["value"]) + fcl
-        t.add_row(u, at, ct, rt)
+        row = [u, at, ct, rt]
+        if lrn["units"]:
+            m = lrn["units"].get(u)
+            row.append(fmt.MISSING if m is None else fmt.with_ci(m["coef"], *m["coef_ci"], kind=fmt.coefficient,
+                                                                 sentence=False) if math.isnan(m["value"]) else
+                       fmt.ratio(m["value"]) + ("" if u == ref else " " + fmt.interval(*m["ci"], fmt.ratio)))
+        t.add_row(*row)
         holes = holes or fmt.MISSING in (at, ct, rt)
     if holes:
         t.caption = f"{fmt.MISSING}: no value for this unit and method; the notes below say why"
@@ -553,7 +564,10 @@ def values(target, sets, games, seed, policy, policy0, policy1, first, threads, 
             f"regression on {reg.get('games_used', 0):,} decided games still running then "
             f"({reg.get('draws_dropped', 0):,} draws dropped, {reg.get('ended_before_snapshot', 0):,} games "
             f"ended before it)")
-    for n in d["notes"] + reg["notes"]:
+    if lrn["units"]:
+        c.print(f"by learned weight: {' > '.join(d['ranking']['learned'])} (simkit learn, {lrn.get('games', 0):,} "
+                f"games)")
+    for n in d["notes"] + reg["notes"] + lrn["notes"]:
         c.print(f"note: {_esc(n)}")
     for u, a in d["ablation"].items():
         for side, why in a.get("skipped", {}).items():

@@ -4,7 +4,7 @@ A game declares its evaluation as weights of named features (``GameSpec.eval_fea
 a row per side (``params[spec.eval_slot]``). ``simkit learn`` (simkit/analysis/learn.py) fits the weights
 to game outcomes and, once a paired match accepted them, stores them here, keyed by the game and the
 variant's resolved rules — the rule options only, not the policy knobs (greedy weights, MCTS settings),
-so a changed rule gets its own weights and a changed knob does not.
+so a changed rule gets its own weights and a changed knob (or a handicap) does not.
 
 Every command finds the stored weights of its variant: the rule-like option ``evaluation`` (``--eval``)
 is ``auto`` (learned when the variant has them, else the default), ``default`` or ``learned`` (an error
@@ -35,9 +35,15 @@ def store_dir() -> Path:
     return Path(base) / "simkit" / "evaluations"
 
 
+HANDICAPS = ("remove_0", "remove_1")
+
+
 def variant_key(spec, rules: dict) -> str:
-    """The variant's identity: a hash of its rule options (policy knobs and ``evaluation`` left out)."""
-    keep = {o.name: rules[o.name] for o in spec.options if not o.policy_knob and o.name in rules}
+    """The variant's identity: a hash of its rule options. Policy knobs (and ``evaluation``) are left out,
+    and so are the handicaps (units removed from one side): a handicap changes an army, not how positions
+    are worth judging, and `simkit values` must judge its ablated games with the base game's evaluation."""
+    keep = {o.name: rules[o.name] for o in spec.options
+            if not o.policy_knob and o.name not in HANDICAPS and o.name in rules}
     text = json.dumps({"game": spec.name, "rules": keep}, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
