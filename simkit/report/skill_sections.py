@@ -16,6 +16,7 @@ import pandas as pd
 
 from simkit.report import fmt
 from simkit.report.findings import Finding
+from simkit.report.learn_section import LearnData, learn_section
 from simkit.report.plots import BAD, _err, end_shares, per_setting
 
 
@@ -103,7 +104,7 @@ class LuckData:
     kind: str = "luck"
 
 
-LOADERS = {"luck": ("luck.json", LuckData),
+LOADERS = {"luck": ("luck.json", LuckData), "learn": ("learn.json", LearnData),
            "quality": ("quality.json", QualityData), "sensitivity": ("sensitivity.json", SensitivityData),
            "ladder": ("ladder.json", LadderData), "skill": ("skill.json", SkillData),
            "matchup": ("matchup.json", MatchupData), "tune": ("tune.json", TuneData)}
@@ -614,6 +615,6 @@ def luck_section(d: LuckData, w, anchor: str):
     return sec
 
 
-BUILDERS = {"luck": luck_section,
+BUILDERS = {"luck": luck_section, "learn": learn_section,
             "quality": quality_section, "sensitivity": sensitivity_section, "ladder": ladder_section,
             "skill": skill_section, "matchup": matchup_section, "tune": tune_section}
