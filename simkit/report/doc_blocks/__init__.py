@@ -89,3 +89,4 @@ def policy_args(policies) -> str:
 
 # registration: importing the pages fills BLOCKS (cheap ones first: the default run order)
 from simkit.report.doc_blocks import analysis, games, searches, search_players, agents, long_commands  # noqa: E402,F401
+from simkit.report.doc_blocks import learn  # noqa: E402,F401
