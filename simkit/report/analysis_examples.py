@@ -65,15 +65,52 @@ EXAMPLES = {
 }
 
 
+def _learn_compare(game: str, variant: str, games: int, values_games: int) -> list:
+    """Issue 23: a variant that changes one unit's worth against the default, judged once by players with the
+    hand-set evaluation and once by players with the evaluation learned for each variant: learn both, then
+    compare (first-player advantage) and values (unit values) under --eval default and --eval learned."""
+    target = f"scenarios/{game}/{variant}.toml"
+    out = [["learn", game], ["learn", target]]
+    for ev in ("default", "learned"):
+        out.append(["compare", game, target, "--games", str(games), "--eval", ev])
+    for ev in ("default", "learned"):
+        out.append(["values", target, "--games", str(values_games), "--eval", ev])
+    return out
+
+
+# each example of issue 23 learns into a store of its own (runs/examples/<name>/store), so it reads no weights
+# learned elsewhere and leaves none behind
+LEARN_EXAMPLES = {"learn-compare-martian-chess": _learn_compare("martian_chess", "pawns_four", 20000, 20000)}
+EXAMPLES.update(LEARN_EXAMPLES)
+
+
+def _subdir(cmds: list, i: int) -> str:
+    """A command's result directory in its example: the target, or its index and kind when targets repeat."""
+    if len(cmds) == 1:
+        return "result"
+    targets = [c[1] for c in cmds]
+    if len(set(targets)) == len(targets):
+        return cmds[i][1]
+    return f"{i + 1}-{cmds[i][0]}-{Path(cmds[i][1]).stem}" + ("-" + cmds[i][-1] if "--eval" in cmds[i] else "")
+
+
 def run_example(name: str, runs: Path, reports: Path) -> Path:
+    import os
     dirs = []
-    for cmd in EXAMPLES[name]:
-        d = runs / name / (cmd[1] if len(EXAMPLES[name]) > 1 else "result")
+    env = dict(os.environ)
+    if name in LEARN_EXAMPLES:
+        store = runs / name / "store"
+        shutil.rmtree(store, ignore_errors=True)
+        env["SIMKIT_EVALUATIONS"] = str(store.resolve())
+    for i, cmd in enumerate(EXAMPLES[name]):
+        d = runs / name / _subdir(EXAMPLES[name], i)
         shutil.rmtree(d, ignore_errors=True)
         d.parent.mkdir(parents=True, exist_ok=True)
-        # --yes: an example is as big as it is on purpose (the size guard asks before an hour's work)
-        subprocess.run([sys.executable, "-m", "simkit", *cmd, "--out", str(d), "--yes"], check=True,
-                       stdout=subprocess.DEVNULL)
+        # --yes: an example is as big as it is on purpose (the size guard asks before an hour's work); learn
+        # has no size guard
+        yes = [] if cmd[0] == "learn" else ["--yes"]
+        subprocess.run([sys.executable, "-m", "simkit", *cmd, "--out", str(d), *yes], check=True,
+                       stdout=subprocess.DEVNULL, env=env)
         dirs.append(str(d))
     out = reports / name
     shutil.rmtree(out, ignore_errors=True)

@@ -200,7 +200,8 @@ def run_section(run, w: Writer, anchor: str) -> Section:
     sec.facts = [("game", run.title), ("variant", run.variant), ("games", fmt.count(s.get("games") or 0)),
                  ("policies", " vs ".join(run.policies) or "?"),
                  ("first player", str(cfg.get("first", "?"))), ("seed", str(cfg.get("seed", s.get("seed", "?")))),
-                 ("status", str(run.manifest.get("status", "?"))), ("directory", str(run.path))]
+                 ("status", str(run.manifest.get("status", "?"))),
+                 *_evaluation_facts((("evaluation", run.manifest.get("scenario")),)), ("directory", str(run.path))]
     if s.get("games"):
         w.figure(sec, "outcomes", plots.outcomes, s, f"{label} ({run.context}): win, draw and loss rates by side "
                  "and by first player, with Wilson 95% intervals.", size=(7.5, 3.8))
@@ -256,6 +257,23 @@ def _aggregate_label(run) -> str:
         return "count"
 
 
+def evaluation_fact(sc: dict | None) -> str | None:
+    """The players' evaluation a manifest's scenario records (simkit learn): None for a game without one."""
+    if not isinstance(sc, dict):
+        return None
+    learned = sc.get("learned_evaluation")
+    choice = (sc.get("rules") or {}).get("evaluation")
+    if choice is None:
+        return None
+    if learned and choice != "default":
+        return learned.get("describe") or "learned"
+    return "default (the rules' hand-set weights)"
+
+
+def _evaluation_facts(pairs) -> list:
+    return [(label, text) for label, text in ((lab, evaluation_fact(sc)) for lab, sc in pairs) if text]
+
+
 def compare_section(cmp, w: Writer, anchor: str) -> Section:
     la, lb = cmp.labels()
     sa, sb = cmp.summaries()
@@ -267,6 +285,7 @@ def compare_section(cmp, w: Writer, anchor: str) -> Section:
                                         or "?"),
                  ("first player", str(cfg.get("first", "?"))), ("seed", str(cfg.get("seed", sa.get("seed", "?")))),
                  ("games A", fmt.count(sa.get("games") or 0)), ("games B", fmt.count(sb.get("games") or 0)),
+                 *_evaluation_facts((("evaluation A", cmp.manifest.get("a")), ("evaluation B", cmp.manifest.get("b")))),
                  ("directory", str(cmp.path))]
     if sa and sb:
         w.figure(sec, "rates", plots.compare_rates, ((la, sa), (lb, sb)),
@@ -351,6 +370,7 @@ def values_section(v, w: Writer, anchor: str) -> Section:
                    else fmt.count(v.meta[k]) if isinstance(v.meta[k], int) and k == "games" else str(v.meta[k]))
                   for k in ("game", "games", "policies", "snapshot_ply") if k in v.meta]
     sec.facts += [(label, str(cfg[k])) for k, label in (("first", "first player"), ("seed", "seed")) if k in cfg]
+    sec.facts += _evaluation_facts((("evaluation", (v.manifest or {}).get("scenario")),))
     sec.facts.append(("directory", str(v.path)))
     for i, (method, sub) in enumerate(v.table.groupby("method", sort=False)):
         measure = v.meta.get(f"{method}_measure")
