@@ -147,6 +147,12 @@ def test_learn_stores_accepted_weights_and_every_command_finds_them(tmp_path, mo
         return pd.read_parquet(tmp_path / name / "games.parquet").to_numpy()
     assert np.array_equal(recs("auto"), recs("suffix"))
     assert not np.array_equal(recs("auto"), recs("default"))
+    # the report: the learn section, and each run's evaluation among its facts
+    r = invoke(runner, ["report", out, tmp_path / "auto", tmp_path / "default", "-o", tmp_path / "rep"])
+    assert r.exit_code == 0, r.output
+    html = (tmp_path / "rep" / "index.html").read_text()
+    assert "Held-out log-loss" in html and "Evaluation learned: martian_chess" in html
+    assert "learned for this variant" in html and "the rules&#x27; hand-set weights" in html
 
 
 def test_learned_without_stored_weights_is_one_clear_line(tmp_path, monkeypatch, runner):
