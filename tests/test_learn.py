@@ -161,3 +161,21 @@ def test_learned_without_stored_weights_is_one_clear_line(tmp_path, monkeypatch,
     r = invoke(runner, ["run", "martian_chess", "--games", "10", "--eval", "learned", "--out", tmp_path / "r"])
     assert r.exit_code == 2
     assert "no learned evaluation for this martian_chess variant" in r.output and "Traceback" not in r.output
+
+
+def test_values_third_method_reads_the_learned_material_weights():
+    from simkit.analysis.values import learned, method_disagreements
+    spec = get_game("martian_chess")
+    rec = {"features": ["score", "material:pawn", "material:drone", "material:queen"],
+           "weights": [1.0, -0.5, -0.2, 0.3], "cov": (np.diag([0.01, 0.0025, 0.0025, 0.0025])).tolist(),
+           "games": 4000}
+    out = learned(spec, rec)
+    assert set(out["units"]) == {"pawn", "drone", "queen"}
+    pawn, queen = out["units"]["pawn"], out["units"]["queen"]
+    # the reference unit (pawn) has a negative weight: ratios keep each weight's sign (divided by |ref|)
+    assert pawn["value"] == -1.0 and queen["value"] == pytest.approx(0.6)
+    assert queen["ci"][0] < 0.6 < queen["ci"][1]
+    assert learned(spec, None)["units"] == {}
+    # opposite significant signs against ablation are flagged, named as the learned method's
+    abl = {"queen": {"value": -0.05, "ci": [-0.08, -0.02]}}
+    assert any("learned coefficient" in d for d in method_disagreements(abl, out, "learned"))
