@@ -55,8 +55,13 @@ def learn(target, sets, policy, games, seed, iterations, ridge, accept_games, ac
     cfg = LearnConfig(games=games, policy=policy, seed=seed, ridge=ridge, iterations=iterations,
                       accept_games=accept_games,
                       accept_policies=tuple(p.strip() for p in accept_policies.split(",") if p.strip()))
-    res = run_learn(sc, cfg, threads=threads, log=None if as_json else lambda s: click.echo(s, err=True),
-                    store=not no_store)
+    try:
+        res = run_learn(sc, cfg, threads=threads, log=None if as_json else lambda s: click.echo(s, err=True),
+                        store=not no_store)
+    except KeyboardInterrupt:
+        # nothing half-made is kept: the weights are stored only after the acceptance matches, in one write
+        click.echo("interrupted: nothing stored (simkit learn keeps no partial fit; run it again)", err=True)
+        raise SystemExit(130) from None
     if out:
         write(res, out)
     if as_json:
