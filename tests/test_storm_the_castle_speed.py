@@ -288,7 +288,7 @@ def _greedy_matches(g, phase, s, opts):
     r2 = r1.copy()
     buf = np.zeros((max(len(opts), 1), 3), np.int32)
     buf[:len(opts)] = opts
-    got = greedy_choose_nb(np.int64(phase), np.int64(s), np.int64(len(opts)), buf, g.cards, g.sp, p.ctab, p.cval,
+    got = greedy_choose_nb(np.int64(phase), np.int64(s), np.int64(len(opts)), buf, g.cards, g.sp, p.ctab, p.wt[s],
                            p.spi, p.dist, p.keep, p.fopt, p.ptable, p.prio, g.role, r1)
     want = ref_greedy_pick(g, p, phase, s, opts, r2)
     assert (got, r1[0]) == (want, r2[0]), (phase, opts, got, want)

@@ -97,12 +97,12 @@ def test_trajectory_values_are_the_lead_before_each_turn():
     g = Game(P0, 4, 2, 1)
     for t in range(len(legal)):
         assert g.g[G_TURN] == t
-        v = lead_nb(g.cards, g.sp, g.zones, g.zn, P0.ctab, P0.cval, P0.dist, P0.keep, np.int64(g.g[G_SIDE]))
+        v = lead_nb(g.cards, g.sp, g.zones, g.zn, P0.ctab, P0.wt[0], P0.dist, P0.keep, np.int64(g.g[G_SIDE]))
         assert values[t] == pytest.approx(v, abs=0)
         g.play_turn(pv)
     assert g.g[G_TURN] == rec[2] and g.g[G_WINNER] == rec[1]     # the same game, to its end
     if rec[1] < 0:
-        assert values[-1] == lead_nb(g.cards, g.sp, g.zones, g.zn, P0.ctab, P0.cval, P0.dist, P0.keep,
+        assert values[-1] == lead_nb(g.cards, g.sp, g.zones, g.zn, P0.ctab, P0.wt[0], P0.dist, P0.keep,
                                      np.int64(g.g[G_SIDE]))
 
 
@@ -120,7 +120,7 @@ def test_trajectory_legal_counts_the_first_real_choice():
     srch = search_scratch(g.p, pv)
 
     def turn():
-        play_turn_nb(pv, g.p.ctab, g.p.cval, g.p.spi, g.p.adj, g.p.dist, g.p.keep, g.p.iopt, g.p.fopt,
+        play_turn_nb(pv, g.p.ctab, g.p.wt, g.p.spi, g.p.adj, g.p.dist, g.p.keep, g.p.iopt, g.p.fopt,
                      g.p.ptable, g.p.prio, g.p.fidx, g.p.mparams, g.cards, g.sp, g.zones, g.zn, g.g, g.seen,
                      g.bq, g.bd, g.buf, g.role, g.rng, g.rec, g.agg, g.log, np.int64(0), srch)
         return int(g.g[G_CHOICE])

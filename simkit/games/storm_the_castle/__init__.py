@@ -62,7 +62,8 @@ def _spec_for_deck(cards):
     if names == SPEC.unit_types and fields == SPEC.record_fields:
         return SPEC
     return dataclasses.replace(SPEC, unit_types=names, record_fields=fields, columns=columns,
-                               interaction_fields=tuple(f"kills_{s}_{u}" for s in (0, 1) for u in names))
+                               interaction_fields=tuple(f"kills_{s}_{u}" for s in (0, 1) for u in names),
+                               eval_features=_r.eval_feature_names(names))
 
 
 SPEC = GameSpec(
@@ -97,6 +98,10 @@ SPEC = GameSpec(
     knobs_slot=_r.Params._fields.index("mparams"),    # each side's row of the knob table; decide_nb hands the mover's
     search_knobs=_r.SEARCH_KNOBS,                     # to the search, which reads every knob for the searcher only
     action_classes=("dispatch", "move", "attack", "prayer", "forge", "buff"),   # policies.ACTION_CLASSES (no numba)
+    # the evaluation's weight table (rules.Params.wt): each card's value on the board and in hand, closeness to
+    # the enemy keep; greedy reads the mover's row, the search the searcher's, the trajectory and step API row 0
+    eval_slot=_r.Params._fields.index("wt"),
+    eval_features=_r.eval_feature_names(_DEFAULT_NAMES),
     extra={
         "unit_types_for": lambda params: tuple(_r.Params(*params).names),
     },

@@ -43,6 +43,7 @@ import numpy as np
 from simkit.engine.dice import STORM_O_CRIT_FAIL, STORM_O_SUCCESS, storm_attack_probs_nb
 from simkit.env.rules import GameSteps
 from simkit.games.storm_the_castle import search
+from simkit.games.storm_the_castle.features import features_nb
 from simkit.games.storm_the_castle.moves import modifier_nb
 from simkit.games.storm_the_castle.play import search_scratch, tabs_of
 from simkit.games.storm_the_castle.render import board_text, card_name, with_item
@@ -142,9 +143,16 @@ class StormTheCastleSteps(GameSteps):
         resolve_outcome_nb(self.P, S, np.int64(outcome), rng, rec, agg)
 
     def evaluate(self, S):
-        # the search's leaf value (side 0's expected score), with side 0's knob row (mcts_scale, keep rounds):
-        # both rows are the scenario's unless a policy sets its own
+        # the search's leaf value (side 0's expected score), with side 0's rows of the knob table (mcts_scale,
+        # keep rounds) and of the weight table (self.P): both rows are the scenario's unless a side plays its own
         return float(search.evaluate_nb(self.P, S))
+
+    def features(self, S):
+        # the learnable part of the evaluation the players score with (evaluate.material_lead_nb = dot(row, f))
+        # and whether the side to move is at the start of its turn (features.py: why that is quiet)
+        p = self.p
+        quiet, f = features_nb(p.ctab, p.spi, p.iopt, p.dist, p.keep, S[0], S[1], S[2], S[3], S[4], S[5])
+        return bool(quiet), f
 
     def legal(self, S):
         n = search.decisions_nb(self.P, S, self._codes, self._scores)

@@ -5,6 +5,11 @@
 bonus when a unit could walk into the empty enemy keep. It is the trajectory's value
 (play.trajectory) and the material part of the search's evaluation.
 
+Its weights are one row ``w`` of the weight table (rules.Params.wt, rules.eval_row): a card of type t
+on the board counts w[t], in hand w[T + t], closeness to the enemy keep w[2T] per unit next to it. The
+trajectory reads side 0's row, the search the searcher's; ``material_lead_nb`` (no walk-in bonus) is
+the learnable part, dot(w, f) with features.features_nb's f; the walk-in bonuses are fixed terms.
+
 The lead alone says little about who wins: in greedy self-play, positions where side 0 leads by
 20 or more end with side 0 scoring 0.55, and trailing by 20 or more 0.44 (measured by
 scripts/storm_search_knobs.py's calibration). Games are decided by the keep: about half of
@@ -21,22 +26,24 @@ from simkit.games.storm_the_castle.policies import card_value_nb, p_success_nb
 from simkit.games.storm_the_castle.rules import K_REG, O_CLEARS, O_MAXTURNS, T_ATT, T_KIND, T_MOVE, T_RANGE
 from simkit.games.storm_the_castle.state import C_ACTED, C_OWNER, C_TYPE, G_ATTACKS, G_SIDE, G_TURN, L_HAND
 
-W_HAND = 0.5      # a card in hand: half its value (it still costs points and a turn to field)
-W_ADVANCE = 8.0   # a unit standing next to the enemy keep, scaled down linearly with distance
+from simkit.games.storm_the_castle.rules import W_ADVANCE, W_HAND  # noqa: F401 (the weight table's defaults)
 W_THREAT = 6.0    # a unit that can walk into the empty enemy keep on its side's next turn ...
 W_THREAT_NOW = 20.0   # ... and if that side moves next: the game is all but won
 CAP_FADE = 20.0   # value_nb: over the last this many turns before the cap, the material lead fades to a draw
 
 
 @njit(cache=True, inline="always")
-def closeness_nb(dist, keep, s, x, d01):
-    """How close a moving unit of side ``s`` on ``x`` stands to the enemy keep: W_ADVANCE next to it."""
+def closeness_nb(dist, keep, s, x, d01, wadv):
+    """How close a moving unit of side ``s`` on ``x`` stands to the enemy keep: ``wadv`` (the row's advance
+    weight, W_ADVANCE by default) next to it."""
     d = min(dist[x, keep[1 - s]], d01)
-    return W_ADVANCE * (d01 - d) / (d01 - 1 if d01 > 1 else 1)
+    return wadv * (d01 - d) / (d01 - 1 if d01 > 1 else 1)
 
 
 @njit(cache=True, inline="always")
-def _lead_nb(cards, sp, zones, zn, ctab, cval, dist, keep, to_move, threats):
+def _lead_nb(cards, sp, zones, zn, ctab, w, dist, keep, to_move, threats):
+    nt = ctab.shape[0]
+    wadv = w[2 * nt]
     d01 = max(dist[keep[0], keep[1]], 1)
     lead = 0.0
     threat0 = False
@@ -47,11 +54,11 @@ def _lead_nb(cards, sp, zones, zn, ctab, cval, dist, keep, to_move, threats):
             if c < 0:
                 continue
             s = cards[c, C_OWNER]
-            v = card_value_nb(cards, ctab, cval, c)
+            v = card_value_nb(cards, ctab, w, c)
             mv = ctab[cards[c, C_TYPE], T_MOVE]
             if mv > 0:
                 ek = keep[1 - s]
-                v += closeness_nb(dist, keep, s, x, d01)
+                v += closeness_nb(dist, keep, s, x, d01, wadv)
                 if dist[x, ek] <= mv and sp[ek, 0] < 0:
                     if s == 0:
                         threat0 = True
@@ -64,25 +71,26 @@ def _lead_nb(cards, sp, zones, zn, ctab, cval, dist, keep, to_move, threats):
         if threat1:
             lead -= W_THREAT_NOW if to_move == 1 else W_THREAT
     for s in range(2):
-        h = 0.0
+        h = 0.0             # (the hand weights sum: W_HAND times the values' sum exactly, rules.W_HAND)
         for i in range(zn[s, L_HAND]):
-            h += cval[cards[zones[s, L_HAND, i], C_TYPE]]
-        lead += W_HAND * h if s == 0 else -W_HAND * h
+            h += w[nt + cards[zones[s, L_HAND, i], C_TYPE]]
+        lead += h if s == 0 else -h
     return lead
 
 
 @njit(cache=True)
-def lead_nb(cards, sp, zones, zn, ctab, cval, dist, keep, to_move):
-    """Side 0's lead: cards on the board (items included) plus W_HAND of the hand, plus how close
-    each unit stands to the enemy keep, plus whether a side could walk into the empty enemy keep
-    (worth most for ``to_move``, the side that moves next)."""
-    return _lead_nb(cards, sp, zones, zn, ctab, cval, dist, keep, to_move, True)
+def lead_nb(cards, sp, zones, zn, ctab, w, dist, keep, to_move):
+    """Side 0's lead with weight row ``w``: cards on the board (items included) plus the hand (W_HAND
+    of its value by default), plus how close each unit stands to the enemy keep, plus whether a side
+    could walk into the empty enemy keep (worth most for ``to_move``, the side that moves next)."""
+    return _lead_nb(cards, sp, zones, zn, ctab, w, dist, keep, to_move, True)
 
 
 @njit(cache=True)
-def material_lead_nb(cards, sp, zones, zn, ctab, cval, dist, keep):
-    """lead_nb without the walk-in bonus (the search's value counts keep threats as chances)."""
-    return _lead_nb(cards, sp, zones, zn, ctab, cval, dist, keep, 0, False)
+def material_lead_nb(cards, sp, zones, zn, ctab, w, dist, keep):
+    """lead_nb without the walk-in bonus (the search's value counts keep threats as chances): the
+    evaluation's learnable part, dot(w, features.features_nb's f)."""
+    return _lead_nb(cards, sp, zones, zn, ctab, w, dist, keep, 0, False)
 
 
 @njit(cache=True)
@@ -202,7 +210,7 @@ def take_chance_nb(ctab, spi, adj, dist, keep, iopt, ptable, cards, sp, g, s, fr
 
 
 @njit(cache=True)
-def value_nb(ctab, cval, spi, adj, dist, keep, iopt, ptable, cards, sp, zones, zn, g, scale, rounds, bq, bd):
+def value_nb(ctab, w, spi, adj, dist, keep, iopt, ptable, cards, sp, zones, zn, g, scale, rounds, bq, bd):
     """Side 0's expected score of an unfinished position, as a race for the keeps.
 
     The side to move ``s`` takes the enemy keep this turn with take_chance_nb's chance ``now``. Else
@@ -217,7 +225,7 @@ def value_nb(ctab, cval, spi, adj, dist, keep, iopt, ptable, cards, sp, zones, z
     h_o = take_chance_nb(ctab, spi, adj, dist, keep, iopt, ptable, cards, sp, g, 1 - s, True, bq, bd)
     h_s = take_chance_nb(ctab, spi, adj, dist, keep, iopt, ptable, cards, sp, g, s, True, bq, bd)
     left_turns = max(iopt[O_MAXTURNS] - g[G_TURN] - 1, 0)     # whole turns after this one
-    x = material_lead_nb(cards, sp, zones, zn, ctab, cval, dist, keep) / scale
+    x = material_lead_nb(cards, sp, zones, zn, ctab, w, dist, keep) / scale
     base0 = 1.0 if x > 30.0 else (0.0 if x < -30.0 else 1.0 / (1.0 + np.exp(-x)))
     base0 = 0.5 + (base0 - 0.5) * min(left_turns / CAP_FADE, 1.0)
     base = base0 if s == 0 else 1.0 - base0

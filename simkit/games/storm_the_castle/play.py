@@ -38,12 +38,13 @@ def _log(log, nl, kind, a, b, tag, roll, out):
 
 
 @njit(cache=True)
-def play_turn_nb(pols, ctab, cval, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, mp,
+def play_turn_nb(pols, ctab, wt, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, mp,
                  cards, sp, zones, zn, g, seen, bq, bd, buf, role, rng, rec, agg, log, nl, srch):
     """Play the turn of side g[G_SIDE] with its policy in ``pols`` (the policy vector);
-    returns the new log length. ``srch``: the search's scratch (search_scratch).
-    The step API's entry (Game.play_turn); the game loop inlines ``turn_nb`` itself."""
-    return turn_nb(pols, (ctab, cval, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, mp),
+    returns the new log length. ``srch``: the search's scratch (search_scratch); ``wt``: the weight
+    table (rules.Params.wt, both sides' rows). The step API's entry (Game.play_turn); the game loop
+    inlines ``turn_nb`` itself."""
+    return turn_nb(pols, (ctab, wt, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, mp),
                    (cards, sp, zones, zn, g), (seen, bq, bd, buf, role, rng), rec, agg, log, nl, srch)
 
 
@@ -53,7 +54,7 @@ def play_turn_nb(pols, ctab, cval, spi, adj, dist, keep, iopt, fopt, ptable, pri
 @njit(cache=True, inline="always")
 def turn_nb(pols, tabs, state, scratch, rec, agg, log, nl, srch):
     """play_turn_nb's body, the tables, state and scratch packed in tuples."""
-    (ctab, cval, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, mp) = tabs
+    (ctab, wt, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, mp) = tabs
     (cards, sp, zones, zn, g) = state
     (seen, bq, bd, buf, role, rng) = scratch
     s = np.int64(g[G_SIDE])
@@ -95,19 +96,20 @@ def turn_nb(pols, tabs, state, scratch, rec, agg, log, nl, srch):
 
 
 @njit(cache=True)
-def play_game_nb(ctab, cval, copies, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, eidx, mp,
+def play_game_nb(ctab, wt, copies, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, eidx, mp,
                  seed, game, first, pols, snapshot,
                  cards, sp, zones, zn, g, seen, bq, bd, buf, role, rng, rec, agg, log, srch, tv, tl):
     """Play one whole game into ``rec``; returns the log length.
 
     ``tv, tl``: the trajectory (``trajectory``), empty arrays when not wanted. tv[t] = side 0's
     lead before turn t and after the last; tl[t] = (options at turn t's first decision with a
-    choice, or 1; kills in turn t, from ``agg``, which must then count every kill)."""
+    choice, or 1; kills in turn t, from ``agg``, which must then count every kill), the lead with side 0's
+    row of the weight table ``wt`` (rules.Params.wt)."""
     rng_seed_nb(rng, seed, game)
     start_game_nb(cards, sp, zones, zn, g, copies, iopt, first, rec, rng)
     nl = np.int64(0)
     maxt = iopt[O_MAXTURNS]
-    tabs = (ctab, cval, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, mp)
+    tabs = (ctab, wt, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, mp)
     state = (cards, sp, zones, zn, g)
     scratch = (seen, bq, bd, buf, role, rng)
     while True:
@@ -119,7 +121,7 @@ def play_game_nb(ctab, cval, copies, spi, adj, dist, keep, iopt, fopt, ptable, p
         t = g[G_TURN]
         kills = np.int64(0)
         if tv.shape[0] > 0:
-            tv[t] = lead_nb(cards, sp, zones, zn, ctab, cval, dist, keep, np.int64(g[G_SIDE]))
+            tv[t] = lead_nb(cards, sp, zones, zn, ctab, wt[0], dist, keep, np.int64(g[G_SIDE]))
             for x in range(agg.shape[0]):
                 kills -= agg[x]
         nl = turn_nb(pols, tabs, state, scratch, rec, agg, log, nl, srch)
@@ -139,13 +141,13 @@ def play_game_nb(ctab, cval, copies, spi, adj, dist, keep, iopt, fopt, ptable, p
         elif g[G_WINNER] == 1:
             tv[g[G_TURN]] = -TERMINAL_LEAD
         else:
-            tv[g[G_TURN]] = lead_nb(cards, sp, zones, zn, ctab, cval, dist, keep, np.int64(g[G_SIDE]))
+            tv[g[G_TURN]] = lead_nb(cards, sp, zones, zn, ctab, wt[0], dist, keep, np.int64(g[G_SIDE]))
     nl = _log(log, nl, EV_END, g[G_WINNER], g[G_REASON], g[G_TURN], 0, 0)
     return nl
 
 
 @njit(cache=True, parallel=True)
-def run_batch_nb(ctab, cval, copies, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, eidx, mp,
+def run_batch_nb(ctab, wt, copies, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, eidx, mp,
                  seed, start, firsts, pols, snapshot, cap, records, agg, b0, b1):
     """Blocks b0..b1-1 of the chunk, in prange. ``cap``: search-tree nodes for the largest MCTS
     budget (search.tree_capacity), allocated once per block.
@@ -179,13 +181,13 @@ def run_batch_nb(ctab, cval, copies, spi, adj, dist, keep, iopt, fopt, ptable, p
         srch = new_search_nb(iopt, cap)
         aggb = agg[blk]
         for i in range(lo, hi):
-            play_game_nb(ctab, cval, copies, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, eidx, mp,
+            play_game_nb(ctab, wt, copies, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, eidx, mp,
                          seed, start + i, np.int64(firsts[i]), pols, snapshot,
                          cards, sp, zones, zn, g, seen, bq, bd, buf, role, rng, records[i], aggb, log, srch, tv, tl)
 
 
 def kernel_args(p: Params):
-    return (p.ctab, p.cval, p.copies, p.spi, p.adj, p.dist, p.keep, p.iopt, p.fopt, p.ptable, p.prio,
+    return (p.ctab, p.wt, p.copies, p.spi, p.adj, p.dist, p.keep, p.iopt, p.fopt, p.ptable, p.prio,
             p.fidx, p.eidx, p.mparams)
 
 
@@ -198,10 +200,11 @@ def policy_array(policies) -> np.ndarray:
 
 
 def tabs_of(p: Params, side=None):
-    """The kernels' table tuple (play_turn_nb's ``tabs``, with both sides' knob rows); with ``side``: the
-    search's ``P`` for that side (its own row, search.side_tabs_nb)."""
+    """The kernels' table tuple (play_turn_nb's ``tabs``, with both sides' rows of the weight and knob
+    tables); with ``side``: the search's ``P`` for that side (its own rows, search.side_tabs_nb)."""
     knobs = p.mparams if side is None else p.mparams[side]
-    return (p.ctab, p.cval, p.spi, p.adj, p.dist, p.keep, p.iopt, p.fopt, p.ptable, p.prio, p.fidx, knobs)
+    w = p.wt if side is None else p.wt[side]
+    return (p.ctab, w, p.spi, p.adj, p.dist, p.keep, p.iopt, p.fopt, p.ptable, p.prio, p.fidx, knobs)
 
 
 def search_scratch(p: Params, pv):
@@ -280,7 +283,7 @@ class Game:
         """One whole turn; ``pols`` is a policy vector (or a bare pair of policy ids)."""
         p = self.p
         pv = policy_array(pols)
-        play_turn_nb(pv, p.ctab, p.cval, p.spi, p.adj, p.dist, p.keep, p.iopt,
+        play_turn_nb(pv, p.ctab, p.wt, p.spi, p.adj, p.dist, p.keep, p.iopt,
                      p.fopt, p.ptable, p.prio, p.fidx, p.mparams, self.cards, self.sp, self.zones, self.zn, self.g,
                      self.seen, self.bq, self.bd, self.buf, self.role, self.rng, self.rec, self.agg,
                      self.log, np.int64(0), search_scratch(p, pv))

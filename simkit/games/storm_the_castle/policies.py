@@ -31,9 +31,9 @@ from numba import njit
 
 from simkit.engine.rng import rng_below_nb
 from simkit.games.storm_the_castle.moves import modifier_nb
-from simkit.games.storm_the_castle.rules import (AB_CLERIC, AB_SMITH, AB_SORC, F_KEEP_THRESHOLD, F_THRESHOLD,
-                                                 K_ITEM, K_REG, O_DEFENDERS, PT_HI, PT_LO, T_AB, T_ATT, T_BONUS,
-                                                 T_DEF, T_KIND, T_RANGE, X_DEF, X_LEVEL)
+from simkit.games.storm_the_castle.rules import (AB_CLERIC, AB_SMITH, AB_SORC, F_KEEP_THRESHOLD, F_PRIO_VALUE,
+                                                 F_THRESHOLD, K_ITEM, K_REG, O_DEFENDERS, PT_HI, PT_LO, T_AB, T_ATT,
+                                                 T_BONUS, T_COST, T_DEF, T_KIND, T_RANGE, X_DEF, X_LEVEL)
 from simkit.games.storm_the_castle.state import (ACT_ATTACK, ACT_CLERIC, ACT_DISPATCH, ACT_END,
                                                  ACT_MOVE, ACT_SMITH, ACT_SORC, C_ITEM,
                                                  C_OWNER, C_POS, C_TYPE, PH_DISPATCH)
@@ -148,6 +148,11 @@ def greedy_choose_nb(phase, s, n, buf, cards, sp, ctab, cval, spi, dist, keep, f
     """Greedy's pick among buf[:n]: the best score, ties uniformly (argmax_step_nb's rule with
     eps 0: every option scored in order, a tie draws rng_below(ties)).
 
+    ``cval``: the deciding side's row of the weight table (rules.Params.wt; its first T entries are the
+    card values greedy reads): the mover's row in a game, the searcher's in the search's rollouts. With
+    ``dispatch_order = "value"`` (fopt[F_PRIO_VALUE]) the dispatch order is that row's value per cost
+    (prepare's ``prio`` formula, the same division); with "list" it is ``prio``, the scenario's list.
+
     The score of each option is written out in the loop, one value per branch, not called: an
     inlined scorer taking the arrays made numba count references to all twelve of them for
     every option (the profile: ~90% of greedy's choice). Same arithmetic, same order."""
@@ -165,7 +170,10 @@ def greedy_choose_nb(phase, s, n, buf, cards, sp, ctab, cval, spi, dist, keep, f
             v = 0.0 if phase != PH_DISPATCH else -1.0
         elif kind == ACT_DISPATCH:
             t = cards[a, C_TYPE]
-            sc = 1000.0 * prio[t]
+            if fopt[F_PRIO_VALUE] != 0.0:
+                sc = 1000.0 * (cval[t] / max(ctab[t, T_COST], 0.25))
+            else:
+                sc = 1000.0 * prio[t]
             if ctab[t, T_KIND] == K_ITEM:
                 ht = cards[b, C_TYPE]
                 v = sc + ctab[ht, T_ATT] + ctab[ht, T_DEF]

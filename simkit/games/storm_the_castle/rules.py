@@ -38,9 +38,17 @@ NX_COLS = 5
 NI_OPTS = 13     # O_BUF: rows of the action buffer, a proven bound on one decision's options (action_rows)
 # O_BONUS2 / O_EXTRA2: the second player's compensation on its first turn (ST-C1 / ST-C2)
 # float options (fopt[i])
-F_THRESHOLD, F_KEEP_THRESHOLD = 0, 1
-NF_OPTS = 2
+F_THRESHOLD, F_KEEP_THRESHOLD, F_PRIO_VALUE = 0, 1, 2
+NF_OPTS = 3      # F_PRIO_VALUE: 1.0 when greedy dispatches by value per cost (dispatch_order = "value"), else 0.0
 PT_LO, PT_HI = -30, 30           # success table covers modifiers PT_LO..PT_HI (clamped outside)
+
+# The evaluation's hand-set position weights (evaluate.py's lead; the weight table's defaults, see
+# eval_row): a card in hand counts W_HAND of its value (it still costs points and a turn to field),
+# a unit next to the enemy keep W_ADVANCE, scaled down linearly with distance. W_HAND is a power of
+# two, so a hand weight W_HAND * value is exact and a sum of them is W_HAND times the sum of values,
+# bit for bit (the lead's sums keep their floating-point results with the table).
+W_HAND = 0.5
+W_ADVANCE = 8.0
 
 MAX_DECK = 120                   # cards per side
 MAX_SPACES = 64
@@ -321,7 +329,7 @@ def validate(rules):
 # ---------------------------------------------------------------------------
 class Params(NamedTuple):
     ctab: np.ndarray      # int64 [T, NT_COLS]   card types
-    cval: np.ndarray      # float64 [T]          greedy value of a card
+    cval: np.ndarray      # float64 [T]          hand-set value of a card (wt's default; the kernels read wt)
     copies: np.ndarray    # int64 [2, T]         deck composition per side
     spi: np.ndarray       # int64 [NS, NX_COLS]  spaces
     adj: np.ndarray       # int64 [NS, MD]       neighbours, -1 padded
@@ -336,6 +344,21 @@ class Params(NamedTuple):
     names: tuple          # card type names
     spnames: tuple        # space names
     mparams: np.ndarray   # float64 [2, MC_N + 2] each side's MCTS knobs (policies.mcts_params), MC_ROUNDS, MC_CAREFUL
+    wt: np.ndarray        # float64 [2, 2T + 1] each side's evaluation weights (eval_row; GameSpec.eval_slot)
+
+
+# The weight table (issue 23, simkit learn): one row per side, the evaluation's terms a designer would want
+# fitted, in this order (eval_feature_names): each card type's value on the board (greedy's cval: a unit, or
+# an item under one), each card type's value in hand (W_HAND of it), then the weight of closeness to the
+# enemy keep (W_ADVANCE). Readers index a row: w[t], w[T + t], w[2 * T] (T = ctab.shape[0]).
+def eval_feature_names(names) -> tuple[str, ...]:
+    return (tuple(f"material:{n}" for n in names) + tuple(f"hand:{n}" for n in names) + ("advance",))
+
+
+def eval_row(cval) -> np.ndarray:
+    """The hand-set row of a deck with card values ``cval``."""
+    cval = np.asarray(cval, np.float64)
+    return np.concatenate([cval, W_HAND * cval, [W_ADVANCE]])
 
 
 def default_value(c):
@@ -460,7 +483,8 @@ def prepare(rules) -> Params:
                      int(rules["melee_clears_stack"]), rules["max_turns"], rules["hand_size"],
                      rules["defenders"], nc, T, NS, len(fields), action_rows(ctab, copies, spi),
                      rules["second_player_dispatch_bonus"], rules["second_player_extra_cards"]], np.int64)
-    fopt = np.array([rules["attack_threshold"], rules["keep_attack_threshold"]], np.float64)
+    fopt = np.array([rules["attack_threshold"], rules["keep_attack_threshold"],
+                     1.0 if rules["dispatch_order"] == "value" else 0.0], np.float64)
     from simkit.engine.dice import storm_success_array   # jitted module: not needed to list the options
     ptable = storm_success_array(PT_LO, PT_HI).astype(np.float64)
     prio = np.zeros(T, np.float64)
@@ -469,10 +493,13 @@ def prepare(rules) -> Params:
         for t, n in enumerate(names):
             prio[t] = (len(plist) - plist.index(n) + 1) if n in plist else 1.0 / (t + 2)
     else:
+        # the hand-set values' order; greedy computes it from its own row (policies.greedy_choose_nb,
+        # fopt[F_PRIO_VALUE]), so a side with learned card values dispatches by them
         for t in range(T):
             prio[t] = cval[t] / max(ctab[t, T_COST], 0.25)
+    wt = np.tile(eval_row(cval), (2, 1))
     return Params(ctab, cval, copies, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, eidx,
-                  names, spnames, mcts_params(rules, SEARCH_KNOB_OPTIONS))
+                  names, spnames, mcts_params(rules, SEARCH_KNOB_OPTIONS), wt)
 
 
 def fields_for(params: Params) -> tuple[str, ...]:

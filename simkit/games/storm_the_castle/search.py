@@ -1,7 +1,9 @@
 """Storm the Castle's search hooks: ``mcts:N`` is simkit/engine/search.py played through them.
 
-**States.** ``P`` is the play kernel's table tuple ``(ctab, cval, spi, adj, dist, keep, iopt,
-fopt, ptable, prio, fidx, knobs)``. A search state ``S = (cards, sp, zones, zn, g, pend, seen, bq,
+**States.** ``P`` is the play kernel's table tuple ``(ctab, w, spi, adj, dist, keep, iopt,
+fopt, ptable, prio, fidx, knobs)`` for the searching side: ``w`` its row of the evaluation's weight
+table (rules.Params.wt), ``knobs`` its row of the knob table (side_tabs_nb), read by every evaluation,
+prior and rollout in its tree. A search state ``S = (cards, sp, zones, zn, g, pend, seen, bq,
 bd, buf, role, rec, agg, pool)``: the game's own five arrays (state.py), ``pend`` (a chance event
 waiting for its outcome, and how many options of the next decision ``buf`` holds), then scratch
 that ``copy_nb`` does not copy (move generation, greedy roles, the record row the rules write
@@ -63,7 +65,7 @@ from simkit.engine.dice import (STORM_O_CRIT_FAIL, STORM_O_FAIL, STORM_O_SUCCESS
 from simkit.engine.rng import rng_below_nb
 from simkit.engine.search import DECISIVE, ONGOING, make_search, new_tree_nb
 from simkit.engine.search import tree_capacity as engine_tree_capacity
-from simkit.games.storm_the_castle.evaluate import W_HAND, closeness_nb, value_nb
+from simkit.games.storm_the_castle.evaluate import closeness_nb, value_nb
 from simkit.games.storm_the_castle.moves import (apply_nb as rules_apply_nb, gen_actions_nb,
                                                  gen_dispatch_nb, grave_top_unit_nb, modifier_nb)
 from simkit.games.storm_the_castle.policies import (P_GREEDY, P_RANDOM, assign_roles_nb, card_value_nb, choose_nb,
@@ -470,8 +472,8 @@ def resolve_nb(P, S, outcome, rng):
 @njit(cache=True)
 def evaluate_nb(P, S):
     """Side 0's expected score (evaluate.value_nb): keep-taking chances, then the material lead."""
-    (ctab, cval, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, knobs) = P
-    return value_nb(ctab, cval, spi, adj, dist, keep, iopt, ptable, S[0], S[1], S[2], S[3], S[4], knobs[MC_SCALE],
+    (ctab, w, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, knobs) = P
+    return value_nb(ctab, w, spi, adj, dist, keep, iopt, ptable, S[0], S[1], S[2], S[3], S[4], knobs[MC_SCALE],
                     knobs[MC_ROUNDS], S[7], S[8])
 
 
@@ -506,7 +508,7 @@ def rollout_nb(P, S, policy, horizon, rng):
     ``mcts_careful``: the searching side's rollouts (or both sides') never take the Regular unit out of
     their own keep: greedy's defender attacks a lone neighbour and advances out of the keep, leaving it
     to the first enemy next to it."""
-    (ctab, cval, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, knobs) = P
+    (ctab, w, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, knobs) = P
     cards, sp, g, pend, buf, role = S[0], S[1], S[4], S[5], S[9], S[10]
     if pend[PD_KIND] != 0:
         _resolve_pending_nb(P, S, -1, rng)
@@ -520,12 +522,12 @@ def rollout_nb(P, S, policy, horizon, rng):
             g[G_COULD] = 1
         ph = np.int64(g[G_PHASE])
         side = np.int64(g[G_SIDE])
-        k = choose_nb(rp, ph, side, n, buf, cards, sp, ctab, cval, spi, dist, keep, fopt, ptable, prio, role, rng)
+        k = choose_nb(rp, ph, side, n, buf, cards, sp, ctab, w, spi, dist, keep, fopt, ptable, prio, role, rng)
         if careful == CAREFUL_BOTH or (careful == CAREFUL_SELF and side == pend[PD_ROOT]):
             while k > 0 and leaves_keep_nb(P, S, k):
                 n -= 1              # drop the option (the row is not needed again: the buffer is rebuilt)
                 buf[k, 0], buf[k, 1], buf[k, 2] = buf[n, 0], buf[n, 1], buf[n, 2]
-                k = choose_nb(rp, ph, side, n, buf, cards, sp, ctab, cval, spi, dist, keep, fopt, ptable, prio,
+                k = choose_nb(rp, ph, side, n, buf, cards, sp, ctab, w, spi, dist, keep, fopt, ptable, prio,
                               role, rng)
         play_option_nb(P, S, k, -1, rng)
         if rp == P_GREEDY and ph == PH_DISPATCH and g[G_PHASE] == PH_ACTIONS:
@@ -543,10 +545,10 @@ def closed_loop_nb(P):
 @njit(cache=True, inline="always")
 def worth_nb(P, cards, c, d01):
     """A unit's part of the lead where it stands: its value (item included) and its closeness."""
-    ctab, cval, dist, keep = P[0], P[1], P[4], P[5]
-    v = card_value_nb(cards, ctab, cval, c)
+    ctab, w, dist, keep = P[0], P[1], P[4], P[5]
+    v = card_value_nb(cards, ctab, w, c)
     if ctab[cards[c, C_TYPE], T_MOVE] > 0:
-        v += closeness_nb(dist, keep, cards[c, C_OWNER], cards[c, C_POS], d01)
+        v += closeness_nb(dist, keep, cards[c, C_OWNER], cards[c, C_POS], d01, w[2 * ctab.shape[0]])
     return v
 
 
@@ -554,6 +556,7 @@ def worth_nb(P, cards, c, d01):
 def attack_gain_nb(P, S, a, b, extra, d01):
     """Expected lead change of ``a`` attacking ``b`` (attack bonus ``extra``); DECISIVE if it surely wins."""
     ctab, spi, dist, keep, iopt, ptable = P[0], P[2], P[4], P[5], P[6], P[8]
+    wadv = P[1][2 * ctab.shape[0]]
     cards, sp = S[0], S[1]
     x = cards[a, C_POS]
     y = cards[b, C_POS]
@@ -569,14 +572,18 @@ def attack_gain_nb(P, S, a, b, extra, d01):
         if empties:
             if not reg and y == keep[1 - s]:
                 return DECISIVE         # no roll (ST-3), the space empties, the attacker advances into the keep
-            gain += p * (closeness_nb(dist, keep, s, y, d01) - closeness_nb(dist, keep, s, x, d01))
+            gain += p * (closeness_nb(dist, keep, s, y, d01, wadv) - closeness_nb(dist, keep, s, x, d01, wadv))
     return gain
 
 
 @njit(cache=True)
 def prior_nb(P, S, k, n):
-    """Option ``k``'s prior score: its one-ply change of the lead, card-value units (module doc)."""
-    ctab, cval, dist, keep = P[0], P[1], P[4], P[5]
+    """Option ``k``'s prior score: its one-ply change of the lead, card-value units (module doc), with the
+    searcher's weight row ``w``: a card of type t counts w[t] on the board, w[T + t] in hand, w[2T] the
+    closeness to the enemy keep."""
+    ctab, w, dist, keep = P[0], P[1], P[4], P[5]
+    nt = ctab.shape[0]
+    wadv = w[2 * nt]
     cards, zones, zn, buf = S[0], S[2], S[3], S[9]
     kind = buf[k, 0]
     a = np.int64(buf[k, 1])
@@ -587,26 +594,27 @@ def prior_nb(P, S, k, n):
     s = cards[a, C_OWNER]
     ta = cards[a, C_TYPE]
     if kind == ACT_DISPATCH:
-        v = (1.0 - W_HAND) * cval[ta]
+        v = w[ta] - w[nt + ta]      # (1 - W_HAND) * value by default, the same float (W_HAND = 1/2)
         if ctab[ta, T_KIND] != K_ITEM and ctab[ta, T_MOVE] > 0:
-            v += closeness_nb(dist, keep, s, b, d01)
+            v += closeness_nb(dist, keep, s, b, d01, wadv)
         return v
     if kind == ACT_MOVE:
         if b == keep[1 - s]:
             return DECISIVE
         if ctab[ta, T_MOVE] == 0:
             return 0.0
-        return closeness_nb(dist, keep, s, b, d01) - closeness_nb(dist, keep, s, cards[a, C_POS], d01)
+        return closeness_nb(dist, keep, s, b, d01, wadv) - closeness_nb(dist, keep, s, cards[a, C_POS], d01, wadv)
     if kind == ACT_ATTACK:
         return attack_gain_nb(P, S, a, b, 0, d01)
     if kind == ACT_CLERIC:
         u = grave_top_unit_nb(cards, zones, zn, ctab, s)
-        v = cval[cards[u, C_TYPE]]
+        v = w[cards[u, C_TYPE]]
         if ctab[cards[u, C_TYPE], T_MOVE] > 0:
-            v += closeness_nb(dist, keep, s, cards[a, C_POS], d01)
+            v += closeness_nb(dist, keep, s, cards[a, C_POS], d01, wadv)
         return two_d6_equals_prob_nb(ctab[ta, T_ROLL]) * v
     if kind == ACT_SMITH:
-        return two_d6_equals_prob_nb(ctab[ta, T_ROLL]) * W_HAND * cval[cards[b, C_TYPE]]
+        # the forged item goes to the hand: its hand weight (W_HAND * value by default: p * W_HAND * value's float)
+        return two_d6_equals_prob_nb(ctab[ta, T_ROLL]) * w[nt + cards[b, C_TYPE]]
     # Sorcerer: the best gain its bonus brings to one of the partner's attacks
     best = 0.0
     for i in range(n):
@@ -631,8 +639,9 @@ search_nb = make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb,
 
 @njit(cache=True, inline="always")
 def side_tabs_nb(tabs, s):
-    """The kernel's table tuple with side ``s``'s row of the knob table: the search's ``P`` for that side."""
-    return (tabs[0], tabs[1], tabs[2], tabs[3], tabs[4], tabs[5], tabs[6], tabs[7], tabs[8], tabs[9], tabs[10],
+    """The kernel's table tuple with side ``s``'s rows of the weight table and of the knob table: the
+    search's ``P`` for that side."""
+    return (tabs[0], tabs[1][s], tabs[2], tabs[3], tabs[4], tabs[5], tabs[6], tabs[7], tabs[8], tabs[9], tabs[10],
             tabs[11][s])
 
 

@@ -109,8 +109,11 @@ def decide_nb(pols, tabs, s, n, cards, sp, zones, zn, g, buf, role, rng, srch):
     ``ban:CLASS:INNER`` (a mask in ``pols[POL_BAN + s]``): the unbanned options are moved to the front
     of ``buf`` and the rest of the choice sees only those (the returned index is into the reordered
     ``buf``, which the callers read after the choice); a decision left with 'end' alone is taken
-    without a draw, as any lone option. The search drops the banned codes itself, so it gets the mask."""
-    (ctab, cval, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, mp) = tabs
+    without a draw, as any lone option. The search drops the banned codes itself, so it gets the mask.
+
+    ``tabs``: the kernel's table tuple with both sides' rows of the weight table (tabs[1]) and of the
+    knob table (tabs[11]); side ``s`` reads its own."""
+    (ctab, wt, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, mp) = tabs
     if n == 1:
         return np.int64(0)
     ban = pols[POL_BAN + s]
@@ -129,7 +132,8 @@ def decide_nb(pols, tabs, s, n, cards, sp, zones, zn, g, buf, role, rng, srch):
             if encode_nb(ph, buf[k, 0], buf[k, 1], buf[k, 2], cards, sp, ctab, iopt) == code:
                 return np.int64(k)
         return np.int64(0)
-    return choose_nb(pol, np.int64(g[G_PHASE]), s, n, buf, cards, sp, ctab, cval, spi, dist, keep, fopt, ptable,
+    # greedy reads the mover's row of the weight table (the search reads the searcher's: side_tabs_nb)
+    return choose_nb(pol, np.int64(g[G_PHASE]), s, n, buf, cards, sp, ctab, wt[s], spi, dist, keep, fopt, ptable,
                      prio, role, rng)
 
 
