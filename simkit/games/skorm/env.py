@@ -109,7 +109,7 @@ class SkormSteps(GameSteps):
         played but the turn has not passed, so "the side to move attacks nothing" would judge the wrong side."""
         f = np.zeros(len(EVAL_FEATURES), np.float64)
         quiet, _ = features_nb(self.P, S[0], S[1], S[2], S[4], S[8], self.P[P_EVAL][0], f)
-        return bool(quiet) and S[5][0] < 0, f
+        return bool(quiet and S[5][0] < 0), f
 
     def choose(self, S, policies, rng):
         cap = search_capacity(max_budget(policies))
