@@ -117,7 +117,7 @@ def test_the_step_api_evaluates_with_row_0():
     P = pos[0][0].steps.P
     scale = P[P_MCTS][MC_SCALE]
     n = 0
-    for s, quiet, f in pos[::7]:
+    for s, _quiet, f in pos[::7]:
         won, _ = assess_nb(P, s.S[0], s.S[1], s.S[2], s.S[4], s.S[8], P[P_EVAL][0])
         if won >= 0:
             continue
@@ -207,7 +207,7 @@ def test_quiet_positions_are_a_real_share_and_quiet_means_no_take():
     every position; and quiet positions are more than 5% of positions of play."""
     pos = positions()
     quiet_n = 0
-    for s, quiet, f in pos:
+    for s, quiet, _f in pos:
         N = s.steps.N
         takes = False
         for c in s.legal_actions():

@@ -33,6 +33,7 @@ def warm() -> None:
     s.apply(s.scripted_action([3, 0, 2, 0, 0, 0]))   # mcts:2
     s.apply(s.scripted_action([0, 1, 0, 0, 0, 0]))   # greedy
     s.apply(s.scripted_action([0, 0, 0, 0, 0, 0]))   # random
+    s.steps.features(s.S)                            # the evaluation's features (simkit learn)
 
 
 SPEC = GameSpec(
