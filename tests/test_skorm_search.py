@@ -12,6 +12,7 @@ from simkit.games.skorm.evaluate import WON_LEAD, assess_nb, decision_scores_nb
 from simkit.games.skorm.moves import act_from
 from simkit.games.skorm.play import TERMINAL_LEAD, Game, trajectory
 from simkit.games.skorm.policies import POL_GREEDY, POL_RANDOM
+from simkit.games.skorm.rules import P_EVAL
 from simkit.games.skorm.search import (
     action_of_nb, choose_nb, decision_label, decision_of_nb, n_actions, new_search_nb, search_capacity,
 )
@@ -81,7 +82,7 @@ def test_settled_claims_exactly_what_one_ply_decides():
     games = ((1, (POL_RANDOM, POL_RANDOM)), (2, (POL_GREEDY, POL_RANDOM)), (3, (POL_RANDOM, POL_GREEDY)))
     for g in itertools.chain(_gold_positions(), *(_positions(P, seed, 3, pols) for seed, pols in games)):
         g._index()
-        won, lead = assess_nb(P, g.cell, g.face, g.plist, g.sc, g.counts)
+        won, lead = assess_nb(P, g.cell, g.face, g.plist, g.sc, g.counts, P[P_EVAL][0])
         want = _settled_by_brute_force(g)
         if won == -1 and want >= 0 and _shielded_gold(P, g):
             continue
@@ -142,7 +143,7 @@ def _scores(g):
     acts = g.legal_actions()
     out = np.zeros(len(acts), np.float64)
     g._index()
-    decision_scores_nb(P, g.cell, g.face, g.plist, g.sc, acts, np.int64(len(acts)), g.counts, out)
+    decision_scores_nb(P, g.cell, g.face, g.plist, g.sc, acts, np.int64(len(acts)), g.counts, out, P[P_EVAL][0])
     return acts, out
 
 

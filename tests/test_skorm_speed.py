@@ -24,7 +24,7 @@ from simkit.games.skorm.play import Game, play_ply_nb
 from simkit.games.skorm.policies import CL_SHOT, POL_GREEDY, POL_RANDOM, WIN_SCORE, greedy_choose_nb
 from simkit.games.skorm.rules import (
     F_W_ADV, F_W_GOLD, F_W_HANG, F_W_WARLORD, I_FACING, I_GOLD, I_GOLD_IMM, I_GOLD_ON, I_STEPS_H, I_STEPS_W,
-    P_ADJB, P_APPR, P_DEST, P_DIST, P_DISTG, P_F, P_FRAY, P_I, P_NB, P_RAY, P_SHOTB,
+    P_ADJB, P_APPR, P_DEST, P_DIST, P_DISTG, P_EVAL, P_F, P_FRAY, P_I, P_NB, P_RAY, P_SHOTB,
 )
 from simkit.games.skorm.state import SC_PN0, SC_TOMOVE, SC_WL0
 from simkit.policies import POL_EPS, POL_ID, POLICY_VECTOR
@@ -272,8 +272,8 @@ def test_incremental_greedy_chooses_as_the_pre_speed_greedy(seed, v, noshoot):
         r1 = g.rng.copy()
         r2 = g.rng.copy()
         cell = g.cell.copy()
-        got = greedy_choose_nb(p[P_I], p[P_F], p[P_NB], p[P_ADJB], p[P_SHOTB], p[P_FRAY], p[P_DIST], p[P_DISTG],
-                               g.cell, g.face, g.plist, g.sc, acts, np.int64(n), r1, g.counts,
+        got = greedy_choose_nb(p[P_I], p[P_F], p[P_EVAL][g.to_move], p[P_NB], p[P_ADJB], p[P_SHOTB], p[P_FRAY],
+                               p[P_DIST], p[P_DISTG], g.cell, g.face, g.plist, g.sc, acts, np.int64(n), r1, g.counts,
                                np.int64(1 << CL_SHOT if noshoot else 0), np.zeros(n, np.float64))
         want = reference_greedy_nb(p, g.cell, g.face, g.plist, g.sc, acts, np.int64(n), r2, g.counts.copy(),
                                    noshoot)

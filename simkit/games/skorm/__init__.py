@@ -8,7 +8,9 @@ import numpy as np
 
 from simkit.games.base import GameSpec, Hook
 from simkit.games.skorm.layout import END_REASONS, POLICIES, RECORD_COLUMNS, RECORD_FIELDS
-from simkit.games.skorm.rules import OPTIONS, P_CQ, P_CR, P_KNOBS, SIDE_KNOBS, UNITS, prepare, validate
+from simkit.games.skorm.rules import (
+    EVAL_FEATURES, OPTIONS, P_CQ, P_CR, P_EVAL, P_KNOBS, SIDE_KNOBS, UNITS, prepare, validate,
+)
 
 
 def aggregate_index(params) -> list[str]:
@@ -31,6 +33,7 @@ def warm() -> None:
     s.apply(s.scripted_action([3, 0, 2, 0, 0, 0]))   # mcts:2
     s.apply(s.scripted_action([0, 1, 0, 0, 0, 0]))   # greedy
     s.apply(s.scripted_action([0, 0, 0, 0, 0, 0]))   # random
+    s.steps.features(s.S)                            # the evaluation's features (simkit learn)
 
 
 SPEC = GameSpec(
@@ -62,4 +65,7 @@ SPEC = GameSpec(
     knobs_slot=P_KNOBS,
     side_knobs=SIDE_KNOBS,
     action_classes=("shot", "capture", "gold", "move"),   # policies.ACTION_CLASSES (no numba here)
+    # params[P_EVAL]: the (2, 4) weight table of the lead (rules.py; features.py gives its features)
+    eval_slot=P_EVAL,
+    eval_features=EVAL_FEATURES,
 )

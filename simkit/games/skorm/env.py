@@ -28,7 +28,8 @@ from simkit.env.rules import GameSteps
 from simkit.games.skorm import search
 from simkit.games.skorm.moves import max_actions_nb
 from simkit.games.skorm.render import FACING_NAMES, LETTERS, board_text, cell_name, describe
-from simkit.games.skorm.rules import FACINGS, I_FACING, I_MAX_PLIES, I_N, P_I
+from simkit.games.skorm.features import features_nb
+from simkit.games.skorm.rules import EVAL_FEATURES, FACINGS, I_FACING, I_MAX_PLIES, I_N, P_EVAL, P_I
 from simkit.games.skorm.search import action_of_nb, new_search_nb, search_capacity
 from simkit.games.skorm.state import LOG_W_EXTRA, SC_PASSES, SC_PENDING, SC_PLY, SC_TOMOVE
 from simkit.games.skorm.step import (
@@ -71,7 +72,8 @@ class SkormSteps(GameSteps):
 
     def start(self, S, first, rng, rec):
         start_game_nb(self.P, rng, np.int64(first), S[0], S[1], S[2], S[3], S[4], S[9], self._log)
-        S[5][:] = -1      # no landing pending, no scripted random-style choice
+        S[5][:2] = -1     # no landing pending, no scripted random-style choice
+        S[5][2] = 0       # evaluate judges with the weight table's row 0 (search.py: aux[2])
 
     def status(self, S):
         return int(search.status_nb(self.P, S))
@@ -100,6 +102,14 @@ class SkormSteps(GameSteps):
 
     def evaluate(self, S):
         return float(search.evaluate_nb(self.P, S))
+
+    def features(self, S):
+        """(quiet, f): features.features_nb with the weight table's row 0 (the row evaluate reads). A ply in
+        progress (a landing facing still to be drawn, ``facing = "random"``) is not quiet: the mover has
+        played but the turn has not passed, so "the side to move attacks nothing" would judge the wrong side."""
+        f = np.zeros(len(EVAL_FEATURES), np.float64)
+        quiet, _ = features_nb(self.P, S[0], S[1], S[2], S[4], S[8], self.P[P_EVAL][0], f)
+        return bool(quiet and S[5][0] < 0), f
 
     def choose(self, S, policies, rng):
         cap = search_capacity(max_budget(policies))

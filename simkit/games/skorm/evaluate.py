@@ -11,7 +11,9 @@ Three things, each in greedy's units (a Shieldman is 1, a Horseman 2):
 - ``lead_nb``: side 0's heuristic lead of an unsettled position: material by greedy's ``values``,
   ``w_gold_distance`` per hex of Warlord distance to the Gold Tile, and ``TAKE`` x the best enemy piece
   the side to move attacks (it is about to take it; a Shieldman attacked only from the direction it
-  faces is safe). Bounded by the armies' material.
+  faces is safe). Bounded by the armies' material. The unit values and ``w_gold_distance`` are a row of
+  the evaluation's weight table (rules.P_EVAL): the searcher's in the search, row 0 for the trajectory
+  and the step API; features.py gives the features whose dot product with the row is this lead.
 - ``decision_scores_nb``: the search's prior scores of the mover's actions: greedy's one-ply evaluation
   (material taken, own Warlord attacked after the move: - ``w_warlord_safety``, pieces left hanging,
   Gold Tile distance, advance), minus ``w_warlord_safety`` again when the move lets the enemy Warlord
@@ -26,8 +28,8 @@ from simkit.engine.search import DECISIVE
 from simkit.games.skorm.moves import act_from, act_to, act_type, attack_bits_nb, bit_nb, threat_dirs_nb
 from simkit.games.skorm.policies import WIN_SCORE, greedy_scores_nb
 from simkit.games.skorm.rules import (
-    F_W_GOLD, F_W_WARLORD, I_FIRST_ACTIONS2, I_GOLD, I_GOLD_IMM, I_GOLD_ON, I_STEPS_H, I_STEPS_W, P_ADJB, P_DIST,
-    P_DISTG, P_F, P_FRAY, P_I, P_NB, P_SHOTB,
+    F_W_WARLORD, I_FIRST_ACTIONS2, I_GOLD, I_GOLD_IMM, I_GOLD_ON, I_STEPS_H, I_STEPS_W, P_ADJB, P_DIST,
+    P_DISTG, P_EVAL, P_F, P_FRAY, P_I, P_NB, P_SHOTB, W_GOLD,
 )
 from simkit.games.skorm.state import SC_CNT, SC_PENDING, SC_PLY, SC_PN0, SC_TOMOVE, SC_WL0
 
@@ -86,45 +88,47 @@ def settled_nb(params, cell, plist, sc, w0, w1):
 
 
 @njit(cache=True)
-def lead_nb(params, cell, face, plist, sc, counts, w0, w1):
+def lead_nb(params, cell, face, plist, sc, counts, w0, w1, W):
     """Side 0's heuristic lead (module docstring); ``w0, w1``: the side to move's attack map;
-    ``counts``: int64 scratch of 6 entries."""
-    F = params[P_F]
+    ``counts``: int64 scratch of 6 entries; ``W``: the weight row (rules.P_EVAL) it judges with. Every
+    weight is W's, so this is features.features_nb's dot product with W (same terms, same order here as
+    before the table, so the default rows give the same floats)."""
     distg = params[P_DISTG]
     s = sc[SC_TOMOVE]
     o = 1 - s
     lead = 0.0
     for k in range(3):
-        lead += F[k] * (sc[SC_CNT + k] - sc[SC_CNT + 4 + k])
-    lead += F[F_W_GOLD] * (distg[sc[SC_WL0 + 1]] - distg[sc[SC_WL0]])
+        lead += W[k] * (sc[SC_CNT + k] - sc[SC_CNT + 4 + k])
+    lead += W[W_GOLD] * (distg[sc[SC_WL0 + 1]] - distg[sc[SC_WL0]])
     gain = 0.0
     for j in range(sc[SC_PN0 + o]):
         p = plist[o, j]
         k = (cell[p] - 1) & 3
-        if k == 3 or F[k] <= gain or bit_nb(w0, w1, p) == 0:
+        if k == 3 or W[k] <= gain or bit_nb(w0, w1, p) == 0:
             continue
         if k == 0 and (threat_dirs_nb(params, cell, p, s, counts) & ~(1 << face[p])) == 0:
             continue
-        gain = F[k]
+        gain = W[k]
     return lead + (TAKE * gain if s == 0 else -TAKE * gain)
 
 
 @njit(cache=True)
-def assess_nb(params, cell, face, plist, sc, counts):
-    """(winner one ply settles or -1, side 0's heuristic lead; 0.0 when settled)."""
+def assess_nb(params, cell, face, plist, sc, counts, W):
+    """(winner one ply settles or -1, side 0's heuristic lead by the weight row ``W``; 0.0 when settled)."""
     s = sc[SC_TOMOVE]
     w0, w1 = attack_bits_nb(params, cell, plist, sc, s, np.int64(-1))
     won = settled_nb(params, cell, plist, sc, w0, w1)
     if won >= 0:
         return won, 0.0
-    return won, lead_nb(params, cell, face, plist, sc, counts, w0, w1)
+    return won, lead_nb(params, cell, face, plist, sc, counts, w0, w1, W)
 
 
 @njit(cache=True)
 def trajectory_lead_nb(params, cell, face, plist, sc, counts):
-    """Side 0's lead for the quality trajectory: ``lead_nb``, or +-WON_LEAD where one ply settles the game
+    """Side 0's lead for the quality trajectory: ``lead_nb`` by the weight table's row 0 (the quality
+    measure judges every game with one yardstick), or +-WON_LEAD where one ply settles the game
     (bounded: a random player may not take its win)."""
-    won, lead = assess_nb(params, cell, face, plist, sc, counts)
+    won, lead = assess_nb(params, cell, face, plist, sc, counts, params[P_EVAL][0])
     if won == 0:
         return WON_LEAD
     if won == 1:
@@ -219,12 +223,12 @@ def gives_gold_nb(params, cell, plist, sc, code):
 
 
 @njit(cache=True)
-def decision_scores_nb(params, cell, face, plist, sc, acts, n, counts, scores):
+def decision_scores_nb(params, cell, face, plist, sc, acts, n, counts, scores, W):
     """The search's prior scores of the side to move's ``n`` actions (module docstring) into ``scores``.
-    ``counts``: greedy's int64 scratch (6 + 3P + N)."""
+    ``counts``: greedy's int64 scratch (6 + 3P + N); ``W``: the searcher's weight row (rules.P_EVAL)."""
     ip = params[P_I]
     F = params[P_F]
-    greedy_scores_nb(ip, F, params[P_NB], params[P_ADJB], params[P_SHOTB], params[P_FRAY], params[P_DIST],
+    greedy_scores_nb(ip, F, W, params[P_NB], params[P_ADJB], params[P_SHOTB], params[P_FRAY], params[P_DIST],
                      params[P_DISTG], cell, face, plist, sc, acts, n, counts, np.int64(0), scores)
     claims = gold_claims_nb(ip, sc)
     ewl = sc[SC_WL0 + 1 - sc[SC_TOMOVE]]

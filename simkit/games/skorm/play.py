@@ -15,7 +15,7 @@ from simkit.games.skorm.policies import POL_MCTS, POL_RANDOM, act_nb, greedy_ply
 from simkit.games.skorm.search import new_search_nb, search_capacity
 from simkit.games.skorm.step import finish_record_nb, mcts_choice_nb, snapshot_nb, start_game_nb
 from simkit.games.skorm.rules import (
-    I_MAX_PLIES, I_N, I_P, P_ADJB, P_APPR, P_DEST, P_DIST, P_DISTG, P_F, P_FRAY, P_I, P_NB, P_RAY, P_SHOTB,
+    I_MAX_PLIES, I_N, I_P, P_ADJB, P_APPR, P_DEST, P_DIST, P_DISTG, P_EVAL, P_F, P_FRAY, P_I, P_NB, P_RAY, P_SHOTB,
 )
 from simkit.games.skorm.state import (
     END_REASONS, LOG_W_EXTRA, NSC, NSTAT, PASS, SC_DONE, SC_PLY, SC_REASON, SC_TOMOVE, SC_WINNER,
@@ -57,8 +57,8 @@ def play_ply_nb(params, rng, policies, cell, face, plist, slot, sc, acts, blocks
         return random_ply_nb(ip, nb, ray, dest, appr, adjb, shotb, fray, rng, eps, cell, face, plist, slot, sc,
                              counts, stats, agg)
     if pol != POL_MCTS:
-        return greedy_ply_nb(ip, F, nb, ray, dest, appr, adjb, shotb, fray, dist, distg, rng, pol, eps, np.int64(0),
-                             cell, face, plist, slot, sc, acts, blocks, counts, stats, agg, ws[4])
+        return greedy_ply_nb(ip, F, params[P_EVAL][s], nb, ray, dest, appr, adjb, shotb, fray, dist, distg, rng, pol,
+                             eps, np.int64(0), cell, face, plist, slot, sc, acts, blocks, counts, stats, agg, ws[4])
     return mcts_ply_nb(params, rng, policies[POL_BUDGET + s], eps, np.int64(0), cell, face, plist, slot, sc, acts,
                        blocks, counts, stats, agg, ws)
 
@@ -75,9 +75,10 @@ def restricted_ply_nb(params, rng, policies, cell, face, plist, slot, sc, acts, 
     if pol == POL_MCTS:
         return mcts_ply_nb(params, rng, policies[POL_BUDGET + s], eps, ban, cell, face, plist, slot, sc, acts,
                            blocks, counts, stats, agg, ws)
-    return greedy_ply_nb(params[P_I], params[P_F], params[P_NB], params[P_RAY], params[P_DEST], params[P_APPR],
-                         params[P_ADJB], params[P_SHOTB], params[P_FRAY], params[P_DIST], params[P_DISTG], rng, pol,
-                         eps, ban, cell, face, plist, slot, sc, acts, blocks, counts, stats, agg, ws[4])
+    return greedy_ply_nb(params[P_I], params[P_F], params[P_EVAL][s], params[P_NB], params[P_RAY], params[P_DEST],
+                         params[P_APPR], params[P_ADJB], params[P_SHOTB], params[P_FRAY], params[P_DIST],
+                         params[P_DISTG], rng, pol, eps, ban, cell, face, plist, slot, sc, acts, blocks, counts, stats,
+                         agg, ws[4])
 
 
 @njit(cache=True, inline="always")
@@ -113,9 +114,9 @@ def play_game_nb(params, seed, game, first, policies, snapshot_ply, cell, face, 
     rng_seed_nb(rng, seed, game)
     li = start_game_nb(params, rng, first, cell, face, plist, slot, sc, stats, log)
     # the tables the ply paths take one by one (a call passing the params tuple is slow)
-    ip, F, nb, ray, dest, appr, adjb, shotb, fray, dist, distg = (
+    ip, F, nb, ray, dest, appr, adjb, shotb, fray, dist, distg, evw = (
         params[P_I], params[P_F], params[P_NB], params[P_RAY], params[P_DEST], params[P_APPR], params[P_ADJB],
-        params[P_SHOTB], params[P_FRAY], params[P_DIST], params[P_DISTG])
+        params[P_SHOTB], params[P_FRAY], params[P_DIST], params[P_DISTG], params[P_EVAL])
     traj = tv.shape[0] > 0
     tk = np.zeros(counts.shape[0] if traj else 0, np.int64)   # the lead's scratch, not the policies'
     tb = np.zeros(1, np.int64)
@@ -140,7 +141,7 @@ def play_game_nb(params, seed, game, first, policies, snapshot_ply, cell, face, 
             code = mcts_ply_nb(params, rng, policies[POL_BUDGET + s], eps, np.int64(0), cell, face, plist, slot, sc,
                                acts, blocks, counts, stats, agg, ws)
         else:
-            code = greedy_ply_nb(ip, F, nb, ray, dest, appr, adjb, shotb, fray, dist, distg, rng, pol, eps,
+            code = greedy_ply_nb(ip, F, evw[s], nb, ray, dest, appr, adjb, shotb, fray, dist, distg, rng, pol, eps,
                                  np.int64(0), cell, face, plist, slot, sc, acts, blocks, counts, stats, agg, ws[4])
         if traj:
             tl[t, 1] += _kills_nb(stats)

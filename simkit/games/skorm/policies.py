@@ -53,8 +53,7 @@ from simkit.games.skorm.moves import (
     select_action_nb, static_attack_bits_nb, threat_mask_nb, turn_shields_nb, two_step_bits_nb,
 )
 from simkit.games.skorm.rules import (
-    F_W_GOLD, F_W_HANG, F_W_WARLORD, I_FACING, I_GOLD, I_GOLD_IMM, I_GOLD_ON, I_STEPS_H, I_STEPS_W,
-    F_W_ADV,
+    F_W_ADV, F_W_HANG, F_W_WARLORD, I_FACING, I_GOLD, I_GOLD_IMM, I_GOLD_ON, I_STEPS_H, I_STEPS_W, W_GOLD,
 )
 from simkit.games.skorm.state import PASS, SC_PN0, SC_TOMOVE, SC_WL0, ST_BLOCK, ST_PASS
 from simkit.policies import EPS_SCALE
@@ -171,15 +170,15 @@ def random_ply_nb(ip, nb, ray, dest, appr, adjb, shotb, fray, rng, eps, cell, fa
 
 
 @njit(cache=True, _nrt=False)
-def greedy_choice_nb(ip, F, nb, ray, dest, appr, adjb, shotb, fray, dist, distg, rng, pol, eps, ban, cell, face, plist,
-                     sc, acts, blocks, counts, scores):
+def greedy_choice_nb(ip, F, W, nb, ray, dest, appr, adjb, shotb, fray, dist, distg, rng, pol, eps, ban, cell, face,
+                     plist, sc, acts, blocks, counts, scores):
     """The action of ``greedy`` or ``greedy_noshoot`` (``pol``) under the degrader ``eps``
     (parts per million) and the ban mask ``ban`` (ACTION_CLASSES): list the actions
     (``blocks[0]``: the shield blocks met), draw the degrader (only when eps > 0 and there
     is an action), pick greedy's action or a uniform one, both among the unbanned actions
     while there is one. Returns (action or PASS, greedy's style: False when the degrader
     played). ``greedy_noshoot`` is greedy with the shot class banned, its degrader not (as
-    before the ban existed)."""
+    before the ban existed). ``W``: the mover's row of the evaluation's weight table (rules.P_EVAL)."""
     s = sc[SC_TOMOVE]
     blocks[0] = 0
     n = gen_list_nb(ip, nb, ray, dest, appr, adjb, cell, face, plist, sc, s, acts, blocks)
@@ -190,34 +189,35 @@ def greedy_choice_nb(ip, F, nb, ray, dest, appr, adjb, shotb, fray, dist, distg,
     if n > 0:
         if greedy:
             mask = ban | (1 << CL_SHOT) if pol == POL_GREEDY_NOSHOOT else ban
-            code = acts[greedy_choose_nb(ip, F, nb, adjb, shotb, fray, dist, distg, cell, face, plist, sc, acts, n,
-                                         rng, counts, mask, scores)]
+            code = acts[greedy_choose_nb(ip, F, W, nb, adjb, shotb, fray, dist, distg, cell, face, plist, sc, acts,
+                                         n, rng, counts, mask, scores)]
         else:
             code = acts[rng_below_nb(rng, n if ban == 0 else drop_banned_nb(ip, cell, s, acts, n, ban))]
     return code, greedy
 
 
 @njit(cache=True, _nrt=False)
-def greedy_ply_nb(ip, F, nb, ray, dest, appr, adjb, shotb, fray, dist, distg, rng, pol, eps, ban, cell, face, plist,
-                  slot, sc, acts, blocks, counts, stats, agg, scores):
+def greedy_ply_nb(ip, F, W, nb, ray, dest, appr, adjb, shotb, fray, dist, distg, rng, pol, eps, ban, cell, face,
+                  plist, slot, sc, acts, blocks, counts, stats, agg, scores):
     """One ply of ``greedy`` or ``greedy_noshoot`` (ban mask ``ban``): its choice (greedy_choice_nb), the
-    shield blocks counted for the defender, the action played in the chosen style (act_nb)."""
-    code, greedy = greedy_choice_nb(ip, F, nb, ray, dest, appr, adjb, shotb, fray, dist, distg, rng, pol, eps, ban,
-                                    cell, face, plist, sc, acts, blocks, counts, scores)
+    shield blocks counted for the defender, the action played in the chosen style (act_nb). ``W``: the
+    evaluation's weight row it plays with (the mover's; the search's rollouts pass the searcher's)."""
+    code, greedy = greedy_choice_nb(ip, F, W, nb, ray, dest, appr, adjb, shotb, fray, dist, distg, rng, pol, eps,
+                                    ban, cell, face, plist, sc, acts, blocks, counts, scores)
     stats[ST_BLOCK + 1 - sc[SC_TOMOVE]] += blocks[0]
     act_nb(ip, nb, adjb, fray, rng, code, greedy, cell, face, plist, slot, sc, counts, stats, agg)
     return code
 
 
 @njit(cache=True, _nrt=False)
-def greedy_choose_nb(ip, F, nb, adjb, shotb, fray, dist, distg, cell, face, plist, sc, acts, n, rng, counts, ban,
+def greedy_choose_nb(ip, F, W, nb, adjb, shotb, fray, dist, distg, cell, face, plist, sc, acts, n, rng, counts, ban,
                      scores):
     """Index in ``acts[:n]`` of greedy's choice; ``ban``: leave out the actions of these
     classes (bit mask over ACTION_CLASSES) unless every action is banned. ``counts``:
     int64 scratch of 6 + 3P + N entries; ``scores``: float64 scratch of n entries
     (greedy_scores_nb's). The best score wins,
     ties broken uniformly at random in the list's order (one draw per tie, as always)."""
-    greedy_scores_nb(ip, F, nb, adjb, shotb, fray, dist, distg, cell, face, plist, sc, acts, n, counts, ban, scores)
+    greedy_scores_nb(ip, F, W, nb, adjb, shotb, fray, dist, distg, cell, face, plist, sc, acts, n, counts, ban, scores)
     best = -np.inf
     choice = 0
     ties = 0
@@ -231,11 +231,15 @@ def greedy_choose_nb(ip, F, nb, adjb, shotb, fray, dist, distg, cell, face, plis
 
 
 @njit(cache=True, _nrt=False)
-def greedy_scores_nb(ip, F, nb, adjb, shotb, fray, dist, distg, cell, face, plist, sc, acts, n, counts, ban, scores):
+def greedy_scores_nb(ip, F, W, nb, adjb, shotb, fray, dist, distg, cell, face, plist, sc, acts, n, counts, ban, scores):
     """``scores[i]``: greedy's one-ply evaluation of ``acts[i]`` for the side to move (WIN_SCORE: wins at
     once, or the own Warlord lands on the Gold Tile where no enemy piece can take it); -inf for an action
     of a class in the bit mask ``ban`` (ACTION_CLASSES; when the side has an unbanned action). The
     search's priors start from these scores (no ban).
+
+    ``W``: the weight row (rules.P_EVAL, EVAL_FEATURES) of the side whose judgement this is: the unit
+    values (the piece taken, the piece left hanging) and ``w_gold_distance`` come from it, the other
+    weights (Warlord safety, hanging, advance: penalties of a decision, not position values) from ``F``.
 
     Each candidate is evaluated in place and incrementally: the opponent's attack map
     is the static part (archer lines, neighbours; recomputed only when the candidate
@@ -263,7 +267,7 @@ def greedy_scores_nb(ip, F, nb, adjb, shotb, fray, dist, distg, cell, face, plis
     ewl = sc[SC_WL0 + o]
     others_o = sc[SC_PN0 + o] - 1
     w_wl = F[F_W_WARLORD]
-    w_gold = F[F_W_GOLD]
+    w_gold = W[W_GOLD]
     w_hang = F[F_W_HANG]
     w_adv = F[F_W_ADV]
     npc = sc[SC_PN0 + s]
@@ -357,7 +361,8 @@ def greedy_scores_nb(ip, F, nb, adjb, shotb, fray, dist, distg, cell, face, plis
         gain = 0.0
         skip = -1
         if ct != 0:
-            gain = F[(ct - 1) & 3]
+            if (ct - 1) & 3 != 3:     # the enemy Warlord taken wins (below): W has no Warlord column
+                gain = W[(ct - 1) & 3]
             skip = t
         if ct != 0 and t == ewl:
             score = WIN_SCORE
@@ -434,11 +439,11 @@ def greedy_scores_nb(ip, F, nb, adjb, shotb, fray, dist, distg, cell, face, plis
                         h0 = (h0 & ~aa0) | ta0
                         h1 = (h1 & ~aa1) | ta1
                 hang = 0.0
-                if F[1] > hang and ((ar0 & w0) | (ar1 & w1)) != zero:
-                    hang = F[1]
-                if F[2] > hang and ((h0 & w0) | (h1 & w1)) != zero:
-                    hang = F[2]
-                if F[0] > hang and ((s0 & w0) | (s1 & w1)) != zero:
+                if W[1] > hang and ((ar0 & w0) | (ar1 & w1)) != zero:
+                    hang = W[1]
+                if W[2] > hang and ((h0 & w0) | (h1 & w1)) != zero:
+                    hang = W[2]
+                if W[0] > hang and ((s0 & w0) | (s1 & w1)) != zero:
                     # the position after the candidate, for the threat directions
                     e0 = occ0
                     e1 = occ1
@@ -473,7 +478,7 @@ def greedy_scores_nb(ip, F, nb, adjb, shotb, fray, dist, distg, cell, face, plis
                                 continue
                         elif (m & ~(1 << f)) == 0:
                             continue
-                        hang = F[0]
+                        hang = W[0]
                         break
                 score -= w_hang * hang
             cell[a] = ca

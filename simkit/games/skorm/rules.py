@@ -112,9 +112,13 @@ OPTIONS = (
 
 # ---------------------------------------------------------------- params layout
 P_I, P_F, P_NB, P_RAY, P_DEST, P_APPR, P_DISTG, P_ADJB, P_SHOTB, P_FORM, P_ZONE, P_ARMY, P_CQ, P_CR, P_DIST, \
-    P_MCTS, P_FRAY, P_KNOBS = range(18)
+    P_MCTS, P_FRAY, P_KNOBS, P_EVAL = range(19)
 # P_MCTS: the knob row the hooks read (the evaluation's mcts_scale, the same for both sides); P_KNOBS: the knob
 # table, a row per side, from which the kernel hands the mover's row to the engine (POLICY/KNOB=VALUE)
+# P_EVAL: the evaluation's weight table (GameSpec.eval_slot; simkit learn), float64 (2, NW), row p = side p's
+# weights of EVAL_FEATURES; both rows are the rules' ``values`` and ``w_gold_distance`` unless a side plays a
+# learned evaluation. Greedy reads the mover's row, the search the searcher's row (evaluate.py, search.py),
+# the quality trajectory and the step API's evaluate row 0. P_F keeps the rules' 1-D weights for the rest.
 SIDE_KNOBS = ("mcts_c", "mcts_rollout", "mcts_cutoff", "mcts_prior_temp", "mcts_fpu", "mcts_decisive",
               "mcts_contempt")
 
@@ -125,6 +129,11 @@ NI = 16
 # float params (P_F): unit values 0..3 then weights
 F_W_WARLORD, F_W_GOLD, F_W_HANG, F_W_ADV = 4, 5, 6, 7
 NF = 8
+# the evaluation's features (P_EVAL's columns, features.py): the material of the three unit types a side can
+# lose (the Warlord's loss ends the game: it has no material value) and the Warlord's Gold Tile distance
+EVAL_FEATURES = ("material:shieldman", "material:archer", "material:horseman", "gold_distance")
+W_GOLD = 3          # P_EVAL's column of w_gold_distance; columns 0..2 are the unit values (UNITS order)
+NW = 4
 
 
 def cells_of(radius: int) -> list[tuple[int, int]]:
@@ -333,8 +342,11 @@ def prepare(rules: dict):
                     break
                 fray[c, d, t >> 6] |= np.uint64(1) << np.uint64(t & 63)
     knobs = mcts_params(rules)
+    w = np.zeros(NW, np.float64)
+    w[:3] = F[:3]
+    w[W_GOLD] = F[F_W_GOLD]
     return (ip, F, nb, ray, dest, appr, distg, adjb, shotb, form, zone, army, cq, cr, dist, knobs[0].copy(), fray,
-            knobs)
+            knobs, np.stack([w, w]))
 
 
 def default_rules(**overrides) -> dict:

@@ -2,7 +2,9 @@
 
 Search state ``S = (cell, face, plist, slot, sc, aux, acts, blocks, counts, stats, agg, keys)``: the
 position (state.py) and ``aux[0]``, the cell of a Shieldman whose landing facing is still to be drawn
-(-1: none), copied by ``copy_nb``; the rest is scratch (action list, greedy's buffers, the loss and death
+(-1: none), and ``aux[2]``, the side whose row of the evaluation's weight table (rules.P_EVAL) the hooks
+judge with, both copied by ``copy_nb`` (``aux[1]`` is the step API's: step.step_decision_nb); the rest is
+scratch (action list, greedy's buffers, the loss and death
 counters ``apply_action_nb`` adds to). ``P`` is the game's params tuple (rules.py), knobs at ``P_MCTS``.
 
 **Decisions.** One decision per ply: the turn's action. Its code is ``(type * N + from) * N + to`` on a
@@ -21,6 +23,13 @@ the search is closed loop (it proves losses as well as wins).
 ``logistic(lead_nb / mcts_scale)``. Rollouts (``mcts_cutoff`` turns from the root, a ply each) play
 greedy's or random's plies, as the game plays them.
 
+**Whose weights.** The searcher judges with its own row of the weight table everywhere in its tree: the
+leaf's lead, the priors (greedy's scores) and both sides' greedy plies in the rollouts, as it plays with its
+own row of the knob table. The engine passes the hooks ``P`` and the state only, so the row rides in the
+state: ``aux[2]`` = the root's side to move (set by the caller of the search: step.mcts_choice_nb,
+choose_nb), copied into every state of the tree by ``copy_nb``. A state the step API holds has ``aux[2]``
+= 0: its evaluate reads row 0.
+
 **Restricted play.** ``class_nb`` gives a decision's action class (policies.ACTION_CLASSES): a
 ``ban:CLASS:mcts:N`` searcher leaves its banned classes out of its own decisions at the root and in
 its tree while another decision is legal (the engine's ``legal_nb``). The opponent's decisions and
@@ -38,8 +47,8 @@ from simkit.games.skorm.moves import (
 )
 from simkit.games.skorm.policies import POL_GREEDY, act_nb, action_class_nb, greedy_ply_nb, random_ply_nb
 from simkit.games.skorm.rules import (
-    I_FACING, I_FIRST_ACTIONS2, I_N, I_P, P_ADJB, P_APPR, P_CQ, P_CR, P_DEST, P_DIST, P_DISTG, P_F, P_FRAY, P_I,
-    P_MCTS, P_NB, P_RAY, P_SHOTB,
+    I_FACING, I_FIRST_ACTIONS2, I_N, I_P, P_ADJB, P_APPR, P_CQ, P_CR, P_DEST, P_DIST, P_DISTG, P_EVAL, P_F, P_FRAY,
+    P_I, P_MCTS, P_NB, P_RAY, P_SHOTB,
 )
 from simkit.games.skorm.state import NSC, NSTAT, PASS, SC_DONE, SC_PLY, SC_PN0, SC_TOMOVE, SC_WINNER, SC_WL0, \
     copy_position_nb
@@ -82,7 +91,8 @@ def new_state_nb(params):
     N = ip[I_N]
     P = ip[I_P]
     maxa = max_actions_nb(params)
-    aux = np.full(2, -1, np.int64)
+    aux = np.full(3, -1, np.int64)
+    aux[2] = 0          # the weight row the hooks read (module docstring): row 0 unless a search sets it
     return (np.zeros(N, np.int8), np.zeros(N, np.int8), np.zeros((2, P), np.int64), np.zeros(N, np.int8),
             np.zeros(NSC, np.int64), aux, np.zeros(maxa, np.int64), np.zeros(1, np.int64),
             np.zeros(6 + 3 * P + N, np.int64), np.zeros(NSTAT, np.int64), np.zeros(N, np.int64),
@@ -93,6 +103,7 @@ def new_state_nb(params):
 def copy_nb(P, src, dst):
     copy_position_nb(src[0], src[1], src[2], src[3], src[4], dst[0], dst[1], dst[2], dst[3], dst[4])
     dst[5][0] = src[5][0]
+    dst[5][2] = src[5][2]     # the searcher's weight row
 
 
 @njit(cache=True, _nrt=False)
@@ -165,7 +176,7 @@ def decisions_nb(P, S, codes, scores):
     blocks[0] = 0
     n = gen_list_nb(ip, P[P_NB], P[P_RAY], P[P_DEST], P[P_APPR], P[P_ADJB], cell, face, plist, sc, sc[SC_TOMOVE],
                     acts, blocks)
-    decision_scores_nb(P, cell, face, plist, sc, acts, n, S[8], scores)
+    decision_scores_nb(P, cell, face, plist, sc, acts, n, S[8], scores, P[P_EVAL][S[5][2]])
     N = ip[I_N]
     for i in range(n):
         codes[i] = decision_of_nb(acts[i], N)
@@ -231,8 +242,9 @@ def resolve_nb(P, S, outcome, rng):
 
 @njit(cache=True)
 def evaluate_nb(P, S):
-    """Side 0's expected score: exact where one ply settles the game, else the squashed lead."""
-    won, lead = assess_nb(P, S[0], S[1], S[2], S[4], S[8])
+    """Side 0's expected score: exact where one ply settles the game, else the squashed lead (by the weight
+    row ``aux[2]``: the searcher's in a search, 0 in the step API)."""
+    won, lead = assess_nb(P, S[0], S[1], S[2], S[4], S[8], P[P_EVAL][S[5][2]])
     if won >= 0:
         return 1.0 if won == 0 else 0.0
     return squash_nb(lead, P[P_MCTS][MC_SCALE])
@@ -241,7 +253,8 @@ def evaluate_nb(P, S):
 @njit(cache=True)
 def rollout_nb(P, S, policy, horizon, rng):
     """Draw a pending landing facing, then greedy's (policy 1) or random's plies until the game is over or
-    ``horizon`` turns have ended; both play exactly as in a game (the facing option, passes)."""
+    ``horizon`` turns have ended; both play exactly as in a game (the facing option, passes), greedy with
+    the searcher's weight row for both sides (its model of the game)."""
     if S[5][0] >= 0:
         resolve_nb(P, S, rng_below_nb(rng, 6), rng)
     cell, face, plist, slot, sc, acts, blocks, counts, stats, agg, keys = (
@@ -249,10 +262,11 @@ def rollout_nb(P, S, policy, horizon, rng):
     ip, F, nb, ray, dest, appr, adjb, shotb, fray, dist, distg = (
         P[P_I], P[P_F], P[P_NB], P[P_RAY], P[P_DEST], P[P_APPR], P[P_ADJB], P[P_SHOTB], P[P_FRAY], P[P_DIST],
         P[P_DISTG])
+    W = P[P_EVAL][S[5][2]]
     while sc[SC_DONE] == 0 and turns_ended_nb(ip, sc) < horizon:
         # typed arguments (np.int64, not literals): the game's kernel calls the same compiled plies
         if policy == 1:
-            greedy_ply_nb(ip, F, nb, ray, dest, appr, adjb, shotb, fray, dist, distg, rng, np.int64(POL_GREEDY),
+            greedy_ply_nb(ip, F, W, nb, ray, dest, appr, adjb, shotb, fray, dist, distg, rng, np.int64(POL_GREEDY),
                           np.int64(0), np.int64(0), cell, face, plist, slot, sc, acts, blocks, counts, stats, agg, keys)
         else:
             random_ply_nb(ip, nb, ray, dest, appr, adjb, shotb, fray, rng, np.int64(0), cell, face, plist, slot, sc,
@@ -279,7 +293,9 @@ search_nb = make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb,
 def choose_nb(P, root, S, S2, budget, rng, tree, ban=0):
     """The action (the game's code, moves.encode) ``budget`` iterations of the engine's search prefer at
     ``root``, a search state with the side to move holding at least one action (``ban``: the mover's
-    banned action classes, a bit mask over policies.ACTION_CLASSES)."""
+    banned action classes, a bit mask over policies.ACTION_CLASSES). The search judges with the row of the
+    weight table of the side to move at ``root`` (its ``aux[2]`` is set so)."""
+    root[5][2] = root[4][SC_TOMOVE]
     return action_of_nb(search_nb(P, root, S, S2, P[P_MCTS], budget, rng, tree, ban), P[P_I][I_N])
 
 
@@ -288,8 +304,9 @@ def new_search_nb(params, cap):
     """A searcher's arrays, allocated once per block: the tree (``cap`` nodes: tree_capacity), two search
     states, the root's ``aux`` (no landing pending) and greedy's float scratch for the game's own plies."""
     maxa = max_actions_nb(params)
-    return (new_tree_nb(cap, maxa, 6), new_state_nb(params), new_state_nb(params), np.full(2, -1, np.int64),
-            np.zeros(maxa, np.float64))
+    aux = np.full(3, -1, np.int64)
+    aux[2] = 0
+    return (new_tree_nb(cap, maxa, 6), new_state_nb(params), new_state_nb(params), aux, np.zeros(maxa, np.float64))
 
 
 def search_capacity(budget: int) -> int:

@@ -25,7 +25,7 @@ from simkit.games.skorm.policies import (
     POL_MCTS, POL_RANDOM, act_nb, drop_banned_nb, greedy_choice_nb, played_as_nb, random_choice_nb,
 )
 from simkit.games.skorm.rules import (
-    I_N, P_ADJB, P_APPR, P_DEST, P_DIST, P_DISTG, P_F, P_FRAY, P_I, P_KNOBS, P_NB, P_RAY, P_SHOTB,
+    I_N, P_ADJB, P_APPR, P_DEST, P_DIST, P_DISTG, P_EVAL, P_F, P_FRAY, P_I, P_KNOBS, P_NB, P_RAY, P_SHOTB,
 )
 from simkit.games.skorm.search import action_of_nb, decision_of_nb, lands_later_nb, search_nb
 from simkit.games.skorm.state import (
@@ -100,6 +100,7 @@ def mcts_choice_nb(params, rng, budget, eps, ban, cell, face, plist, slot, sc, a
     if n > 0:
         if search:
             tree, S, S2, aux, keys = ws
+            aux[2] = s      # the searcher judges with its own row of the weight table (search.py)
             # the engine's search_nb itself, not search.choose_nb: a compiled layer less to re-optimise
             code = action_of_nb(search_nb(params, (cell, face, plist, slot, sc, aux, acts, blocks, counts, stats, agg,
                                                    keys), S, S2, params[P_KNOBS][s], budget, rng, tree, ban),
@@ -128,10 +129,10 @@ def policy_choice_nb(params, S, policies, rng, ws):
         code, style = mcts_choice_nb(params, rng, policies[POL_BUDGET + s], eps, ban, cell, face, plist, slot, sc,
                                      acts, blocks, counts, S[9], S[10], ws)
     else:
-        code, style = greedy_choice_nb(ip, params[P_F], params[P_NB], params[P_RAY], params[P_DEST], params[P_APPR],
-                                       params[P_ADJB], params[P_SHOTB], params[P_FRAY], params[P_DIST],
-                                       params[P_DISTG], rng, pol, eps, ban, cell, face, plist, sc, acts, blocks,
-                                       counts, ws[4])
+        code, style = greedy_choice_nb(ip, params[P_F], params[P_EVAL][s], params[P_NB], params[P_RAY],
+                                       params[P_DEST], params[P_APPR], params[P_ADJB], params[P_SHOTB], params[P_FRAY],
+                                       params[P_DIST], params[P_DISTG], rng, pol, eps, ban, cell, face, plist, sc, acts,
+                                       blocks, counts, ws[4])
     N = ip[I_N]
     return (2 * N * N if code < 0 else decision_of_nb(code, N)), style
 
