@@ -12,6 +12,8 @@ from simkit.report.doc_blocks import block
 # each game's variant (scenarios/<game>/<name>.toml) and the unit type whose weight it should move
 VARIANTS = {
     "martian_chess": ("pawns_four", "pawn"),
+    "skorm": ("archers_range4", "archer"),
+    "storm_the_castle": ("heavy_cavalry", "cavalry"),
 }
 Z95 = 1.959963984540054
 
