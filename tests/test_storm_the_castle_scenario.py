@@ -203,3 +203,12 @@ def test_fuzzed_decks_and_boards_give_scenario_errors_or_run(card, field, value,
         p = R.prepare(r)
         rec, _ = SPEC.run_chunk(p, 1, 0, np.zeros(2, np.int8), np.array([0, 1]), 3)
         assert rec.shape[0] == 2
+
+
+def test_a_scenario_derived_from_resolved_rules_checks_again():
+    """values' ablation and --pair derive scenarios from resolved rules (with_overrides): the board's edges
+    are (A, B) tuples there, and they must pass the check again (they failed: "got ('K0', 'TL0')")."""
+    from simkit.scenario import load_scenario
+    sc = load_scenario("storm_the_castle").with_overrides(["remove_0.knight=1"])
+    assert sc.rules["remove_0"] == {"knight": 1}
+    assert sc.with_overrides(["dispatch_points=5"]).rules["board"]["edges"] == sc.rules["board"]["edges"]

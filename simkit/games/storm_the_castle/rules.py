@@ -147,7 +147,9 @@ def _edge_pair(e, key):
     if isinstance(e, str) and e.count("-") == 1:
         a, b = (p.strip() for p in e.split("-"))
         return a, b
-    if isinstance(e, list) and len(e) == 2 and all(isinstance(p, str) for p in e):
+    # a list from TOML, or the (A, B) tuple a resolved board holds: a scenario derived from resolved rules
+    # (with_overrides: values' ablation, --pair, sweep cells) is checked again
+    if isinstance(e, (list, tuple)) and len(e) == 2 and all(isinstance(p, str) for p in e):
         return e[0], e[1]
     raise ScenarioError(f"got {e!r}, expected \"A-B\" or [\"A\", \"B\"] naming two spaces", key=key)
 
