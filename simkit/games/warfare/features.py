@@ -20,7 +20,7 @@ from numba import njit
 
 from simkit.engine.search import ONGOING
 
-from .search import M_ADVU, M_NACT, M_PU, M_RESULT, S_META, S_SIDE, S_TYPE, S_USQ, threat_nb
+from .search import M_ADVU, M_NACT, M_PU, M_RESULT, S_META, S_SIDE, S_TYPE, S_USQ, lead_nb, threat_nb
 from .state import EV_MATERIAL, EV_THREAT, NEV
 
 
@@ -37,3 +37,9 @@ def features_nb(P, S):
     meta = S[S_META]
     quiet = meta[M_RESULT] == ONGOING and meta[M_NACT] == 0 and meta[M_PU] < 0 and meta[M_ADVU] < 0
     return quiet, f
+
+
+@njit(cache=True, _nrt=False)
+def lead_of_nb(P, S, val):
+    """search.lead_nb (the evaluation's lead with weight row ``val``), from Python: for tests and fits."""
+    return lead_nb(P, S, val)
