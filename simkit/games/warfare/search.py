@@ -365,7 +365,9 @@ def settle_nb(P, S, outcome, rng):
     strike_nb(P, S, u, v, np.int64(outcome), rng)
 
 
-@njit(**INNER)
+# inline: evaluate_nb is value_nb(lead_nb(threat_nb)) -- inlined, no call copies P and S (~40 arrays) as
+# arguments, so the leaf evaluation costs what it did before it was split up
+@njit(inline="always", **INNER)
 def threat_nb(P, S):
     """The evaluation's threat term in side 0's view, unweighted: the side to move's attack potential (its
     activations left this turn; none in phase 2) minus half the other side's (a full turn), signed for side 0.
@@ -385,7 +387,7 @@ def threat_nb(P, S):
     return t if mover == 0 else -t
 
 
-@njit(**INNER)
+@njit(inline="always", **INNER)
 def lead_nb(P, S, val):
     """Side 0's lead as the weight row ``val`` judges it (module docstring): material plus the row's threat
     weight times the threat term (skipped at weight 0: the greedy scans cost). Linear in ``val``:
@@ -399,7 +401,7 @@ def lead_nb(P, S, val):
     return lead
 
 
-@njit(**INNER)
+@njit(inline="always", **INNER)
 def value_nb(P, S, val):
     """Side 0's expected score with the weight row ``val``: the lead squashed, pulled to 1/2 where the cap
     draws (module docstring)."""
