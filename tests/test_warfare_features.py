@@ -123,6 +123,16 @@ def test_the_step_evaluation_reads_row_0_and_squashes_the_lead(stepped):
     assert moved > 0
 
 
+def test_the_trajectory_reads_row_0():
+    from simkit.games.warfare import play
+    wild = np.array([5.0, -3.0, 5.0, -3.0, 5.0])
+    v = play.trajectory(P, 3, 0, 0, [0, 0])[0]           # random play: the games do not read the table
+    assert np.array_equal(play.trajectory(with_rows(P, row1=wild), 3, 0, 0, [0, 0])[0], v)
+    w = play.trajectory(with_rows(P, row0=wild), 3, 0, 0, [0, 0])[0]
+    assert not np.array_equal(w, v)
+    assert w[0] == 0.0 and v[0] == 0.0                   # mirror armies: level at the start either way
+
+
 def _greedy_choice(Pm, p, player=0, turn=10):
     steps = WarfareSteps(SPEC, Pm)
     S = WS.position_state(steps.P, p.usq, p.uface, p.utype, p.uside, turn, player)

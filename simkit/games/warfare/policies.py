@@ -22,7 +22,9 @@ greedy: a scripted commander (knobs ``greedy_*`` in the scenario, fp[G_*]):
      more than ``greedy_min_improve``. Plans are computed once per turn and
      recomputed when their square is taken or an enemy dies. No swaps.
   3. advance after a melee win when the emptied square scores better.
-Ties are broken uniformly at random.
+Ties are broken uniformly at random. Every unit value greedy weighs (its attack scores, the danger term
+of its position score) is the mover's row of the evaluation's weight table (state.P_EVAL; ``val`` in the
+functions below): by default the rules' ``values``; a side playing a learned evaluation has its own.
 
 ban:CLASS:POLICY (simkit.policies; the mask at ``policies[POL_BAN + side]``): every policy above
 chooses among the side's decisions outside the banned ``ACTION_CLASSES`` only. Ending the turn and
