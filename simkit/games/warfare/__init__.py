@@ -1,7 +1,8 @@
 """Warfare! (RULES §4): square grid, facing, flanking, opposed d6."""
 from simkit.games.base import GameSpec, Hook
 from simkit.games.warfare.rules import OPTIONS, prepare, validate
-from simkit.games.warfare.state import END_REASONS, IP_W, IP_NSQ, POLICIES, RECORD_COLUMNS, RECORD_FIELDS, UNITS
+from simkit.games.warfare.state import (END_REASONS, EVAL_FEATURES, IP_NSQ, IP_W, P_EVAL, POLICIES, RECORD_COLUMNS,
+                                        RECORD_FIELDS, UNITS)
 
 
 def _warm():
@@ -54,4 +55,8 @@ SPEC = GameSpec(
     side_knobs=("mcts_c", "mcts_rollout", "mcts_cutoff", "mcts_prior_temp", "mcts_fpu", "mcts_decisive",
                 "mcts_contempt"),   # from fp for both sides, so a side carries only the engine's own knobs
     action_classes=("shoot", "melee", "advance", "swap", "move"),   # policies.ACTION_CLASSES (no numba here)
+    # params[16]: the evaluation's weight table (rules.prepare, state.P_EVAL): each unit type's value and the
+    # search's threat weight, a row per side (features.py; the cap's material adjudication keeps fp's values)
+    eval_slot=P_EVAL,
+    eval_features=EVAL_FEATURES,
 )

@@ -31,7 +31,7 @@ from numba import njit
 from .moves import INSTANT_ATT, INSTANT_DEF, angle_nb, combat_kind_nb, in_arc_nb
 from .policies import (CL_ADVANCE, CL_NONE, activation_class_nb, attack_score_nb, best_facing_nb, melee_facing_nb,
                        pos_score_nb)
-from .state import ARC, DXA, DYA, FP_VALUE, INNER, IP_H, IP_N0, IP_NSQ, IP_P2, IP_W, WIN_LO
+from .state import ARC, DXA, DYA, INNER, IP_H, IP_N0, IP_NSQ, IP_P2, IP_W, WIN_LO
 
 END, STAY, ADVANCE = 0, 1, 2
 A0 = 3
@@ -121,12 +121,13 @@ def decision_class_nb(P, occ, usq, utype, side, code):
 
 @njit(**INNER)
 def unit_attacks_nb(u, m, side, last, with_pos, P, occ, usq, uface, utype, uside, nu, gmap, gf, psc, pt, pf,
-                    ppos):
+                    ppos, val):
     """For every enemy v unit u can attack after moving up to m steps: the best approach by the greedy
     attack score (psc[v], NEG if none), then (``with_pos`` != 0) by the greedy position score; its square
-    pt[v] and facing pf[v]. Returns the best score over all enemies (NEG if none). (Flags are int64 or
+    pt[v] and facing pf[v]. Returns the best score over all enemies (NEG if none). ``val``: the unit values
+    both scores use (a weight row, state.P_EVAL, or fp: the rules' values). (Flags are int64 or
     computed bools, never literals: numba would compile a copy per literal value.)"""
-    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs = P
+    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs, ev = P
     W = ip[IP_W]
     H = ip[IP_H]
     for v in range(nu):
@@ -156,9 +157,10 @@ def unit_attacks_nb(u, m, side, last, with_pos, P, occ, usq, uface, utype, uside
                     f = k if side == 0 or k == 1 or k == 3 else 2 - k
                     if (mask >> f) & 1 and in_arc_nb(tx, ty, f, vx, vy, True, rg):
                         ang = angle_nb(tx, ty, vx, vy, uface[v], True)
-                        s = attack_score_nb(typ, utype[v], ang, ranged, tree[usq[v]], ip, fp, wintab, last)
+                        s = attack_score_nb(typ, utype[v], ang, ranged, tree[usq[v]], ip, val, wintab, last)
                         if s >= psc[v] - 1e-12:
-                            ps = pos_score_nb(u, t, f, side, P, occ, usq, utype, uside, gmap, gf) if with_pos != 0 \
+                            ps = pos_score_nb(u, t, f, side, P, occ, usq, utype, uside, gmap, gf, val) \
+                                if with_pos != 0 \
                                 else 0.0
                             if s > psc[v] + 1e-12 or ps > ppos[v]:
                                 psc[v] = s
@@ -196,9 +198,10 @@ def unit_attacks_nb(u, m, side, last, with_pos, P, occ, usq, uface, utype, uside
                 if f < 0:
                     continue
                 ang = angle_nb(nx, ny, vx, vy, uface[v], False)
-                s = attack_score_nb(typ, utype[v], ang, ranged, tree[usq[v]], ip, fp, wintab, last)
+                s = attack_score_nb(typ, utype[v], ang, ranged, tree[usq[v]], ip, val, wintab, last)
                 if s >= psc[v] - 1e-12:
-                    ps = pos_score_nb(u, t, f, side, P, occ, usq, utype, uside, gmap, gf) if with_pos != 0 else 0.0
+                    ps = pos_score_nb(u, t, f, side, P, occ, usq, utype, uside, gmap, gf, val) if with_pos != 0 \
+                        else 0.0
                     if s > psc[v] + 1e-12 or ps > ppos[v]:
                         psc[v] = s
                         ppos[v] = ps
@@ -212,7 +215,7 @@ def unit_attacks_nb(u, m, side, last, with_pos, P, occ, usq, uface, utype, uside
 @njit(**INNER)
 def certain_kill_nb(u, v, t, f, P, usq, uface, utype):
     """Does u, standing on t facing f, kill v without a roll (or with a roll it cannot lose)?"""
-    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs = P
+    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs, ev = P
     ranged = utype[u] == ARC
     ang = angle_nb(sqx[t], sqy[t], sqx[usq[v]], sqy[usq[v]], uface[v], ranged)
     kind, am, dm = combat_kind_nb(utype[u], utype[v], ang, ranged, tree[usq[v]], ip)
@@ -230,10 +233,11 @@ def certain_kill_nb(u, v, t, f, P, usq, uface, utype):
 
 @njit(**INNER)
 def gen_decisions_nb(side, phase2, P, occ, usq, uface, utype, uside, acted, alive, nu, n0, gmap, gf, psc, pt, pf,
-                     ppos, codes, scores):
+                     ppos, codes, scores, val):
     """The candidate activations of ``side`` (module docstring): codes and scores; returns the count.
-    The greedy maps of ``side`` (gmap, gf) must be current."""
-    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs = P
+    The greedy maps of ``side`` (gmap, gf) must be current. ``val``: the weight row the scores use (the
+    searcher's, state.P_EVAL)."""
+    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs, ev = P
     W = ip[IP_W]
     H = ip[IP_H]
     nsq = ip[IP_NSQ]
@@ -253,7 +257,7 @@ def gen_decisions_nb(side, phase2, P, occ, usq, uface, utype, uside, acted, aliv
             m = ip[IP_P2]
         sq = usq[u]
         face = uface[u]
-        cur = pos_score_nb(u, sq, face, side, P, occ, usq, utype, uside, gmap, gf)
+        cur = pos_score_nb(u, sq, face, side, P, occ, usq, utype, uside, gmap, gf, val)
         # one pass over the destinations: the best square (greedy's plan) and the best unthreatened one
         best = NEG
         bt = sq
@@ -266,7 +270,7 @@ def gen_decisions_nb(side, phase2, P, occ, usq, uface, utype, uside, acted, aliv
             if occ[t] != -1 and t != sq:
                 continue
             f = best_facing_nb(t, dmask[m, sq, jj], face, sqx, sqy, usq, gmap)
-            s = pos_score_nb(u, t, f, side, P, occ, usq, utype, uside, gmap, gf)
+            s = pos_score_nb(u, t, f, side, P, occ, usq, utype, uside, gmap, gf, val)
             if s > best:
                 best, bt, bf = s, t, f
             if threat[t] == 0 and s > safe:
@@ -283,7 +287,7 @@ def gen_decisions_nb(side, phase2, P, occ, usq, uface, utype, uside, acted, aliv
         tf = best_facing_nb(sq, np.int64(15), face, sqx, sqy, usq, gmap)
         if tf != face and (bt != sq or bf != tf) and (st != sq or sf != tf):
             codes[n] = act_code_nb(k, sq, tf, 0, nsq, am)
-            scores[n] = pos_score_nb(u, sq, tf, side, P, occ, usq, utype, uside, gmap, gf) - cur
+            scores[n] = pos_score_nb(u, sq, tf, side, P, occ, usq, utype, uside, gmap, gf, val) - cur
             n += 1
         # the best swap with an orthogonally adjacent friend, when it improves the pair
         if m >= 1:
@@ -302,9 +306,9 @@ def gen_decisions_nb(side, phase2, P, occ, usq, uface, utype, uside, acted, aliv
                 if o < 0 or uside[o] != side:
                     continue
                 f = best_facing_nb(q, np.int64(15), face, sqx, sqy, usq, gmap)
-                s = (pos_score_nb(u, q, f, side, P, occ, usq, utype, uside, gmap, gf) - cur
-                     + pos_score_nb(o, sq, uface[o], side, P, occ, usq, utype, uside, gmap, gf)
-                     - pos_score_nb(o, q, uface[o], side, P, occ, usq, utype, uside, gmap, gf))
+                s = (pos_score_nb(u, q, f, side, P, occ, usq, utype, uside, gmap, gf, val) - cur
+                     + pos_score_nb(o, sq, uface[o], side, P, occ, usq, utype, uside, gmap, gf, val)
+                     - pos_score_nb(o, q, uface[o], side, P, occ, usq, utype, uside, gmap, gf, val))
                 if s > wsc:
                     wsc, wt, wf = s, q, f
             if wt >= 0:
@@ -314,8 +318,8 @@ def gen_decisions_nb(side, phase2, P, occ, usq, uface, utype, uside, acted, aliv
         if phase2:
             continue
         unit_attacks_nb(u, m, side, last, np.int64(1), P, occ, usq, uface, utype, uside, nu, gmap, gf, psc, pt, pf,
-                        ppos)
-        own = fp[FP_VALUE + utype[u]]
+                        ppos, val)
+        own = val[utype[u]]
         for v in range(nu):
             # an attack that certainly kills the attacker (Cavalry into a Spearman's front) is never offered
             if psc[v] == NEG or psc[v] <= -own + 1e-9:
@@ -335,15 +339,17 @@ def attack_potential_nb(side, limit, skip_acted, P, occ, usq, uface, utype, usid
                         pf, ppos, top):
     """The sum of the ``limit`` largest positive best-attack scores of ``side``'s units (each unit's
     best attack from where it stands, greedy attack score; units that acted skipped when ``skip_acted``
-    != 0): what it threatens to win if it moved now. ``top`` (len >= limit) is scratch."""
-    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs = P
+    != 0): what it threatens to win if it moved now. ``top`` (len >= limit) is scratch. Scored with the
+    rules' unit values (fp), never a weight row: the threat is a feature of the evaluation (features.py),
+    and a feature must not depend on the weights it is multiplied by (else no row is a dot product)."""
+    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs, ev = P
     kk = 0
     no_bonus = limit < 0      # False, as a computed bool: no bonus for the last enemy unit
     for u in range(nu):
         if uside[u] != side or usq[u] < 0 or (skip_acted != 0 and acted[u] != 0):
             continue
         s = unit_attacks_nb(u, umove[utype[u]], side, no_bonus, np.int64(0), P, occ, usq, uface, utype, uside, nu,
-                            gmap, gf, psc, pt, pf, ppos)
+                            gmap, gf, psc, pt, pf, ppos, fp)
         if s <= 0.0:
             continue
         # keep the limit largest in top[0..kk), descending (insertion)

@@ -95,6 +95,13 @@ class WarfareSteps(GameSteps):
     def evaluate(self, S):
         return float(step.step_evaluate_nb(self.P, S))
 
+    def features(self, S):
+        """(quiet, f): features.features_nb -- the lead of the evaluation is dot(a weight row, f); quiet at the
+        start of a side's turn (no activation made, nothing pending)."""
+        from simkit.games.warfare.features import features_nb
+        quiet, f = features_nb(self.P, S)
+        return bool(quiet), f
+
     def legal(self, S):
         n = step.step_legal_nb(self.P, S, self._codes)
         return np.sort(self._codes[:n])

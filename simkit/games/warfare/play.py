@@ -42,12 +42,13 @@ def play_game_nb(P, seed, game, first, policies, snapshot_turn, rec, agg, log, b
     (square, facing) of every unit at the start of each turn — for traces.
 
     Trajectory buffers (``trajectory``; empty in the batch kernel, which then does no extra
-    work): ``tval[t]`` side 0's material lead (material_lead_nb, the material of the search's evaluation)
+    work): ``tval[t]`` side 0's material lead (material_lead_nb with row 0 of the weight table, state.P_EVAL:
+    the material of the search's evaluation)
     and ``tloss[t]`` the units lost so far (both sides) at the start of turn t, and after the last
     turn at t = turns; ``tlegal[t]`` the options of turn t's first decision
     (count_activations_nb; 1 for a turn passed). None of it draws a random number.
     """
-    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs = P
+    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs, ev = P
     rng_seed_nb(rng, seed, game)
     nu = ip[IP_N0] + ip[IP_N1]
     begin_game_nb(P, first, occ, usq, uface, utype, uside, alive, buf, rng, rec)
@@ -72,7 +73,7 @@ def play_game_nb(P, seed, game, first, policies, snapshot_turn, rec, agg, log, b
                 boards[turn, u, 0] = usq[u]
                 boards[turn, u, 1] = uface[u]
         if turn < tval.shape[0]:
-            tval[turn] = material_lead_nb(fp, usq, utype, uside, nu)
+            tval[turn] = material_lead_nb(ev[0], usq, utype, uside, nu)
             tloss[turn] = 0
             for k in range(8):
                 tloss[turn] += rec[R_LOSSES + k]
@@ -168,7 +169,7 @@ def play_game_nb(P, seed, game, first, policies, snapshot_turn, rec, agg, log, b
             boards[turn, u, 0] = usq[u]
             boards[turn, u, 1] = uface[u]
     if turn < tval.shape[0]:
-        tval[turn] = material_lead_nb(fp, usq, utype, uside, nu)
+        tval[turn] = material_lead_nb(ev[0], usq, utype, uside, nu)
         tloss[turn] = 0
         for k in range(8):
             tloss[turn] += rec[R_LOSSES + k]

@@ -22,7 +22,9 @@ greedy: a scripted commander (knobs ``greedy_*`` in the scenario, fp[G_*]):
      more than ``greedy_min_improve``. Plans are computed once per turn and
      recomputed when their square is taken or an enemy dies. No swaps.
   3. advance after a melee win when the emptied square scores better.
-Ties are broken uniformly at random.
+Ties are broken uniformly at random. Every unit value greedy weighs (its attack scores, the danger term
+of its position score) is the mover's row of the evaluation's weight table (state.P_EVAL; ``val`` in the
+functions below): by default the rules' ``values``; a side playing a learned evaluation has its own.
 
 ban:CLASS:POLICY (simkit.policies; the mask at ``policies[POL_BAN + side]``): every policy above
 chooses among the side's decisions outside the banned ``ACTION_CLASSES`` only. Ending the turn and
@@ -40,7 +42,7 @@ from simkit.engine.rng import argmax_step_nb, rng_below_nb
 
 from .moves import (INSTANT_ATT, INSTANT_DEF, angle_nb, combat_kind_nb, face_mask_nb, gen_dests_nb, gen_targets_nb,
                     in_arc_nb, move_nb)
-from .state import (ARC, CAV, DXA, DYA, FP_VALUE, G_APPROACH, G_CAVSLACK, G_COVER, G_DANGER, G_FACING, G_FORM,
+from .state import (ARC, CAV, DXA, DYA, G_APPROACH, G_CAVSLACK, G_COVER, G_DANGER, G_FACING, G_FORM,
                     G_MINIMP, G_SLACK, G_THRESH, INNER, IP_H, IP_NSQ, IP_P2, IP_W, WIN_LO)
 
 POLICIES = ("random", "greedy", "mcts")
@@ -98,7 +100,7 @@ def random_unit_nb(side, usq, uside, acted, nu, ubuf, rng):
 def random_move_nb(side, phase2, P, occ, usq, uside, utype, acted, nu, buf, tbuf, rng):
     """The random policy's activation up to its attack: a uniformly chosen unacted unit (-1: end the
     turn), one of its destinations and one of the facings that move allows. Returns (unit, square, facing)."""
-    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs = P
+    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs, ev = P
     u = random_unit_nb(side, usq, uside, acted, nu, tbuf, rng)
     if u < 0:
         return u, np.int64(-1), np.int64(-1)
@@ -158,7 +160,7 @@ def random_bit_nb(mask, rng):
 @njit(cache=True, _nrt=False)
 def greedy_maps_nb(side, P, usq, utype, uside, nu, gmap, gf):
     """Nearest enemy (Chebyshev distance, id) and threat (enemies able to attack) per square."""
-    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs = P
+    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs, ev = P
     W = ip[IP_W]
     H = ip[IP_H]
     nsq = ip[IP_NSQ]
@@ -277,15 +279,16 @@ def best_facing_nb(t, mask, cur, sqx, sqy, usq, gmap):
 
 
 @njit(**INNER)
-def pos_score_nb(u, t, f, side, P, occ, usq, utype, uside, gmap, gf):
-    """Static score of unit u standing on square t facing f (greedy knobs in fp)."""
-    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs = P
+def pos_score_nb(u, t, f, side, P, occ, usq, utype, uside, gmap, gf, val):
+    """Static score of unit u standing on square t facing f (greedy knobs in fp; ``val``: the unit values
+    it weighs the danger with, a row of the evaluation's weight table, state.P_EVAL)."""
+    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs, ev = P
     W = ip[IP_W]
     H = ip[IP_H]
     x = sqx[t]
     y = sqy[t]
     typ = utype[u]
-    val = fp[FP_VALUE + typ]
+    vu = val[typ]
     nd = gmap[0, t]
     if nd >= BIG:
         nd = 0
@@ -303,7 +306,7 @@ def pos_score_nb(u, t, f, side, P, occ, usq, utype, uside, gmap, gf):
     over = fwd - (gf[1] + slack)
     if over > 0:
         sc -= fp[G_FORM] * over
-    sc -= fp[G_DANGER] * val * gmap[2, t]
+    sc -= fp[G_DANGER] * vu * gmap[2, t]
     if typ == ARC:
         ay = y + 1 if side == 0 else y - 1
         if 0 <= ay < H:
@@ -318,11 +321,11 @@ def pos_score_nb(u, t, f, side, P, occ, usq, utype, uside, gmap, gf):
 
 
 @njit(**INNER)
-def greedy_plan_nb(u, m, side, P, occ, usq, uface, utype, uside, gmap, gf, plan, plansc, rng):
+def greedy_plan_nb(u, m, side, P, occ, usq, uface, utype, uside, gmap, gf, plan, plansc, rng, val):
     """Best (destination, facing) of unit u by pos_score; stores the plan and its improvement."""
-    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs = P
+    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs, ev = P
     sq = usq[u]
-    cur = pos_score_nb(u, sq, uface[u], side, P, occ, usq, utype, uside, gmap, gf)
+    cur = pos_score_nb(u, sq, uface[u], side, P, occ, usq, utype, uside, gmap, gf, val)
     best = -1e300
     bt = sq
     bf = uface[u]
@@ -332,7 +335,7 @@ def greedy_plan_nb(u, m, side, P, occ, usq, uface, utype, uside, gmap, gf, plan,
         if occ[t] != -1 and t != sq:
             continue
         f = best_facing_nb(t, dmask[m, sq, j], uface[u], sqx, sqy, usq, gmap)
-        sc = pos_score_nb(u, t, f, side, P, occ, usq, utype, uside, gmap, gf)
+        sc = pos_score_nb(u, t, f, side, P, occ, usq, utype, uside, gmap, gf, val)
         take, best, ties = argmax_step_nb(sc, best, ties, rng, 0.0)
         if take:
             bt = t
@@ -355,7 +358,9 @@ def melee_facing_nb(mask, ox, oy):
 
 
 @njit(**INNER)
-def attack_score_nb(at, dt, ang, ranged, dtree, ip, fp, wintab, last):
+def attack_score_nb(at, dt, ang, ranged, dtree, ip, val, wintab, last):
+    """The greedy expected exchange of an attack by type ``at`` on type ``dt``: value won times P(win) minus
+    value lost times P(loss); ``val``: the unit values (a weight row, or fp for the rules' values)."""
     kind, am, dm = combat_kind_nb(at, dt, ang, ranged, dtree, ip)
     if kind == INSTANT_DEF:
         pw = 1.0
@@ -371,17 +376,18 @@ def attack_score_nb(at, dt, ang, ranged, dtree, ip, fp, wintab, last):
             d = -WIN_LO
         pw = wintab[d - WIN_LO]
         pd = 0.0 if ranged else 1.0 - pw
-    return pw * (fp[FP_VALUE + dt] + (1000.0 if last else 0.0)) - pd * fp[FP_VALUE + at]
+    return pw * (val[dt] + (1000.0 if last else 0.0)) - pd * val[at]
 
 
 @njit(cache=True, _nrt=False)
-def greedy_attack_nb(side, P, occ, usq, uface, utype, uside, acted, nu, last, ban, out, rng):
-    """Best attack over unacted units: out = (u, square, facing, target); returns its score.
+def greedy_attack_nb(side, P, occ, usq, uface, utype, uside, acted, nu, last, ban, out, rng, val):
+    """Best attack over unacted units: out = (u, square, facing, target); returns its score. ``val``: the
+    unit values it scores with (the mover's row of the weight table in play, the searcher's in a search).
 
     ``last``: the enemy has one unit left, so a kill wins — its value counts 1000 more. ``ban``: the
     side's ban mask (ACTION_CLASSES): the units whose attack class it bans are left out (greedy never
     swaps, so an attack's class is its unit's)."""
-    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs = P
+    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs, ev = P
     W = ip[IP_W]
     H = ip[IP_H]
     best = -1e300
@@ -419,7 +425,7 @@ def greedy_attack_nb(side, P, occ, usq, uface, utype, uside, acted, nu, last, ba
                         f = k if side == 0 or k == 1 or k == 3 else 2 - k
                         if (mask >> f) & 1 and in_arc_nb(tx, ty, f, vx, vy, True, rg):
                             ang = angle_nb(tx, ty, vx, vy, uface[v], True)
-                            sc = attack_score_nb(at, utype[v], ang, ranged, tree[usq[v]], ip, fp, wintab, last)
+                            sc = attack_score_nb(at, utype[v], ang, ranged, tree[usq[v]], ip, val, wintab, last)
                             take, best, ties = argmax_step_nb(sc, best, ties, rng, 0.0)
                             if take:
                                 out[0] = u
@@ -453,7 +459,7 @@ def greedy_attack_nb(side, P, occ, usq, uface, utype, uside, acted, nu, last, ba
                     if f < 0:
                         continue
                     ang = angle_nb(nx, ny, vx, vy, uface[v], False)
-                    sc = attack_score_nb(at, utype[v], ang, ranged, tree[usq[v]], ip, fp, wintab, last)
+                    sc = attack_score_nb(at, utype[v], ang, ranged, tree[usq[v]], ip, val, wintab, last)
                     take, best, ties = argmax_step_nb(sc, best, ties, rng, 0.0)
                     if take:
                         out[0] = u
@@ -465,11 +471,12 @@ def greedy_attack_nb(side, P, occ, usq, uface, utype, uside, acted, nu, last, ba
 
 @njit(**INNER)
 def greedy_choose_nb(side, phase2, turn, P, occ, usq, uface, utype, uside, acted, alive, nu, ban,
-                     gmap, gf, plan, plansc, out, rng):
+                     gmap, gf, plan, plansc, out, rng, val):
     """The greedy commander's next activation: out = (u, square, facing, target) or u = -1 (end).
+    ``val``: the weight row it scores unit values with (state.P_EVAL: the mover's row in play).
     ``ban``: the side's ban mask (ACTION_CLASSES): no attack of a banned class; with ``move`` banned
     the turn ends where greedy would have moved (its moves never swap: ``swap`` changes nothing)."""
-    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs = P
+    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs, ev = P
     if gf[0] != turn * 1000 + alive[1 - side]:
         greedy_maps_nb(side, P, usq, utype, uside, nu, gmap, gf)
         gf[0] = turn * 1000 + alive[1 - side]
@@ -479,7 +486,7 @@ def greedy_choose_nb(side, phase2, turn, P, occ, usq, uface, utype, uside, acted
             plan[u, 0] = -2
     if not phase2:
         sc = greedy_attack_nb(side, P, occ, usq, uface, utype, uside, acted, nu, alive[1 - side] == 1, ban, out,
-                              rng)
+                              rng, val)
         if out[0] >= 0 and sc >= fp[G_THRESH]:
             return
     if ban != 0 and banned_nb(ban, CL_MOVE):
@@ -500,7 +507,7 @@ def greedy_choose_nb(side, phase2, turn, P, occ, usq, uface, utype, uside, acted
             m = umove[utype[u]]
             if phase2 and m > ip[IP_P2]:
                 m = ip[IP_P2]
-            greedy_plan_nb(u, m, side, P, occ, usq, uface, utype, uside, gmap, gf, plan, plansc, rng)
+            greedy_plan_nb(u, m, side, P, occ, usq, uface, utype, uside, gmap, gf, plan, plansc, rng, val)
         sc = plansc[u]
         take, best, ties = argmax_step_nb(sc, best, ties, rng, 0.0)
         if take:
@@ -513,9 +520,9 @@ def greedy_choose_nb(side, phase2, turn, P, occ, usq, uface, utype, uside, acted
 
 
 @njit(**INNER)
-def greedy_advance_nb(u, t, side, P, occ, usq, uface, utype, uside, gmap, gf):
-    """Advance into the emptied square t when it scores better than staying."""
-    here = pos_score_nb(u, usq[u], uface[u], side, P, occ, usq, utype, uside, gmap, gf)
-    there = pos_score_nb(u, t, uface[u], side, P, occ, usq, utype, uside, gmap, gf)
+def greedy_advance_nb(u, t, side, P, occ, usq, uface, utype, uside, gmap, gf, val):
+    """Advance into the emptied square t when it scores better than staying (``val``: the weight row)."""
+    here = pos_score_nb(u, usq[u], uface[u], side, P, occ, usq, utype, uside, gmap, gf, val)
+    there = pos_score_nb(u, t, uface[u], side, P, occ, usq, utype, uside, gmap, gf, val)
     return there > here
 

@@ -318,5 +318,12 @@ def prepare(rules: dict):
     fp[S.FP_MCTS + MC_N:S.FP_MCTS + MC_N + S.MCTS_OWN] = [rules["mcts_threat"], rules["mcts_cap_turns"]]
     sqx = np.arange(nsq, dtype=np.int64) % w
     sqy = np.arange(nsq, dtype=np.int64) // w
+    # the evaluation's weight table (state.P_EVAL, the last slot: no other index moves): both rows the
+    # hand-set weights, each unit type's value and the search's threat weight; a side's row is data
+    # (simkit learn swaps in a learned row), so nothing recompiles when it changes
+    ev = np.zeros((2, S.NEV), dtype=np.float64)
+    for k, u in enumerate(UNITS):
+        ev[:, S.EV_MATERIAL + k] = rules["values"][u]
+    ev[:, S.EV_THREAT] = rules["mcts_threat"]
     return (ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, win_table(), sqx, sqy,
-            mcts_params(rules))
+            mcts_params(rules), ev)

@@ -7,7 +7,10 @@ opposed roll, the acting unit and its swap partner) and the greedy commander's c
 and plans, kept as the greedy policy keeps them: a copy carries them), then scratch that is not
 copied (buffers, the records the rule functions write). ``P`` is the game's params tuple
 (state.py); the knobs the hooks read are in ``fp`` from ``FP_MCTS`` (the same for both sides); the engine
-gets the mover's row of the knob table ``P[15]`` (a side's own POLICY/KNOB=VALUE).
+gets the mover's row of the knob table ``P[15]`` (a side's own POLICY/KNOB=VALUE). Every unit value
+the search weighs -- its leaf evaluation, its candidates' priors, the greedy rollouts of both sides --
+comes from the searcher's row of the evaluation's weight table ``P[P_EVAL]`` (state.py; ``meta[M_EVAL]``,
+set at the root and copied with the state), so a side with learned weights searches with them.
 
 **Decisions**: candidates.py (codes, the curated candidates and their scores). One decision is
 one activation, or the WF-5 advance after a melee kill; a turn is consecutive decisions of the
@@ -20,10 +23,11 @@ with the exact probability ``warfare_win_prob_nb`` of engine/dice.py (ties re-ro
 combat result is certain and applied at once. Nothing is hidden, and the rollouts draw their dice
 only after the tree: the search is closed loop.
 
-**Evaluation** (``evaluate_nb``, side 0's expected score): side 0's material lead (unit
-``values``) plus ``mcts_threat`` times a threat term -- the side to move's attack potential (the
-sum of its best ``activations`` attack scores, ``candidates.attack_potential_nb``) minus half the
-other side's (it moves later and can parry some) -- squashed by ``mcts_scale``. Where the cap
+**Evaluation** (``evaluate_nb``, side 0's expected score): the lead (``lead_nb``) = side 0's material
+lead (the weight row's unit values) plus the row's threat weight (``mcts_threat``) times a threat term
+-- the side to move's attack potential (the sum of its best ``activations`` attack scores, in the
+rules' unit values, ``candidates.attack_potential_nb``) minus half the other side's (it moves later
+and can parry some) -- squashed by ``mcts_scale``. The lead is linear in the row (features.py). Where the cap
 draws (``cap_result = "draw"``) a lead only wins by annihilation, so the expected score is pulled
 to 1/2 by the share of the trailing side's units the turns left can still remove: ``turns left /
 (mcts_cap_turns * units of the trailing side)``, at most 1. Under ``cap_result = "material"`` the
@@ -52,16 +56,19 @@ from .moves import (ROLL, angle_nb, attack_nb, can_act_nb, cap_winner_nb, combat
                     turn_limit_nb)
 from .policies import greedy_advance_nb, greedy_choose_nb, greedy_maps_nb, pos_score_nb, random_move_nb, \
     random_target_nb
-from .state import (ARC, DEF_DIES, FP_MCTS, FP_VALUE, INNER, IP_ACT, IP_CAP, IP_H, IP_MAXT, IP_MAXU, IP_N0, IP_N1,
+from .state import (ARC, DEF_DIES, EV_THREAT, FP_MCTS, INNER, IP_ACT, IP_CAP, IP_H, IP_MAXT, IP_MAXU, IP_N0, IP_N1,
                     IP_NSQ, IP_W, NFIELDS)
 
-# Warfare!'s own MCTS knobs, after the engine's in the knob vector (fp[FP_MCTS + MC_N + MK_*])
+# Warfare!'s own MCTS knobs, after the engine's in the knob vector (fp[FP_MCTS + MC_N + MK_*]); the evaluation
+# reads the threat weight from the weight row (state.EV_THREAT), fp's copy stays for the layout
 MK_THREAT, MK_CAP_TURNS = 0, 1
 
 # meta columns
 (M_TURN, M_PLAYER, M_NACT, M_LIMIT, M_PASSES, M_RESULT, M_ADVU, M_ADVSQ, M_PU, M_PV, M_PAM, M_PDM, M_ACTU,
- M_MATE, M_SNAP) = range(15)
-M_N = 15      # M_SNAP: the step API's flag, the record's material snapshot taken (step.py)
+ M_MATE, M_SNAP, M_EVAL) = range(16)
+M_N = 16      # M_SNAP: the step API's flag, the record's material snapshot taken (step.py)
+# M_EVAL: whose row of the weight table (state.P_EVAL) the hooks read -- the searcher's in a search (choose_nb),
+# 0 outside one (the step API's view, like its evaluate)
 # S tuple
 (S_OCC, S_USQ, S_FACE, S_ACTED, S_ALIVE, S_META, S_TYPE, S_SIDE, S_GMAP, S_GF, S_PLAN, S_PLANSC,
  S_GOUT, S_BUF, S_TBUF, S_REC, S_AGG, S_PSC, S_PT, S_PF, S_PPOS, S_TOP) = range(22)
@@ -105,21 +112,23 @@ def position_state(params, usq, uface, utype, uside, turn, player):
     meta = S[S_META]
     meta[:] = -1
     meta[M_TURN], meta[M_PLAYER], meta[M_PASSES], meta[M_RESULT] = turn, player, 0, ONGOING
+    meta[M_EVAL] = 0
     S[S_GF][:] = -1.0
     start_turn_nb(params, S)
     return S
 
 
 @njit(**INNER)
-def material_lead_nb(fp, usq, utype, uside, nu):
-    """Side 0's lead in unit value (``values``): the trajectory's value and the evaluation's material."""
+def material_lead_nb(val, usq, utype, uside, nu):
+    """Side 0's lead in unit value (``val``: a weight row, state.P_EVAL): the trajectory's value (row 0)
+    and the evaluation's material."""
     v = 0.0
     for u in range(nu):
         if usq[u] >= 0:
             if uside[u] == 0:
-                v += fp[FP_VALUE + utype[u]]
+                v += val[utype[u]]
             else:
-                v -= fp[FP_VALUE + utype[u]]
+                v -= val[utype[u]]
     return v
 
 
@@ -140,7 +149,7 @@ def ensure_maps_nb(P, S, side):
 @njit(**INNER)
 def begin_turn_nb(P, S):
     """Start the turn in meta[M_TURN] of meta[M_PLAYER] exactly as play_game_nb does (cap, passes)."""
-    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs = P
+    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs, ev = P
     occ, usq, uface, acted, meta, utype, uside = S[0], S[1], S[2], S[3], S[5], S[6], S[7]
     nu = usq.shape[0]
     while True:
@@ -292,6 +301,7 @@ def decisions_nb(P, S, codes, scores):
     ip = P[0]
     occ, usq, uface, acted, alive, meta, utype, uside = S[0], S[1], S[2], S[3], S[4], S[5], S[6], S[7]
     side = meta[M_PLAYER]
+    val = P[16][meta[M_EVAL]]      # the searcher's row (state.P_EVAL)
     ensure_maps_nb(P, S, side)
     gmap, gf = S[S_GMAP], S[S_GF]
     u = meta[M_ADVU]
@@ -299,11 +309,11 @@ def decisions_nb(P, S, codes, scores):
         codes[0] = STAY
         scores[0] = 0.0
         codes[1] = ADVANCE
-        scores[1] = (pos_score_nb(u, meta[M_ADVSQ], uface[u], side, P, occ, usq, utype, uside, gmap, gf)
-                     - pos_score_nb(u, usq[u], uface[u], side, P, occ, usq, utype, uside, gmap, gf))
+        scores[1] = (pos_score_nb(u, meta[M_ADVSQ], uface[u], side, P, occ, usq, utype, uside, gmap, gf, val)
+                     - pos_score_nb(u, usq[u], uface[u], side, P, occ, usq, utype, uside, gmap, gf, val))
         return 2
     return gen_decisions_nb(side, meta[M_TURN] < 2, P, occ, usq, uface, utype, uside, acted, alive, usq.shape[0],
-                            ip[IP_N0], gmap, gf, S[S_PSC], S[S_PT], S[S_PF], S[S_PPOS], codes, scores)
+                            ip[IP_N0], gmap, gf, S[S_PSC], S[S_PT], S[S_PF], S[S_PPOS], codes, scores, val)
 
 
 @njit(**INNER)
@@ -355,25 +365,49 @@ def settle_nb(P, S, outcome, rng):
     strike_nb(P, S, u, v, np.int64(outcome), rng)
 
 
-@njit(**INNER)
-def evaluate_nb(P, S):
-    """Side 0's expected score (module docstring)."""
-    ip, fp = P[0], P[11]
-    occ, usq, uface, acted, alive, meta, utype, uside = S[0], S[1], S[2], S[3], S[4], S[5], S[6], S[7]
+# inline: evaluate_nb is value_nb(lead_nb(threat_nb)) -- inlined, no call copies P and S (~40 arrays) as
+# arguments, so the leaf evaluation costs what it did before it was split up
+@njit(inline="always", **INNER)
+def threat_nb(P, S):
+    """The evaluation's threat term in side 0's view, unweighted: the side to move's attack potential (its
+    activations left this turn; none in phase 2) minus half the other side's (a full turn), signed for side 0.
+    Attack scores in the rules' unit values (candidates.attack_potential_nb), whatever the weight row."""
+    ip = P[0]
+    occ, usq, uface, acted, meta, utype, uside = S[0], S[1], S[2], S[3], S[5], S[6], S[7]
     nu = usq.shape[0]
-    lead = material_lead_nb(fp, usq, utype, uside, nu)
-    w = fp[FP_MCTS + MC_N + MK_THREAT]
-    if w > 0.0:
-        mover = meta[M_PLAYER]
-        left = meta[M_LIMIT] - meta[M_NACT]
-        tm = 0.0
-        if meta[M_TURN] >= 2 and left > 0:
-            tm = attack_potential_nb(mover, left, np.int64(1), P, occ, usq, uface, utype, uside, acted, nu, S[S_GMAP],
-                                     S[S_GF], S[S_PSC], S[S_PT], S[S_PF], S[S_PPOS], S[S_TOP])
-        to = attack_potential_nb(1 - mover, ip[IP_ACT], np.int64(0), P, occ, usq, uface, utype, uside, acted, nu,
-                                 S[S_GMAP], S[S_GF], S[S_PSC], S[S_PT], S[S_PF], S[S_PPOS], S[S_TOP])
-        pos = w * (tm - 0.5 * to)
-        lead += pos if mover == 0 else -pos
+    mover = meta[M_PLAYER]
+    left = meta[M_LIMIT] - meta[M_NACT]
+    tm = 0.0
+    if meta[M_TURN] >= 2 and left > 0:
+        tm = attack_potential_nb(mover, left, np.int64(1), P, occ, usq, uface, utype, uside, acted, nu, S[S_GMAP],
+                                 S[S_GF], S[S_PSC], S[S_PT], S[S_PF], S[S_PPOS], S[S_TOP])
+    to = attack_potential_nb(1 - mover, ip[IP_ACT], np.int64(0), P, occ, usq, uface, utype, uside, acted, nu,
+                             S[S_GMAP], S[S_GF], S[S_PSC], S[S_PT], S[S_PF], S[S_PPOS], S[S_TOP])
+    t = tm - 0.5 * to
+    return t if mover == 0 else -t
+
+
+@njit(inline="always", **INNER)
+def lead_nb(P, S, val):
+    """Side 0's lead as the weight row ``val`` judges it (module docstring): material plus the row's threat
+    weight times the threat term (skipped at weight 0: the greedy scans cost). Linear in ``val``:
+    features.features_nb gives the vector it is the dot product of. (w * -t is -(w * t) exactly: the
+    default row's lead is the bits it was before the table.)"""
+    usq, utype, uside = S[S_USQ], S[S_TYPE], S[S_SIDE]
+    lead = material_lead_nb(val, usq, utype, uside, usq.shape[0])
+    w = val[EV_THREAT]
+    if w != 0.0:
+        lead += w * threat_nb(P, S)
+    return lead
+
+
+@njit(inline="always", **INNER)
+def value_nb(P, S, val):
+    """Side 0's expected score with the weight row ``val``: the lead squashed, pulled to 1/2 where the cap
+    draws (module docstring)."""
+    ip, fp = P[0], P[11]
+    alive, meta = S[S_ALIVE], S[S_META]
+    lead = lead_nb(P, S, val)
     v = squash_nb(lead, fp[FP_MCTS + MC_SCALE])
     kt = fp[FP_MCTS + MC_N + MK_CAP_TURNS]
     if ip[IP_CAP] == 0 and kt > 0.0:
@@ -386,20 +420,27 @@ def evaluate_nb(P, S):
 
 
 @njit(**INNER)
+def evaluate_nb(P, S):
+    """Side 0's expected score (module docstring), by the searcher's row of the weight table."""
+    return value_nb(P, S, P[16][S[S_META][M_EVAL]])
+
+
+@njit(**INNER)
 def rollout_step_nb(P, S, greedy, rng):
     """One decision of the rollout policy (greedy, or random as play_game_nb's random policy)."""
-    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs = P
+    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs, ev = P
     occ, usq, uface, acted, alive, meta, utype, uside = S[0], S[1], S[2], S[3], S[4], S[5], S[6], S[7]
     gmap, gf, plan, plansc, gout = S[S_GMAP], S[S_GF], S[S_PLAN], S[S_PLANSC], S[S_GOUT]
     nu = usq.shape[0]
     player = meta[M_PLAYER]
     turn = meta[M_TURN]
+    val = ev[meta[M_EVAL]]      # both sides' greedy plies judge with the searcher's row: its model of the game
     u = meta[M_ADVU]
     if u >= 0:
         tsq = meta[M_ADVSQ]
         if greedy:
             ensure_maps_nb(P, S, player)
-            go = greedy_advance_nb(u, tsq, player, P, occ, usq, uface, utype, uside, gmap, gf)
+            go = greedy_advance_nb(u, tsq, player, P, occ, usq, uface, utype, uside, gmap, gf, val)
         else:
             go = rng_below_nb(rng, np.int64(2)) == 1
         if go:
@@ -409,7 +450,7 @@ def rollout_step_nb(P, S, greedy, rng):
     phase2 = turn < 2
     if greedy:
         greedy_choose_nb(player, phase2, turn, P, occ, usq, uface, utype, uside, acted, alive, nu, np.int64(0),
-                         gmap, gf, plan, plansc, gout, rng)
+                         gmap, gf, plan, plansc, gout, rng, val)
         u = gout[0]
         if u < 0:
             end_turn_nb(P, S)
@@ -506,6 +547,7 @@ def choose_nb(P, Wk, budget, player, turn, nact, limit, advu, advsq, actu, mate,
     meta[M_PV] = -1
     meta[M_ACTU] = actu
     meta[M_MATE] = mate
+    meta[M_EVAL] = player     # the searcher: its row of the weight table everywhere in the tree and rollouts
     R[S_GF][0] = -1.0       # the caches start empty, then hold the root's maps for every copy
     R[S_GF][2] = -1.0
     ensure_maps_nb(P, R, player)

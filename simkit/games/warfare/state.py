@@ -30,7 +30,7 @@ Per-game state (scratch arrays allocated once per block, reset per game)::
 
 The params tuple built by ``rules.prepare``::
 
-    (ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs)
+    (ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs, ev)
     ip      int64[IP_SIZE]     integer rule values (IP_* indexes below)
     tree    int64[NSQ]         1 on a tree square
     army    int64[2, MAXU]     unit type of each slot of each side's army (-1 pad)
@@ -45,7 +45,15 @@ The params tuple built by ``rules.prepare``::
     wintab  float64[2*20+1]    P(attacker wins) by modifier difference -20..20 (dice.py, exact)
     sqx     int64[NSQ]         x of each square; sqy int64[NSQ] its y
     knobs   float64[2, MC_N]   the search knob table, a row per side (simkit.policies.mcts_params): the engine
-                               gets the mover's row; the hooks read fp's (scale, threat, cap turns: both sides)
+                               gets the mover's row; the hooks read fp's (scale, cap turns: both sides)
+    ev      float64[2, NEV]    the evaluation's weight table (simkit learn; GameSpec.eval_slot = P_EVAL), a row
+                               per side, columns EVAL_FEATURES: each unit type's value (EV_MATERIAL + type),
+                               then the search's threat weight (EV_THREAT). Both rows are the rules' ``values``
+                               and ``mcts_threat`` unless a side plays a learned evaluation. The greedy
+                               commander reads the mover's row, the search the searcher's row (its leaf
+                               evaluation, priors and greedy rollouts), the trajectory and the step API's
+                               evaluate row 0; the cap's ``material`` adjudication reads fp's ``values``
+                               (a rule, not a player's judgement)
 """
 import numpy as np
 
@@ -95,6 +103,17 @@ FP_GREEDY = 4
 FP_MCTS = FP_GREEDY + 9
 MCTS_OWN = 2
 FP_SIZE = FP_MCTS + MC_N + MCTS_OWN
+
+# The evaluation's weight table, params[P_EVAL] (float64 [2, NEV]; features.py, docs/games/warfare.md
+# "Evaluation features"). A unit's value sits at the same index in a row as in fp (FP_VALUE = 0), so a
+# kernel that scores with unit values takes ``val`` = a row of the table (a player's judgement) or ``fp``
+# (the rules' values: the threat term, which must not depend on the row for the features to be linear).
+P_EVAL = 16
+EV_MATERIAL = 0            # + unit type
+EV_THREAT = NT             # the search's threat term (mcts_threat)
+NEV = NT + 1
+EVAL_FEATURES = tuple(f"material:{u}" for u in UNITS) + ("threat",)
+assert FP_VALUE == 0 and EV_MATERIAL == FP_VALUE
 
 END_REASONS = ("annihilation", "move_limit", "stalemate")
 END_ANNIHILATION, END_MOVE_LIMIT, END_STALEMATE = 0, 1, 2

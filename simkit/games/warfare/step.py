@@ -26,9 +26,9 @@ from .candidates import ADVANCE, END, STAY, A0, act_code_nb, arc_index_nb, arc_m
 from .moves import arc_enemies_nb, face_mask_nb, gen_dests_nb, move_nb
 from .policies import (BANNED, BANNED_EPS, CL_ADVANCE, MCTS, RANDOM, RANDOM_WHOLE, banned_nb, greedy_advance_nb,
                        greedy_choose_nb, greedy_maps_nb, random_move_nb, random_target_nb, restricted_random_nb)
-from .search import (M_ADVSQ, M_ADVU, M_LIMIT, M_MATE, M_NACT, M_PAM, M_PASSES, M_PDM, M_PLAYER, M_PU, M_RESULT,
-                     M_SNAP, M_TURN, S_AGG, S_BUF, S_GF, S_GMAP, S_GOUT, S_META, S_PLAN, S_PLANSC, S_REC, S_TBUF,
-                     apply_nb, begin_turn_nb, chance_nb, choose_nb, evaluate_nb, settle_nb)
+from .search import (M_ADVSQ, M_ADVU, M_EVAL, M_LIMIT, M_MATE, M_NACT, M_PAM, M_PASSES, M_PDM, M_PLAYER, M_PU,
+                     M_RESULT, M_SNAP, M_TURN, S_AGG, S_BUF, S_GF, S_GMAP, S_GOUT, S_META, S_PLAN, S_PLANSC, S_REC,
+                     S_TBUF, apply_nb, begin_turn_nb, chance_nb, choose_nb, settle_nb, value_nb)
 from .state import (ARC, ATT_DIES, DEF_DIES, END_ANNIHILATION, END_MOVE_LIMIT, END_STALEMATE, INNER, IP_DEPLOY,
                     IP_H, IP_MAXT, IP_N0, IP_NSQ, IP_P2, IP_W, NOTHING, R_ACT, R_ADV, R_ATTACKS, R_FINAL, R_LOSTROLL,
                     R_MISS, R_SNAP, R_WONROLL)
@@ -38,7 +38,7 @@ from .state import (ARC, ATT_DIES, DEF_DIES, END_ANNIHILATION, END_MOVE_LIMIT, E
 
 @njit(**INNER)
 def deploy_nb(P, occ, usq, uface, utype, uside, alive, zbuf, rng):
-    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs = P
+    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs, ev = P
     occ[:] = -1
     n0 = ip[IP_N0]
     for s in range(2):
@@ -110,7 +110,7 @@ def policy_activation_nb(P, Wk, policies, player, turn, nact, limit, occ, usq, u
         return restricted_activation_nb(P, Wk, policies, player, turn, nact, limit, occ, usq, uface, utype, uside,
                                         acted, alive, buf, tbuf, gmap, gf, plan, plansc, gout, rng)
     greedy_choose_nb(player, phase2, turn, P, occ, usq, uface, utype, uside, acted, alive, nu, np.int64(0),
-                     gmap, gf, plan, plansc, gout, rng)
+                     gmap, gf, plan, plansc, gout, rng, P[16][player])    # the mover's row (state.P_EVAL)
     return act, gout[0], gout[1], gout[2], gout[3]
 
 
@@ -153,7 +153,7 @@ def restricted_activation_nb(P, Wk, policies, player, turn, nact, limit, occ, us
                                           uface, utype, uside, acted, alive, ban, rng)
         return act, u, t, f, tgt
     greedy_choose_nb(player, phase2, turn, P, occ, usq, uface, utype, uside, acted, alive, nu, ban,
-                     gmap, gf, plan, plansc, gout, rng)
+                     gmap, gf, plan, plansc, gout, rng, P[16][player])
     return act, gout[0], gout[1], gout[2], gout[3]
 
 
@@ -183,7 +183,7 @@ def policy_advance_nb(P, Wk, policies, player, turn, nact, limit, u, tsq, mate, 
     if gf[0] != turn * 1000 + alive[1 - player]:     # the greedy maps' key (search.ensure_maps_nb)
         greedy_maps_nb(player, P, usq, utype, uside, usq.shape[0], gmap, gf)
         gf[0] = turn * 1000 + alive[1 - player]
-    return 1 if greedy_advance_nb(u, tsq, player, P, occ, usq, uface, utype, uside, gmap, gf) else 0
+    return 1 if greedy_advance_nb(u, tsq, player, P, occ, usq, uface, utype, uside, gmap, gf, P[16][player]) else 0
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -240,6 +240,7 @@ def step_start_nb(P, S, first, rng):
     meta[M_PASSES] = 0
     meta[M_RESULT] = ONGOING
     meta[M_SNAP] = 0
+    meta[M_EVAL] = 0        # outside a search the hooks read row 0 of the weight table
     S[S_GF][0] = -1.0       # the greedy caches start empty, as in play_game_nb
     S[S_GF][2] = -1.0
     begin_turn_nb(P, S)
@@ -296,8 +297,9 @@ def step_chance_nb(P, S, outcomes, probs):
 
 @njit(cache=True, _nrt=False)
 def step_evaluate_nb(P, S):
-    """The search's leaf evaluation (side 0's expected score), callable from Python (evaluate_nb is inner)."""
-    return evaluate_nb(P, S)
+    """The search's leaf evaluation (side 0's expected score) with row 0 of the weight table (state.P_EVAL),
+    callable from Python (value_nb is inner)."""
+    return value_nb(P, S, P[16][0])
 
 
 @njit(cache=True, _nrt=False)
