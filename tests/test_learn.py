@@ -179,3 +179,12 @@ def test_values_third_method_reads_the_learned_material_weights():
     # opposite significant signs against ablation are flagged, named as the learned method's
     abl = {"queen": {"value": -0.05, "ci": [-0.08, -0.02]}}
     assert any("learned coefficient" in d for d in method_disagreements(abl, out, "learned"))
+
+
+def test_sampled_positions_do_not_depend_on_the_number_of_workers():
+    from simkit.analysis.learn import sample_positions
+    sc = load_scenario("martian_chess")
+    one = sample_positions(sc, "greedy", 120, seed=4, workers=1)
+    two = sample_positions(sc, "greedy", 120, seed=4, workers=2)
+    for k in ("X", "game", "first", "tempo", "y", "results"):
+        assert np.array_equal(one[k], two[k]), k

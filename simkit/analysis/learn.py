@@ -55,29 +55,24 @@ class LearnConfig:
 
 
 # --- positions ------------------------------------------------------------------------------
-def sample_positions(scenario, policy: str, games: int, seed: int, candidate: dict | None = None,
-                     progress=None) -> dict:
-    """Self-play ``games`` games of ``policy`` through the step API (the batch kernel's games, decision
-    for decision) and keep every quiet position's features. Returns arrays: X (n, k), game, first,
-    tempo (+1 side 0 to move), y (side 0's result of the game: 1, 1/2, 0), and the games' results."""
+def _sample_range(scenario, policy: str, start: int, stop: int, seed: int) -> tuple:
+    """Games ``start..stop-1`` of the self-play (game g: seed and index as in every run, first player
+    alternating); every quiet position's features, game, first and tempo, and each game's result."""
     from simkit.engine.rng import rng_seed_nb
     from simkit.engine.search import ONGOING
     from simkit.env.rules import steps_for
     from simkit.policies import policy_vector
     spec = scenario.spec
-    sc = replace(scenario, learned=candidate) if candidate is not None else scenario
-    params = sc.params_for((policy, policy))
-    steps = steps_for(spec, params)
+    steps = steps_for(spec, scenario.params_for((policy, policy)))
     pv = policy_vector(spec, (policy, policy))
-    k = len(spec.eval_features)
-    feats, gid, firsts, tempo = [], [], [], []
-    results = np.zeros(games)
+    feats, rows = [], []
+    results = np.zeros(stop - start)
     rng = np.zeros(1, np.uint64)
     rec = np.zeros(steps.record_len, np.int32)
     agg = np.zeros(steps.agg_size, np.int64)
     S = steps.new_position()
-    for g in range(games):
-        first = g % 2                       # alternate, as every run
+    for g in range(start, stop):
+        first = g % 2
         rng_seed_nb(rng, np.int64(seed), np.int64(g))
         rec[:] = 0
         steps.start(S, first, rng, rec)
@@ -91,16 +86,42 @@ def sample_positions(scenario, policy: str, games: int, seed: int, candidate: di
             quiet, f = steps.features(S)
             if quiet:
                 feats.append(np.array(f, dtype=np.float64))
-                gid.append(g)
-                firsts.append(1.0 if first == 0 else -1.0)
-                tempo.append(1.0 if int(steps.to_move(S)) == 0 else -1.0)
+                rows.append((g, 1.0 if first == 0 else -1.0, 1.0 if int(steps.to_move(S)) == 0 else -1.0))
             steps.apply(S, int(steps.choose(S, pv, rng)), rng, rec, agg, -1)
-        results[g] = 1.0 if status == 0 else (0.0 if status == 1 else 0.5)
-        if progress is not None:
-            progress(g + 1)
+        results[g - start] = 1.0 if status == 0 else (0.0 if status == 1 else 0.5)
+    return feats, rows, results
+
+
+def sample_positions(scenario, policy: str, games: int, seed: int, candidate: dict | None = None,
+                     workers: int | None = None) -> dict:
+    """Self-play ``games`` games of ``policy`` through the step API (the batch kernel's games, decision
+    for decision) and keep every quiet position's features. Returns arrays: X (n, k), game, first,
+    tempo (+1 side 0 to move), y (side 0's result of the game: 1, 1/2, 0), and the games' results.
+
+    The games are split into ``workers`` contiguous ranges played in as many processes (default: the
+    machine's cores); each game depends only on the seed and its index, so the positions are the same
+    for any number of workers."""
+    import os
+    sc = replace(scenario, learned=candidate) if candidate is not None else scenario
+    workers = max(1, min(workers or os.cpu_count() or 1, games // 50 or 1))
+    cuts = [games * i // workers for i in range(workers + 1)]
+    spans = list(zip(cuts[:-1], cuts[1:]))
+    if workers == 1:
+        parts = [_sample_range(sc, policy, 0, games, seed)]
+    else:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+        # fork: the workers inherit the loaded kernels (no second compile or cache load)
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as ex:
+            parts = list(ex.map(_sample_range, [sc] * workers, [policy] * workers, [a for a, _ in spans],
+                                [b for _, b in spans], [seed] * workers))
+    k = len(scenario.spec.eval_features)
+    feats = [f for p in parts for f in p[0]]
+    rows = np.array([r for p in parts for r in p[1]], dtype=np.float64).reshape(-1, 3)
+    results = np.concatenate([p[2] for p in parts])
     X = np.array(feats, dtype=np.float64).reshape(-1, k)
-    gid = np.array(gid, dtype=np.int64)
-    return {"X": X, "game": gid, "first": np.array(firsts), "tempo": np.array(tempo), "y": results[gid],
+    gid = rows[:, 0].astype(np.int64)
+    return {"X": X, "game": gid, "first": rows[:, 1], "tempo": rows[:, 2], "y": results[gid],
             "results": results}
 
 
@@ -261,7 +282,7 @@ def learn(scenario, config: LearnConfig, *, threads=None, log=None, store: bool 
     for it in range(config.iterations):
         t1 = time.perf_counter()
         data = sample_positions(scenario, f"{config.policy}@{'learned' if candidate else 'default'}",
-                                config.games, config.seed + 1000 * it, candidate)
+                                config.games, config.seed + 1000 * it, candidate, threads)
         fit = fit_weights(data, base, scale, config.ridge)
         rounds.append({"round": it + 1, "positions": fit["positions"], "weights": fit["weights"],
                        "logloss_learned": fit["logloss_learned"], "logloss_default": fit["logloss_default"],
