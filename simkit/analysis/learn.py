@@ -8,7 +8,9 @@ minus side 1's, the terms the game's evaluation weighs (``GameSpec.eval_features
 
 to the final result, a draw counting half a win (the binomial likelihood takes fractional outcomes).
 ``first`` (+1 when side 0 moved first, -1 else) and ``tempo`` (+1 when side 0 is to move) are nuisance
-terms the evaluation does not carry. The fit is a ridge-penalised logistic regression (Newton's method);
+terms the evaluation does not carry. The fit is a penalised logistic regression (Newton's method) whose
+prior is the hand-set weights (sd ``prior_sd`` x each weight: a weight the games pin down moves, one they
+do not stays near the designer's — Storm the Castle has two weights per card type, most seen rarely);
 positions of one game are not independent, so the intervals are cluster-robust by game (sandwich), not
 the naive ones, which would be several times too narrow.
 
@@ -43,13 +45,15 @@ class LearnConfig:
     games: int = 4000
     policy: str = "greedy"        # self-play policy whose games are fitted
     seed: int = 0
-    ridge: float = 1.0            # L2 penalty on the coefficients (in logit units)
+    ridge: float = 1.0            # L2 penalty on the nuisance terms (logit units)
+    prior_sd: float = 0.5         # the hand-set weights as the prior: sd = this x |weight| (0: no prior)
     iterations: int = 1           # refits: play with the last fit's weights, fit again
     accept_games: int = 400       # pairs per acceptance match (each pair: both seat orders)
     accept_policies: tuple = ("greedy", "mcts:50")
 
     def to_dict(self) -> dict:
         return {"games": self.games, "policy": self.policy, "seed": self.seed, "ridge": self.ridge,
+                "prior_sd": self.prior_sd,
                 "iterations": self.iterations, "accept_games": self.accept_games,
                 "accept_policies": list(self.accept_policies)}
 
@@ -130,18 +134,21 @@ def _sigmoid(z):
     return 0.5 * (1.0 + np.tanh(0.5 * z))
 
 
-def fit_logistic(X, y, groups, ridge: float = 1.0, offset=None, iters: int = 50) -> dict:
-    """Ridge logistic regression of fractional outcomes ``y`` on ``X`` (plus ``offset``), Newton's method;
-    cluster-robust (by ``groups``) covariance. Returns {"beta", "cov", "se"}."""
+def fit_logistic(X, y, groups, ridge: float = 1.0, offset=None, iters: int = 50, prior=None, lam=None) -> dict:
+    """Penalised logistic regression of fractional outcomes ``y`` on ``X`` (plus ``offset``), Newton's method:
+    the penalty is ``sum lam_j (beta_j - prior_j)^2 / 2`` (``lam`` default ``ridge`` for every coefficient,
+    ``prior`` default 0); cluster-robust (by ``groups``) covariance. Returns {"beta", "cov", "se"}."""
     n, k = X.shape
     off = np.zeros(n) if offset is None else offset
-    beta = np.zeros(k)
-    pen = ridge * np.eye(k)
+    b0 = np.zeros(k) if prior is None else np.asarray(prior, dtype=np.float64)
+    lam = np.full(k, float(ridge)) if lam is None else np.asarray(lam, dtype=np.float64)
+    beta = b0.copy()
+    pen = np.diag(lam)
     for _ in range(iters):
         p = _sigmoid(X @ beta + off)
         w = np.maximum(p * (1 - p), 1e-12)
         H = X.T @ (X * w[:, None]) + pen
-        step = np.linalg.solve(H, X.T @ (y - p) - ridge * beta)
+        step = np.linalg.solve(H, X.T @ (y - p) - lam * (beta - b0))
         beta += step
         if np.max(np.abs(step)) < 1e-10:
             break
@@ -164,10 +171,25 @@ def log_loss(p, y) -> float:
     return float(np.mean(-(y * np.log(p) + (1 - y) * np.log(1 - p))))
 
 
-def fit_weights(data: dict, default_row, scale: float, ridge: float = 1.0) -> dict:
+def prior_precision(default_row, scale: float, prior_sd: float) -> np.ndarray:
+    """The penalty per feature weight (logit units): the hand-set weight is the prior's mean and
+    ``prior_sd`` x |hand-set weight| its standard deviation (evaluation units; a weight set to 0 by hand
+    gets ``prior_sd`` x the mean |weight|), so a weight the games do not pin down stays near the
+    designer's, and one they do moves. 0 = no prior."""
+    d = np.abs(np.asarray(default_row, dtype=np.float64))
+    if prior_sd <= 0:
+        return np.zeros(len(d))
+    floor = float(np.mean(d[d > 0])) if np.any(d > 0) else 1.0
+    sd = prior_sd * np.where(d > 0, d, floor) / scale
+    return 1.0 / (sd * sd)
+
+
+def fit_weights(data: dict, default_row, scale: float, ridge: float = 1.0, prior_sd: float = 0.0) -> dict:
     """Fit on the games kept for fitting; score the held-out games' positions. Weights in evaluation units
     (beta x scale) with 95% cluster-robust intervals; held-out log-loss of learned, default and no-feature
-    models (each with its nuisance terms fitted on the same games)."""
+    models (each with its nuisance terms fitted on the same games). ``prior_sd`` > 0: the hand-set weights
+    are the prior (prior_precision); ``ridge`` penalises the nuisance terms (and the features without a
+    prior)."""
     X, y, g = data["X"], data["y"], data["game"]
     k = X.shape[1]
     nuis = np.column_stack([data["first"], data["tempo"]])
@@ -177,7 +199,11 @@ def fit_weights(data: dict, default_row, scale: float, ridge: float = 1.0) -> di
         raise UsageError(f"only {len(y):,} quiet positions in {len(data['results']):,} games: too few to fit "
                          f"{k} weights; play more games (--games)")
     full = np.column_stack([X, nuis])
-    learned = fit_logistic(full[tr], y[tr], g[tr], ridge)
+    d_row = np.asarray(default_row, dtype=np.float64)
+    lam = np.concatenate([prior_precision(d_row, scale, prior_sd) if prior_sd > 0 else np.full(k, ridge),
+                          [ridge, ridge]])
+    prior = np.concatenate([d_row / scale if prior_sd > 0 else np.zeros(k), [0.0, 0.0]])
+    learned = fit_logistic(full[tr], y[tr], g[tr], ridge, prior=prior, lam=lam)
     d_off = X @ (np.asarray(default_row, dtype=np.float64) / scale)
     default = fit_logistic(nuis[tr], y[tr], g[tr], ridge, offset=d_off[tr])
     none = fit_logistic(nuis[tr], y[tr], g[tr], ridge)
@@ -244,6 +270,12 @@ class LearnResult:
         return {"kind": "learn", **self.record(), "fit": self.fit, "accepted": self.accepted, "config": self.config,
                 "rounds": self.rounds, "elapsed_s": self.elapsed_s, "stored": self.stored}
 
+    @classmethod
+    def from_dict(cls, d: dict) -> "LearnResult":
+        """A result again from its learn.json (to_dict)."""
+        return cls(d["game"], d["scenario"], d["features"], d["default"], d["fit"], d["matches"], d["accepted"],
+                   d["config"], d.get("rounds", []), d.get("elapsed_s", 0.0), d.get("stored"), d.get("variant", ""))
+
     def table(self):
         import pandas as pd
         return pd.DataFrame({"feature": self.features, "default": self.default, "learned": self.fit["weights"],
@@ -283,7 +315,7 @@ def learn(scenario, config: LearnConfig, *, threads=None, log=None, store: bool 
         t1 = time.perf_counter()
         data = sample_positions(scenario, f"{config.policy}@{'learned' if candidate else 'default'}",
                                 config.games, config.seed + 1000 * it, candidate, threads)
-        fit = fit_weights(data, base, scale, config.ridge)
+        fit = fit_weights(data, base, scale, config.ridge, config.prior_sd)
         rounds.append({"round": it + 1, "positions": fit["positions"], "weights": fit["weights"],
                        "logloss_learned": fit["logloss_learned"], "logloss_default": fit["logloss_default"],
                        "seconds": time.perf_counter() - t1})

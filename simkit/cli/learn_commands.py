@@ -16,7 +16,10 @@ from simkit.cli.options import scenario_options
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed: same seed, same games and fit.")
 @click.option("--iterations", type=int, default=1, show_default=True,
               help="Rounds: each plays with the last round's weights and fits again.")
-@click.option("--ridge", type=float, default=1.0, show_default=True, help="L2 penalty of the logistic fit.")
+@click.option("--prior-sd", type=float, default=0.5, show_default=True,
+              help="The hand-set weights are the fit's prior, with this sd as a share of each weight (0: none).")
+@click.option("--ridge", type=float, default=1.0, show_default=True,
+              help="L2 penalty of the nuisance terms (and of every weight with --prior-sd 0).")
 @click.option("--accept-games", type=int, default=400, show_default=True,
               help="Pairs per acceptance match (each pair: both seat orders).")
 @click.option("--accept", "accept_policies", default="greedy,mcts:50", show_default=True, metavar="P1,P2",
@@ -26,8 +29,8 @@ from simkit.cli.options import scenario_options
 @click.option("--out", type=click.Path(file_okay=False), default=None,
               help="Write learn.json, weights.csv and learn.md (the report section) here.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-def learn(target, sets, policy, games, seed, iterations, ridge, accept_games, accept_policies, no_store, threads,
-          out, as_json):
+def learn(target, sets, policy, games, seed, iterations, prior_sd, ridge, accept_games, accept_policies, no_store,
+          threads, out, as_json):
     """Fit the evaluation's weights to game outcomes for TARGET's variant and keep them if they play better.
 
     Plays --games self-play games, takes the quiet positions' features (material per unit type and the
@@ -52,7 +55,10 @@ def learn(target, sets, policy, games, seed, iterations, ridge, accept_games, ac
     if iterations < 1 or accept_games < 1:
         raise UsageError("--iterations and --accept-games must be at least 1")
     sc = load_scenario(target, list(sets))
-    cfg = LearnConfig(games=games, policy=policy, seed=seed, ridge=ridge, iterations=iterations,
+    if prior_sd < 0:
+        raise UsageError(f"--prior-sd {prior_sd:g}: a share of each weight, 0 or more")
+    cfg = LearnConfig(games=games, policy=policy, seed=seed, ridge=ridge, prior_sd=prior_sd,
+                      iterations=iterations,
                       accept_games=accept_games,
                       accept_policies=tuple(p.strip() for p in accept_policies.split(",") if p.strip()))
     try:

@@ -79,13 +79,25 @@ def _learn_compare(game: str, variant: str, games: int, values_games: int) -> li
     return out
 
 
+# each game's variant that makes one unit type much stronger or weaker by its rules (scenarios/<game>/<name>.toml),
+# the unit, and the games of its compares and of each values run (the slower games play fewer)
+LEARN_VARIANTS = {"martian_chess": ("pawns_four", "pawn"), "skorm": ("archers_range4", "archer"),
+                  "storm_the_castle": ("heavy_cavalry", "cavalry"), "warfare": ("short_bows", "archer")}
+LEARN_SIZES = {"martian_chess": (20000, 20000), "skorm": (10000, 4000), "storm_the_castle": (4000, 2000),
+               "warfare": (4000, 2000)}
+
+
+def learn_example_name(game: str) -> str:
+    return "learn-compare-" + game.replace("_", "-")
+
+
 # each example of issue 23 learns into a store of its own (runs/examples/<name>/store), so it reads no weights
 # learned elsewhere and leaves none behind
-LEARN_EXAMPLES = {"learn-compare-martian-chess": _learn_compare("martian_chess", "pawns_four", 20000, 20000)}
+LEARN_EXAMPLES = {learn_example_name(g): _learn_compare(g, v, *LEARN_SIZES[g]) for g, (v, _u) in LEARN_VARIANTS.items()}
 EXAMPLES.update(LEARN_EXAMPLES)
 
 
-def _subdir(cmds: list, i: int) -> str:
+def subdir(cmds: list, i: int) -> str:
     """A command's result directory in its example: the target, or its index and kind when targets repeat."""
     if len(cmds) == 1:
         return "result"
@@ -104,7 +116,7 @@ def run_example(name: str, runs: Path, reports: Path) -> Path:
         shutil.rmtree(store, ignore_errors=True)
         env["SIMKIT_EVALUATIONS"] = str(store.resolve())
     for i, cmd in enumerate(EXAMPLES[name]):
-        d = runs / name / _subdir(EXAMPLES[name], i)
+        d = runs / name / subdir(EXAMPLES[name], i)
         shutil.rmtree(d, ignore_errors=True)
         d.parent.mkdir(parents=True, exist_ok=True)
         # --yes: an example is as big as it is on purpose (the size guard asks before an hour's work); learn

@@ -1,40 +1,48 @@
 """Blocks of docs/learn.md: `simkit learn` on every game's default scenario and on the variant that makes one
 unit type much stronger or weaker (the weights, their intervals, held-out log-loss, the acceptance matches,
-and how far the unit's weight moved from the default rules' fit). Run through the library
-(analysis/learn.py) with the command's defaults, so the text has no timings."""
+and how far the unit's weight moved from the default rules' fit).
+
+The two learn commands are the first two of each game's learn-compare example
+(simkit/report/analysis_examples.py: learn both, then compare and values under --eval default and learned);
+a block reads their learn.json from runs/examples/ and runs the example first when it is not there, so the
+docs and the committed report quote one computation."""
 from __future__ import annotations
 
 import functools
+import json
 import math
+from pathlib import Path
 
 from simkit.report.doc_blocks import block
 
-# each game's variant (scenarios/<game>/<name>.toml) and the unit type whose weight it should move
-VARIANTS = {
-    "martian_chess": ("pawns_four", "pawn"),
-    "skorm": ("archers_range4", "archer"),
-    "storm_the_castle": ("heavy_cavalry", "cavalry"),
-}
 Z95 = 1.959963984540054
 
 
 @functools.lru_cache(maxsize=None)
-def _learned(target: str):
-    from simkit.analysis.learn import LearnConfig, learn
-    from simkit.scenario import load_scenario
-    return learn(load_scenario(target), LearnConfig(), store=False)
+def _learned(game: str, which: int):
+    """The learn result of the example's command ``which`` (0: the default scenario, 1: the variant)."""
+    from simkit.analysis.learn import LearnResult
+    from simkit.report import analysis_examples as ex
+    name = ex.learn_example_name(game)
+    runs = Path("runs/examples")
+    path = runs / name / ex.subdir(ex.EXAMPLES[name], which) / "learn.json"
+    if not path.exists():
+        ex.run_example(name, runs, Path("reports"))
+    return LearnResult.from_dict(json.loads(path.read_text()))
 
 
-def _learn_text(target: str, cmd: str) -> str:
+def _text(game: str, which: int) -> str:
     from simkit.analysis.learn import markdown
-    body = markdown(_learned(target)).replace("## ", "#### ", 1)
-    return f"```sh\nsimkit {cmd}\n```\n\n{body}"
+    from simkit.report import analysis_examples as ex
+    cmd = ex.EXAMPLES[ex.learn_example_name(game)][which]
+    body = markdown(_learned(game, which)).replace("## ", "#### ", 1)
+    return f"```sh\nsimkit {' '.join(cmd)}\n```\n\n{body}"
 
 
-def _moved(game: str, target: str, name: str, unit: str) -> str:
+def _moved(game: str, name: str, unit: str) -> str:
     """The unit's learned weight on the default rules and on the variant, and their difference (two
     independent fits: the standard errors add in quadrature)."""
-    d, v = _learned(game), _learned(target)
+    d, v = _learned(game, 0), _learned(game, 1)
     i = d.features.index(f"material:{unit}")
     wd, sd = d.fit["weights"][i], d.fit["se"][i]
     wv, sv = v.fit["weights"][i], v.fit["se"][i]
@@ -45,15 +53,50 @@ def _moved(game: str, target: str, name: str, unit: str) -> str:
 
 
 def _register(game: str):
-    cmd = f"learn {game} --no-store"
-    block(f"learn-{game}", "docs/learn.md", "slow", "simkit " + cmd)(lambda: _learn_text(game, cmd))
-    if game in VARIANTS:
-        name, unit = VARIANTS[game]
-        target = f"scenarios/{game}/{name}.toml"
-        vcmd = f"learn {target} --no-store"
-        block(f"learn-{game}-{name}", "docs/learn.md", "slow", "simkit " + vcmd, "simkit " + cmd)(
-            lambda: _learn_text(target, vcmd) + "\n" + _moved(game, target, name, unit))
+    from simkit.report.analysis_examples import LEARN_VARIANTS
+    example = "python -m simkit.report.analysis_examples learn-compare-" + game.replace("_", "-")
+    block(f"learn-{game}", "docs/learn.md", "slow", example)(lambda: _text(game, 0))
+    name, unit = LEARN_VARIANTS[game]
+    block(f"learn-{game}-{name}", "docs/learn.md", "slow", example)(
+        lambda: _text(game, 1) + "\n" + _moved(game, name, unit))
 
 
 for _g in ("martian_chess", "skorm", "storm_the_castle", "warfare"):
     _register(_g)
+
+
+def _result(game: str, which: int, fname: str) -> dict:
+    from simkit.report import analysis_examples as ex
+    name = ex.learn_example_name(game)
+    _learned(game, 0)              # runs the example when it has not been run
+    return json.loads((Path("runs/examples") / name / ex.subdir(ex.EXAMPLES[name], which) / fname).read_text())
+
+
+def _bias_rows(game: str) -> list[str]:
+    from simkit.report.analysis_examples import LEARN_VARIANTS
+    name, unit = LEARN_VARIANTS[game]
+    rows = []
+    for which, ev in ((2, "default"), (3, "learned")):
+        c = _result(game, which, "compare.json")
+        d = c["differences"]["first_player_advantage"]
+        draws = c["differences"].get("draw_rate")
+        v = _result(game, which + 2, "values.json")
+        abl = v["ablation"].get(unit) or {}
+        rank = " > ".join(v["ranking"]["ablation"])
+        dr = "" if not draws else (f"{100 * draws['diff']:+.1f} pp [{100 * draws['ci'][0]:+.1f}, "
+                                   f"{100 * draws['ci'][1]:+.1f}]")
+        av = "—" if not abl else f"{abl['value']:+.4f} [{abl['ci'][0]:+.4f}, {abl['ci'][1]:+.4f}]"
+        rows.append(f"| {game} ({name}) | {ev} | {d['diff']:+.4f} [{d['ci'][0]:+.4f}, {d['ci'][1]:+.4f}] "
+                    f"({d['verdict']}) | {dr} | {av} | {rank} |")
+    return rows
+
+
+@block("learn-bias", "docs/learn.md", "slow",
+       *("python -m simkit.report.analysis_examples learn-compare-" + g.replace("_", "-")
+         for g in ("martian_chess", "skorm", "storm_the_castle", "warfare")))
+def _bias():
+    head = ("| game (variant) | players' evaluation | first-player advantage, variant - default [95%] | draw rate, "
+            "variant - default | the unit's ablation value in the variant [95%] | ablation ranking in the variant |\n"
+            "| --- | --- | --- | --- | --- | --- |\n")
+    rows = [r for g in ("martian_chess", "skorm", "storm_the_castle", "warfare") for r in _bias_rows(g)]
+    return head + "\n".join(rows) + "\n"
