@@ -188,3 +188,18 @@ def test_sampled_positions_do_not_depend_on_the_number_of_workers():
     two = sample_positions(sc, "greedy", 120, seed=4, workers=2)
     for k in ("X", "game", "first", "tempo", "y", "results"):
         assert np.array_equal(one[k], two[k]), k
+
+
+def test_the_hand_set_weights_are_the_prior_of_a_weight_the_games_barely_see():
+    """Feature 1 is almost never nonzero: with the prior it stays near the hand-set weight, without it the fit
+    takes whatever the few games say; feature 0, seen everywhere, moves to the truth either way."""
+    rng = np.random.default_rng(5)
+    n = 3000
+    X = np.column_stack([rng.normal(size=n), (rng.random(n) < 0.004) * rng.normal(size=n)])
+    y = (rng.random(n) < 1 / (1 + np.exp(-(0.9 * X[:, 0] - 2.0 * X[:, 1])))).astype(float)
+    data = {"X": X, "y": y, "game": np.arange(n), "first": np.ones(n), "tempo": np.ones(n), "results": y}
+    hand = np.array([0.3, 1.0])
+    with_prior = fit_weights(data, hand, scale=1.0, prior_sd=0.5)
+    free = fit_weights(data, hand, scale=1.0, ridge=1e-6, prior_sd=0.0)
+    assert abs(with_prior["weights"][0] - 0.9) < 0.15 and abs(free["weights"][0] - 0.9) < 0.15
+    assert abs(with_prior["weights"][1] - 1.0) < abs(free["weights"][1] - 1.0) - 0.5
