@@ -50,12 +50,13 @@ class LearnConfig:
     iterations: int = 1           # refits: play with the last fit's weights, fit again
     accept_games: int = 400       # pairs per acceptance match (each pair: both seat orders)
     accept_policies: tuple = ("greedy", "mcts:50")
+    steps: tuple = (1.0, 0.5, 0.25)   # how far toward the fit the played weights go, tried in order until accepted
 
     def to_dict(self) -> dict:
         return {"games": self.games, "policy": self.policy, "seed": self.seed, "ridge": self.ridge,
                 "prior_sd": self.prior_sd,
                 "iterations": self.iterations, "accept_games": self.accept_games,
-                "accept_policies": list(self.accept_policies)}
+                "accept_policies": list(self.accept_policies), "steps": list(self.steps)}
 
 
 # --- positions ------------------------------------------------------------------------------
@@ -256,11 +257,15 @@ class LearnResult:
     elapsed_s: float = 0.0
     stored: str | None = None
     variant: str = ""
+    step: float = 1.0             # the played weights: hand-set + step x (fitted - hand-set)
+    played: list = field(default_factory=list)
+    attempts: list = field(default_factory=list)   # each step tried: its weights, matches, verdict
 
     def record(self) -> dict:
         """What the store keeps (scenario/evaluation.py reads it)."""
         return {"game": self.game, "variant": self.variant, "scenario": self.scenario,
-                "features": self.features, "weights": self.fit["weights"], "ci": self.fit["ci"], "cov": self.fit["cov"],
+                "features": self.features, "weights": self.played or self.fit["weights"], "step": self.step,
+                "fitted": self.fit["weights"], "ci": self.fit["ci"], "cov": self.fit["cov"],
                 "default": self.default, "games": self.config["games"] * self.config["iterations"],
                 "policy": self.config["policy"], "logloss_learned": self.fit["logloss_learned"],
                 "logloss_default": self.fit["logloss_default"], "logloss_none": self.fit["logloss_none"],
@@ -268,18 +273,21 @@ class LearnResult:
 
     def to_dict(self) -> dict:
         return {"kind": "learn", **self.record(), "fit": self.fit, "accepted": self.accepted, "config": self.config,
-                "rounds": self.rounds, "elapsed_s": self.elapsed_s, "stored": self.stored}
+                "rounds": self.rounds, "elapsed_s": self.elapsed_s, "stored": self.stored,
+                "attempts": self.attempts}
 
     @classmethod
     def from_dict(cls, d: dict) -> "LearnResult":
         """A result again from its learn.json (to_dict)."""
         return cls(d["game"], d["scenario"], d["features"], d["default"], d["fit"], d["matches"], d["accepted"],
-                   d["config"], d.get("rounds", []), d.get("elapsed_s", 0.0), d.get("stored"), d.get("variant", ""))
+                   d["config"], d.get("rounds", []), d.get("elapsed_s", 0.0), d.get("stored"), d.get("variant", ""),
+                   d.get("step", 1.0), d.get("weights", []), d.get("attempts", []))
 
     def table(self):
         import pandas as pd
         return pd.DataFrame({"feature": self.features, "default": self.default, "learned": self.fit["weights"],
-                             "ci_low": [c[0] for c in self.fit["ci"]], "ci_high": [c[1] for c in self.fit["ci"]]})
+                             "ci_low": [c[0] for c in self.fit["ci"]], "ci_high": [c[1] for c in self.fit["ci"]],
+                             "played": self.played or self.fit["weights"]})
 
     def significant_moves(self) -> list[str]:
         """Features whose learned weight's interval excludes the default."""
@@ -325,15 +333,31 @@ def learn(scenario, config: LearnConfig, *, threads=None, log=None, store: bool 
                 f"({time.perf_counter() - t1:.0f} s)")
         candidate = {"features": list(spec.eval_features), "weights": fit["weights"], "games": config.games,
                      "logloss_learned": fit["logloss_learned"], "logloss_default": fit["logloss_default"]}
-    matches = []
-    for p in config.accept_policies:
-        m = accept_match(scenario, candidate, p, config.accept_games, config.seed, threads)
-        matches.append(m)
-        if log:
-            log(f"acceptance {p}@learned vs {p}@default: {m['score']:.3f} [{m['ci'][0]:.3f}, {m['ci'][1]:.3f}] "
-                f"over {m['games']:,} pairs")
-    res = LearnResult(spec.name, scenario.name, list(spec.eval_features), base.tolist(), fit, matches,
-                      accepted(matches), config.to_dict(), rounds, 0.0, None, variant_key(spec, scenario.rules))
+    # the fit's weights are judged by play; when they play worse, the step from the hand-set weights toward
+    # them is halved (a weight that predicts results is not always one that makes good moves: Skorm's Gold
+    # Tile distance predicts the winner, and a player that weighs it that much walks its Warlord into danger)
+    fitted = np.asarray(fit["weights"])
+    attempts = []
+    for step in config.steps:
+        played = (base + step * (fitted - base)).tolist()
+        cand = {**candidate, "weights": played}
+        matches = []
+        for p in config.accept_policies:
+            m = accept_match(scenario, cand, p, config.accept_games, config.seed, threads)
+            matches.append(m)
+            if log:
+                log(f"step {step:g}: {p}@learned vs {p}@default: {m['score']:.3f} [{m['ci'][0]:.3f}, "
+                    f"{m['ci'][1]:.3f}] over {m['games']:,} pairs")
+            if m["ci"][1] < 0.5:
+                break                 # weaker in this match: the step is rejected, the next match not needed
+        attempts.append({"step": step, "weights": played, "matches": matches, "accepted": accepted(matches) and
+                         len(matches) == len(config.accept_policies)})
+        if attempts[-1]["accepted"]:
+            break
+    final = attempts[-1]
+    res = LearnResult(spec.name, scenario.name, list(spec.eval_features), base.tolist(), fit, final["matches"],
+                      final["accepted"], config.to_dict(), rounds, 0.0, None, variant_key(spec, scenario.rules),
+                      final["step"], final["weights"], attempts)
     if res.accepted and store:
         res.stored = str(save_learned(spec, scenario.rules, res.record()))
     res.elapsed_s = time.perf_counter() - t0
@@ -357,19 +381,25 @@ def markdown(res: LearnResult) -> str:
              f"{res.config['iterations']} round(s); {f['positions']:,} quiet positions "
              f"({f['fit_games']:,} games fitted, {f['holdout_games']:,} held out). Weights in the evaluation's units "
              f"(a lead of mcts_scale = a 73% chance); 95% intervals cluster-robust by game.", "",
-             "| feature | default | learned | 95% interval | moved |", "| --- | ---: | ---: | --- | --- |"]
+             "| feature | default | learned | 95% interval | moved | played |",
+             "| --- | ---: | ---: | --- | --- | ---: |"]
     moved = set(res.significant_moves())
-    for name, d, w, c in zip(res.features, res.default, f["weights"], f["ci"]):
-        lines.append(f"| {name} | {d:.3f} | {w:.3f} | [{c[0]:.3f}, {c[1]:.3f}] | {'yes' if name in moved else ''} |")
+    played = res.played or f["weights"]
+    for name, d, w, c, q in zip(res.features, res.default, f["weights"], f["ci"], played):
+        lines.append(f"| {name} | {d:.3f} | {w:.3f} | [{c[0]:.3f}, {c[1]:.3f}] | {'yes' if name in moved else ''} "
+                     f"| {q:.3f} |")
     lines += ["", f"Held-out log-loss: learned {f['logloss_learned']:.4f}, default {f['logloss_default']:.4f}, "
               f"no features {f['logloss_none']:.4f} (lower is better).", "",
-              "| acceptance match | learned's score | 95% interval | pairs | draws |",
-              "| --- | ---: | --- | ---: | ---: |"]
-    for m in res.matches:
-        lines.append(f"| {m['policy']}@learned vs {m['policy']}@default | {m['score']:.3f} | "
-                     f"[{m['ci'][0]:.3f}, {m['ci'][1]:.3f}] | {m['games']:,} | {m['draw_rate']:.1%} |")
-    verdict = ("accepted: stored for this variant, used by every command (--eval auto)" if res.accepted and res.stored
-               else "accepted (not stored: --no-store)" if res.accepted
-               else "rejected: a match shows the learned player weaker; the default weights stay")
+              "Played: the hand-set weights moved by a step toward the fit (1: the fit itself), the first step whose "
+              "acceptance matches show no weaker play.", "",
+              "| step | acceptance match | learned's score | 95% interval | pairs | draws |",
+              "| ---: | --- | ---: | --- | ---: | ---: |"]
+    for a in res.attempts or [{"step": res.step, "matches": res.matches}]:
+        for m in a["matches"]:
+            lines.append(f"| {a['step']:g} | {m['policy']}@learned vs {m['policy']}@default | {m['score']:.3f} | "
+                         f"[{m['ci'][0]:.3f}, {m['ci'][1]:.3f}] | {m['games']:,} | {m['draw_rate']:.1%} |")
+    verdict = (f"accepted at step {res.step:g}: " + ("stored for this variant, used by every command (--eval auto)"
+                                                     if res.stored else "not stored (--no-store)") if res.accepted
+               else "rejected at every step: the learned player plays weaker; the default weights stay")
     lines += ["", f"Verdict: {verdict}.", ""]
     return "\n".join(lines)

@@ -338,7 +338,7 @@ def learned(spec, record: dict | None) -> dict:
         return out
     names = [f.split(":", 1)[1] for f in record["features"] if f.startswith("material:")]
     idx = [record["features"].index("material:" + u) for u in names]
-    w = np.asarray(record["weights"], dtype=np.float64)[idx]
+    w = np.asarray(record.get("fitted", record["weights"]), dtype=np.float64)[idx]   # the fit's (cov is its)
     V = np.asarray(record["cov"], dtype=np.float64)[np.ix_(idx, idx)]
     for j, u in enumerate(names):
         if u in spec.game_ending_units:

@@ -24,13 +24,16 @@ from simkit.cli.options import scenario_options
               help="Pairs per acceptance match (each pair: both seat orders).")
 @click.option("--accept", "accept_policies", default="greedy,mcts:50", show_default=True, metavar="P1,P2",
               help="The policies whose learned player must not be weaker than the default one.")
+@click.option("--steps", default="1,0.5,0.25", show_default=True, metavar="T1,T2,...",
+              help="How far toward the fit the played weights go (hand-set + T x (fitted - hand-set)), tried in "
+                   "order until the acceptance matches pass.")
 @click.option("--no-store", is_flag=True, help="Fit and match, but do not store the weights for the variant.")
 @click.option("--threads", type=int, default=None, help="Numba threads of the acceptance matches.")
 @click.option("--out", type=click.Path(file_okay=False), default=None,
               help="Write learn.json, weights.csv and learn.md (the report section) here.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-def learn(target, sets, policy, games, seed, iterations, prior_sd, ridge, accept_games, accept_policies, no_store,
-          threads, out, as_json):
+def learn(target, sets, policy, games, seed, iterations, prior_sd, ridge, accept_games, accept_policies, steps,
+          no_store, threads, out, as_json):
     """Fit the evaluation's weights to game outcomes for TARGET's variant and keep them if they play better.
 
     Plays --games self-play games, takes the quiet positions' features (material per unit type and the
@@ -55,11 +58,17 @@ def learn(target, sets, policy, games, seed, iterations, prior_sd, ridge, accept
     if iterations < 1 or accept_games < 1:
         raise UsageError("--iterations and --accept-games must be at least 1")
     sc = load_scenario(target, list(sets))
+    try:
+        step_list = tuple(float(x) for x in steps.split(",") if x.strip())
+    except ValueError:
+        raise UsageError(f"--steps {steps}: numbers in (0, 1], e.g. 1,0.5,0.25") from None
+    if not step_list or any(not 0 < t <= 1 for t in step_list):
+        raise UsageError(f"--steps {steps}: numbers in (0, 1], e.g. 1,0.5,0.25")
     if prior_sd < 0:
         raise UsageError(f"--prior-sd {prior_sd:g}: a share of each weight, 0 or more")
     cfg = LearnConfig(games=games, policy=policy, seed=seed, ridge=ridge, prior_sd=prior_sd,
                       iterations=iterations,
-                      accept_games=accept_games,
+                      accept_games=accept_games, steps=step_list,
                       accept_policies=tuple(p.strip() for p in accept_policies.split(",") if p.strip()))
     try:
         res = run_learn(sc, cfg, threads=threads, log=None if as_json else lambda s: click.echo(s, err=True),
