@@ -83,8 +83,8 @@ def _learn_compare(game: str, variant: str, games: int, values_games: int) -> li
 # the unit, and the games of its compares and of each values run (the slower games play fewer)
 LEARN_VARIANTS = {"martian_chess": ("pawns_four", "pawn"), "skorm": ("archers_range4", "archer"),
                   "storm_the_castle": ("heavy_cavalry", "cavalry"), "warfare": ("short_bows", "archer")}
-LEARN_SIZES = {"martian_chess": (20000, 20000), "skorm": (10000, 4000), "storm_the_castle": (4000, 2000),
-               "warfare": (4000, 2000)}
+LEARN_SIZES = {"martian_chess": (20000, 20000), "skorm": (10000, 4000), "storm_the_castle": (2000, 1000),
+               "warfare": (2000, 1000)}
 
 
 def learn_example_name(game: str) -> str:
