@@ -122,8 +122,17 @@ def run_example(name: str, runs: Path, reports: Path) -> Path:
         # --yes: an example is as big as it is on purpose (the size guard asks before an hour's work); learn
         # has no size guard
         yes = [] if cmd[0] == "learn" else ["--yes"]
-        subprocess.run([sys.executable, "-m", "simkit", *cmd, "--out", str(d), *yes], check=True,
-                       stdout=subprocess.DEVNULL, env=env)
+        r = subprocess.run([sys.executable, "-m", "simkit", *cmd, "--out", str(d), *yes], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, env=env)
+        if r.returncode == 2 and b"no learned evaluation" in r.stderr:
+            # learn rejected a variant's weights (they played weaker): there is no learned evaluation to compare
+            # with, and the example says so instead of inventing one
+            d.mkdir(parents=True, exist_ok=True)
+            (d / "skipped.txt").write_text(r.stderr.decode().strip() + "\n")
+            continue
+        if r.returncode != 0:
+            sys.stderr.write(r.stderr.decode())
+            raise subprocess.CalledProcessError(r.returncode, cmd)
         dirs.append(str(d))
     out = reports / name
     shutil.rmtree(out, ignore_errors=True)
