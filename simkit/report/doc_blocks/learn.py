@@ -65,11 +65,13 @@ for _g in ("martian_chess", "skorm", "storm_the_castle", "warfare"):
     _register(_g)
 
 
-def _result(game: str, which: int, fname: str) -> dict:
+def _result(game: str, which: int, fname: str) -> dict | None:
+    """A command's result in the example, or None when the example skipped it (no learned evaluation)."""
     from simkit.report import analysis_examples as ex
     name = ex.learn_example_name(game)
     _learned(game, 0)              # runs the example when it has not been run
-    return json.loads((Path("runs/examples") / name / ex.subdir(ex.EXAMPLES[name], which) / fname).read_text())
+    path = Path("runs/examples") / name / ex.subdir(ex.EXAMPLES[name], which) / fname
+    return json.loads(path.read_text()) if path.exists() else None
 
 
 def _bias_rows(game: str) -> list[str]:
@@ -78,6 +80,11 @@ def _bias_rows(game: str) -> list[str]:
     rows = []
     for which, ev in ((2, "default"), (3, "learned")):
         c = _result(game, which, "compare.json")
+        if c is None:
+            both = not _learned(game, 0).accepted and not _learned(game, 1).accepted
+            rows.append(f"| {game} ({name}) | {ev} | no learned evaluation: learn rejected the weights of "
+                        f"{'both variants' if both else 'a variant'} (they played weaker at every step) | | | |")
+            continue
         d = c["differences"]["first_player_advantage"]
         draws = c["differences"].get("draw_rate")
         v = _result(game, which + 2, "values.json")
