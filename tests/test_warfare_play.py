@@ -247,16 +247,17 @@ def test_scenario_files_load():
     from pathlib import Path
 
     from simkit.scenario.load import _read_chain
+    # the game's whole schema: its options plus the shared ones its spec adds (the evaluation, docs/learn.md)
     root = Path(__file__).resolve().parents[1] / "scenarios" / "warfare"
     for f in ("default.toml", "no_trees.toml", "bigger_armies.toml"):
         data, game = _read_chain(root / f)
         assert game == "warfare"
-        rules = validate_rules(OPTIONS, {k: v for k, v in data.items()
+        rules = validate_rules(SPEC.options, {k: v for k, v in data.items()
                                          if k not in ("game", "name", "description", "extends")})
         SPEC.prepare(rules)
     data, _ = _read_chain(root / "default.toml")
-    assert validate_rules(OPTIONS, {k: v for k, v in data.items() if k not in ("game", "name", "description")}) \
-        == validate_rules(OPTIONS, {})
+    assert validate_rules(SPEC.options, {k: v for k, v in data.items() if k not in ("game", "name", "description")}) \
+        == validate_rules(SPEC.options, {})
 
 
 def test_an_epsilon_greedy_side_moves_every_unit_within_its_reach():
