@@ -323,6 +323,11 @@ def side_params(spec, rules: dict, params, names):
     for side, c in enumerate(choices):
         if c.knobs:
             table[side] = mcts_params({**rules, **dict(c.knobs)}, [spec.option(k) for k in spec.search_knobs])[side]
+    return with_slot(params, slot, table)
+
+
+def with_slot(params, slot: int, value):
+    """``params`` (a tuple or a namedtuple) with item ``slot`` replaced by ``value``."""
     items = list(params)
-    items[slot] = table
+    items[slot] = value
     return type(params)(*items) if hasattr(params, "_fields") else tuple(items)

@@ -6,6 +6,7 @@ import functools
 import click
 
 from simkit.policies import FIRST_MODES
+from simkit.scenario.evaluation import EVALUATIONS
 
 
 def scenario_options(f):
@@ -18,7 +19,7 @@ def scenario_options(f):
         if evaluation is not None:
             kwargs["sets"] = tuple(kwargs.get("sets") or ()) + (f"evaluation={evaluation}",)
         return command(*args, **kwargs)
-    f = click.option("--eval", "evaluation", type=click.Choice(("auto", "default", "learned")), default=None,
+    f = click.option("--eval", "evaluation", type=click.Choice(EVALUATIONS), default=None,
                      help="The players' evaluation: the weights `simkit learn` stored for this variant (learned), "
                      "the rules' hand-set ones (default), or learned when stored (auto, the default).")(with_eval)
     f = click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",

@@ -186,10 +186,11 @@ class GameSpec:
         assert all(c.vs_unit is None or c.unit is not None for c in self.columns)
         assert set(self.cap_reasons) <= set(self.end_reasons), (self.cap_reasons, self.end_reasons)
         if self.eval_slot is not None and not any(o.name == "evaluation" for o in self.options):
+            from simkit.scenario.evaluation import EVALUATIONS
             # which weights the players score positions with (simkit/scenario/evaluation.py; --eval)
             ev = Option("evaluation", "choice", "auto", "the players' evaluation: auto (learned for this variant "
                         "when simkit learn stored one, else default), default (the hand-set weights) or learned",
-                        choices=("auto", "default", "learned"), policy_knob=True)
+                        choices=EVALUATIONS, policy_knob=True)
             object.__setattr__(self, "options", tuple(self.options) + (ev,))
 
     def unit_columns(self) -> tuple[Column, ...]:

@@ -117,6 +117,5 @@ def with_evaluations(spec, rules: dict, params, owns=(None, None), candidate: di
     for side, rec in enumerate(recs):
         if rec is not None:
             table[side, :n] = np.asarray(rec["weights"], dtype=np.float64)
-    items = list(params)
-    items[slot] = table
-    return type(params)(*items) if hasattr(params, "_fields") else tuple(items)
+    from simkit.policies import with_slot
+    return with_slot(params, slot, table)
