@@ -56,6 +56,10 @@ def _iterations_per_s(spec, policy, seconds):
     budget = parse_policy(spec, policy).budget
     search = np.asarray(policy_vector(spec, (policy, policy)))
     greedy = np.asarray(policy_vector(spec, ("greedy", "greedy")))
+    s = env.new_game(spec.name, seed=11)
+    while s.is_chance():
+        s.roll()
+    s.scripted_action(search)           # load (or compile) the step kernel untimed
     iters = 0
     cpu = 0.0
     g = 0

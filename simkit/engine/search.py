@@ -69,7 +69,11 @@ wins at once (taking the enemy Warlord, walking into the keep): it is proven at 
 last; ties by value, then uniformly at random from the game's stream).
 
 Everything is allocated once per searcher (``new_tree``); an iteration allocates
-nothing. The engine compiles into each game's kernels (it takes the game's hooks as
+nothing. The engine is compiled without numba's reference counting (``_nrt=False``):
+with it, every hook call increfs and decrefs each array of the ``P`` and ``S`` tuples,
+which was a third of Storm the Castle's search time. A hook therefore must not need it
+either: no allocation, no array-to-array slice assignment (``copy_into_nb`` copies);
+numba says "NRT required but not enabled" when one does. The engine compiles into each game's kernels (it takes the game's hooks as
 arguments, so it is specialised per game) and is cached with them.
 """
 import numpy as np
@@ -111,7 +115,17 @@ def new_tree_nb(cap, maxa, maxo):
             np.zeros(max(maxo, 1), np.int64), np.zeros(max(maxo, 1), np.float64))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
+def copy_into_nb(src, dst):
+    """Copy C-contiguous ``src`` into ``dst`` of the same shape, for a game's ``copy_nb``: slice assignment
+    (``dst[:, :] = src``) needs numba's reference counting, which the engine is compiled without."""
+    a = src.reshape(src.size)
+    b = dst.reshape(dst.size)
+    for i in range(a.shape[0]):
+        b[i] = a[i]
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def reward_from_winner_nb(winner, draw0=0.5):
     """Side 0's reward of a finished game: 1 win, 0 loss, ``draw0`` a draw (0.5, or moved by contempt)."""
     if winner == 0:
@@ -121,7 +135,7 @@ def reward_from_winner_nb(winner, draw0=0.5):
     return draw0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def squash_nb(lead0, scale):
     """Side 0's expected score from its evaluation lead: logistic(lead / scale) (a lead of ``scale`` is 73%)."""
     x = lead0 / scale
@@ -132,7 +146,7 @@ def squash_nb(lead0, scale):
     return 1.0 / (1.0 + np.exp(-x))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def _init_node_nb(ti, tf, c, code, parent, owner, prior):
     ti[c, TI_CODE] = code
     ti[c, TI_PARENT] = parent
@@ -149,18 +163,18 @@ def _init_node_nb(ti, tf, c, code, parent, owner, prior):
     tf[c, TF_PRIOR] = prior
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def tree_reset_nb(ti, tf, root_owner):
     _init_node_nb(ti, tf, ROOT, 0, -1, root_owner, 1.0)
     ti[ROOT, TI_COUNT] = 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def _mean_nb(tf, ch):
     return tf[ch, TF_VALUE] / tf[ch, TF_VISITS]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def child_q_nb(ti, tf, ch):
     """The owner's mean reward of visited node ``ch``. A chance node's is its outcomes' probability-weighted
     mean, the outcomes not visited yet counted at the chance node's own mean."""
@@ -178,7 +192,7 @@ def child_q_nb(ti, tf, ch):
     return q + (1.0 - seen) * own if seen < 1.0 else q
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _softmax_nb(scores, n, temp, out):
     """Priors from scores: softmax at ``temp`` (<= 0: uniform). Decisive scores are capped so that the
     others keep a share."""
@@ -200,7 +214,7 @@ def _softmax_nb(scores, n, temp, out):
         out[k] /= tot
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _expand_decisions_nb(ti, tf, node, mover, codes, scores, priors, n, decisive, stamp):
     """Make the ``n`` decisions children of ``node`` (contiguous, linked); False if the tree is full."""
     c0 = ti[ROOT, TI_COUNT]
@@ -220,7 +234,7 @@ def _expand_decisions_nb(ti, tf, node, mover, codes, scores, priors, n, decisive
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _expand_chance_nb(ti, tf, node, outs, probs, m):
     c0 = ti[ROOT, TI_COUNT]
     if c0 + m > ti.shape[0]:
@@ -236,7 +250,7 @@ def _expand_chance_nb(ti, tf, node, outs, probs, m):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _find_child_nb(ti, node, code, guess):
     """The child of ``node`` for ``code``: ``guess`` first (children keep the generator's order), else a scan."""
     if guess >= 0 and ti[guess, TI_CODE] == code:
@@ -249,7 +263,7 @@ def _find_child_nb(ti, node, code, guess):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _append_child_nb(ti, tf, node, code, mover, prior, decisive_win, stamp):
     """An open-loop visit met a decision this node had not seen: link a new child at the end."""
     c = ti[ROOT, TI_COUNT]
@@ -270,7 +284,7 @@ def _append_child_nb(ti, tf, node, code, mover, prior, decisive_win, stamp):
     return c
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def _puct_pick_nb(u, best, pick, ties, ch, rng):
     if u > best + 1e-12:
         return u, ch, 1
@@ -281,7 +295,7 @@ def _puct_pick_nb(u, best, pick, ties, ch, rng):
     return best, pick, ties
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _select_closed_nb(ti, tf, node, c_puct, fpu, rng):
     """PUCT in a closed-loop game: every child was created with the node, so each was available in all
     of the node's visits (``avail`` = the node's visits) and an untried child's Q is the node's own mean
@@ -306,7 +320,7 @@ def _select_closed_nb(ti, tf, node, c_puct, fpu, rng):
     return lost if pick < 0 else pick    # every decision a proven loss: take one
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _select_open_nb(ti, tf, node, c_puct, fpu, stamp, rng):
     """PUCT among the children legal in this visit (stamped with it), each explored by how often it was
     available (Cowling et al. 2012); an untried child's Q is the mover's mean over the tried ones minus
@@ -342,7 +356,7 @@ def _select_open_nb(ti, tf, node, c_puct, fpu, stamp, rng):
     return lost if pick < 0 else pick
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _select_outcome_nb(ti, tf, node):
     """The outcome furthest below its share: smallest (visits + 1) / probability (stratified sampling)."""
     best = 1.0e300
@@ -358,7 +372,7 @@ def _select_outcome_nb(ti, tf, node):
     return pick
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _sample_nb(probs, m, rng):
     x = rng_float_nb(rng)
     acc = 0.0
@@ -369,7 +383,7 @@ def _sample_nb(probs, m, rng):
     return m - 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _prove_up_nb(ti, tf, node, closed):
     """Propagate proofs from ``node``'s children to it and further up while something changes."""
     while node >= 0 and ti[node, TI_PROVEN] == 0:
@@ -406,12 +420,12 @@ def _prove_up_nb(ti, tf, node, closed):
         node = ti[node, TI_PARENT]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def _owner_reward_nb(ti, node, reward0):
     return reward0 if ti[node, TI_OWNER] == 0 else 1.0 - reward0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _backup_nb(ti, tf, path, depth, reward0):
     for i in range(depth):
         node = path[i]
@@ -419,25 +433,30 @@ def _backup_nb(ti, tf, path, depth, reward0):
         tf[node, TF_VALUE] += _owner_reward_nb(ti, node, reward0)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def _proven_reward0_nb(ti, node):
     """Side 0's reward at a proven node (its owner won or lost)."""
     win_owner = ti[node, TI_PROVEN] == 1
     return 1.0 if win_owner == (ti[node, TI_OWNER] == 0) else 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def no_class_nb(P, S, code):
     return 0
 
 
 def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisions_nb, apply_nb, chance_nb,
-                resolve_nb, evaluate_nb, rollout_nb, closed_loop_nb, class_nb=no_class_nb):
+                resolve_nb, evaluate_nb, rollout_nb, closed_loop_nb, class_nb=no_class_nb, codes_nb=None):
     """The search over one game's hooks: ``search_nb(P, root, S, S2, knobs, budget, rng, tree, ban) -> code``.
 
     ``class_nb(P, S, code) -> k`` names a decision's action class (``spec.action_classes[k]``) for a
     ``ban:CLASS:POLICY`` searcher: ``ban`` is its mask, and its own decisions (at the root and below) never
     include a banned class while another decision is legal. A game without classes leaves the default.
+
+    ``codes_nb(P, S, codes) -> n`` (optional, open-loop games): the decisions' codes as ``decisions_nb``
+    gives them, without their scores. An open-loop visit needs scores only to give a decision it meets for
+    the first time its prior; with this hook it lists the codes first and scores the decisions only when
+    one of them is new (the same tree, at a fraction of the cost: scoring is most of a visit's work).
 
     A game calls this once, at import, and its kernels call the result. The hooks are the closure's
     variables, so numba calls them directly (passed as arguments, numba would lower each as a pointer
@@ -446,14 +465,14 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
     this one (simkit/engine/cache.py).
     """
 
-    @njit(inline="always")
+    @njit(_nrt=False, inline="always")
     def settled_value_nb(P, S, draw0):
         st = status_nb(P, S)
         if st != ONGOING:
             return reward_from_winner_nb(st, draw0)
         return evaluate_nb(P, S)
 
-    @njit(no_cpython_wrapper=True, no_cfunc_wrapper=True)   # only kernels call it: no wrapper to unbox the state tuples
+    @njit(_nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)   # only kernels call it: no wrapper to unbox the state tuples
     def leaf_value_nb(P, S, S2, knobs, horizon, draw0, outs, probs, ti, tf, node, rng):
         """Side 0's reward of the expanded, unfinished leaf ``node`` in position ``S``.
 
@@ -483,7 +502,7 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
                 o = ti[o, TI_NEXT]
         return tot
 
-    @njit
+    @njit(_nrt=False)
     def legal_nb(P, S, codes, scores, player, ban):
         """The decisions at ``S`` with their scores; the searcher's own without its banned classes (bit mask
         ``ban``), unless nothing else is legal (a side must move)."""
@@ -498,7 +517,34 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
                 k += 1
         return k if k > 0 else n
 
-    @njit(no_cpython_wrapper=True, no_cfunc_wrapper=True)   # only kernels call it (a game's choose_nb)
+    if codes_nb is None:
+        @njit(_nrt=False, inline="always")
+        def known_nb(P, S, ti, node, codes, player, ban, stamp):
+            return False            # no cheap listing: every open-loop visit scores its decisions
+    else:
+        @njit(_nrt=False)
+        def known_nb(P, S, ti, node, codes, player, ban, stamp):
+            """Are all the decisions legal at ``S`` children of ``node`` already? Each one found is stamped with
+            this visit as it is met (as the scored path does: stamping twice is harmless), so when all are
+            known the visit needs no scores."""
+            n = codes_nb(P, S, codes)
+            if ban != 0 and to_move_nb(P, S) == player:
+                k = 0
+                for i in range(n):
+                    if (ban >> class_nb(P, S, codes[i])) & 1 == 0:
+                        codes[k] = codes[i]
+                        k += 1
+                n = k if k > 0 else n
+            guess = ti[node, TI_FIRST]
+            for k in range(n):
+                ch = _find_child_nb(ti, node, codes[k], guess)
+                if ch < 0:
+                    return False
+                ti[ch, TI_STAMP] = stamp
+                guess = ti[ch, TI_NEXT]
+            return True
+
+    @njit(_nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)   # only kernels call it (a game's choose_nb)
     def search_nb(P, root, S, S2, knobs, budget, rng, tree, ban=0):
         """The decision ``budget`` iterations prefer in position ``root`` (left untouched): its action code.
 
@@ -572,7 +618,7 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
                     ch = _select_outcome_nb(ti, tf, node)
                     resolve_nb(P, S, np.int64(ti[ch, TI_CODE]), rng)    # int64, as the leaf's outs[k]
                 else:
-                    if not closed:
+                    if not closed and not known_nb(P, S, ti, node, codes, player, ban, it):
                         # open loop: only the decisions legal in this determinisation compete
                         n = legal_nb(P, S, codes, scores, player, ban)
                         _softmax_nb(scores, n, temp, priors)
@@ -603,7 +649,7 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
     return search_nb
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def best_code_nb(ti, tf, rng):
     """The root decision to play: a proven win, else most visits (then value, then uniformly); proven losses last."""
     best = -1.0e300

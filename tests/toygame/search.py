@@ -10,7 +10,7 @@ import numpy as np
 from numba import njit
 
 from simkit.engine.rng import rng_below_nb
-from simkit.engine.search import DECISIVE, ONGOING, make_search, squash_nb
+from simkit.engine.search import DECISIVE, ONGOING, copy_into_nb, make_search, squash_nb
 from simkit.policies import MC_SCALE
 
 M_SIDE, M_TURNS, M_STATUS, M_ROLL = 0, 1, 2, 3
@@ -42,8 +42,8 @@ def move_pawn_nb(pos, side, i, roll, track, pawns):
 
 @njit(cache=True)
 def copy_nb(P, src, dst):
-    dst[0][:, :] = src[0]
-    dst[1][:] = src[1]
+    copy_into_nb(src[0], dst[0])
+    copy_into_nb(src[1], dst[1])
 
 
 @njit(cache=True)

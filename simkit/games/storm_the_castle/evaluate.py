@@ -32,7 +32,7 @@ W_THREAT_NOW = 20.0   # ... and if that side moves next: the game is all but won
 CAP_FADE = 20.0   # value_nb: over the last this many turns before the cap, the material lead fades to a draw
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def closeness_nb(dist, keep, s, x, d01, wadv):
     """How close a moving unit of side ``s`` on ``x`` stands to the enemy keep: ``wadv`` (the row's advance
     weight, W_ADVANCE by default) next to it."""
@@ -40,7 +40,7 @@ def closeness_nb(dist, keep, s, x, d01, wadv):
     return wadv * (d01 - d) / (d01 - 1 if d01 > 1 else 1)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def _lead_nb(cards, sp, zones, zn, ctab, w, dist, keep, to_move, threats):
     nt = ctab.shape[0]
     wadv = w[2 * nt]
@@ -78,7 +78,7 @@ def _lead_nb(cards, sp, zones, zn, ctab, w, dist, keep, to_move, threats):
     return lead
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def lead_nb(cards, sp, zones, zn, ctab, w, dist, keep, to_move):
     """Side 0's lead with weight row ``w``: cards on the board (items included) plus the hand (W_HAND
     of its value by default), plus how close each unit stands to the enemy keep, plus whether a side
@@ -86,14 +86,14 @@ def lead_nb(cards, sp, zones, zn, ctab, w, dist, keep, to_move):
     return _lead_nb(cards, sp, zones, zn, ctab, w, dist, keep, to_move, True)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def material_lead_nb(cards, sp, zones, zn, ctab, w, dist, keep):
     """lead_nb without the walk-in bonus (the search's value counts keep threats as chances): the
     evaluation's learnable part, dot(w, features.features_nb's f)."""
     return _lead_nb(cards, sp, zones, zn, ctab, w, dist, keep, 0, False)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def reaches_nb(adj, dist, enemy, x, mv, y, bq, bd):
     """Can a unit on ``x`` with move ``mv`` reach ``y`` (to enter it, or to attack it in melee) along a
     path of at most ``mv`` steps through spaces without an enemy on top (``enemy``: their bitmask)?"""
@@ -129,7 +129,7 @@ def reaches_nb(adj, dist, enemy, x, mv, y, bq, bd):
     return found
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def take_chance_nb(ctab, spi, adj, dist, keep, iopt, ptable, cards, sp, g, s, fresh, bq, bd):
     """The chance that side ``s`` takes the enemy keep in its turn from this position, with the units
     it has not yet used and the attacks it has left (``fresh``: a whole turn, as after its draw).
@@ -209,7 +209,7 @@ def take_chance_nb(ctab, spi, adj, dist, keep, iopt, ptable, cards, sp, g, s, fr
     return 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def value_nb(ctab, w, spi, adj, dist, keep, iopt, ptable, cards, sp, zones, zn, g, scale, rounds, bq, bd):
     """Side 0's expected score of an unfinished position, as a race for the keeps.
 

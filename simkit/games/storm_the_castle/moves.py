@@ -38,7 +38,7 @@ OUT_SPECIAL_OK = 5
 OUT_SPECIAL_FAIL = 6
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def stat_nb(rec, fidx, s, t, j, inc):
     f = fidx[s, t, j]
     if f >= 0:
@@ -47,7 +47,7 @@ def stat_nb(rec, fidx, s, t, j, inc):
 
 # ---------------------------------------------------------------------------
 # setup and draws
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def init_game_nb(cards, sp, zones, zn, g, copies, nc, hand_size, rng):
     """Empty board, shuffled decks (side 0 then side 1), ``hand_size`` cards drawn each."""
     cards[:, :] = -1
@@ -81,7 +81,7 @@ def init_game_nb(cards, sp, zones, zn, g, copies, nc, hand_size, rng):
             draw_one_nb(cards, zones, zn, s)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def draw_one_nb(cards, zones, zn, s):
     """Top card of the deck to the hand; returns it or -1 if the deck is empty."""
     n = zn[s, L_DECK]
@@ -98,7 +98,7 @@ def draw_one_nb(cards, zones, zn, s):
 
 # ---------------------------------------------------------------------------
 # stacks
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def can_enter_nb(cards, sp, ctab, x, c, s):
     """May unit ``c`` of side ``s`` join the stack on space ``x``?"""
     top = sp[x, 0]
@@ -113,7 +113,7 @@ def can_enter_nb(cards, sp, ctab, x, c, s):
     return True
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def stack_put_nb(cards, sp, ctab, x, c):
     top = sp[x, 0]
     if top < 0:
@@ -130,7 +130,7 @@ def stack_put_nb(cards, sp, ctab, x, c):
     cards[c, C_ZONE] = Z_BOARD
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def stack_take_nb(cards, sp, x, c):
     if sp[x, 0] == c:
         sp[x, 0] = sp[x, 1]
@@ -140,7 +140,7 @@ def stack_take_nb(cards, sp, x, c):
     cards[c, C_POS] = -1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def grave_push_nb(cards, zones, zn, s, c):
     zones[s, L_GRAVE, zn[s, L_GRAVE]] = c
     zn[s, L_GRAVE] += 1
@@ -148,7 +148,7 @@ def grave_push_nb(cards, zones, zn, s, c):
     cards[c, C_POS] = -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def kill_nb(cards, sp, zones, zn, ctab, rec, fidx, agg, c, killed):
     """Unit ``c`` leaves the board for its graveyard, its item first (ST-5).
 
@@ -170,7 +170,7 @@ def kill_nb(cards, sp, zones, zn, ctab, rec, fidx, agg, c, killed):
         agg[x] += 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def place_unit_nb(cards, sp, ctab, keep, g, x, c, s):
     """Put unit ``c`` on ``x`` (move, advance); entering the enemy Keep wins at once."""
     stack_put_nb(cards, sp, ctab, x, c)
@@ -182,7 +182,7 @@ def place_unit_nb(cards, sp, ctab, keep, g, x, c, s):
 
 # ---------------------------------------------------------------------------
 # attack arithmetic
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def modifier_nb(cards, sp, ctab, spi, att, tgt, buff_extra):
     """(Attack + bonuses) - (Defense + bonuses) of ``att`` attacking ``tgt``."""
     x = cards[att, C_POS]
@@ -205,12 +205,12 @@ def modifier_nb(cards, sp, ctab, spi, att, tgt, buff_extra):
     return a - d
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def is_ranged_nb(cards, ctab, c):
     return ctab[cards[c, C_TYPE], T_RANGE] > 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def grave_top_unit_nb(cards, zones, zn, ctab, s):
     n = zn[s, L_GRAVE]
     if n == 0:
@@ -223,7 +223,7 @@ def grave_top_unit_nb(cards, zones, zn, ctab, s):
 
 # ---------------------------------------------------------------------------
 # legal actions
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def _add(buf, n, kind, a, b):
     # buffers have iopt[O_BUF] rows, a proven bound (rules.action_rows): a full buffer is a bug,
     # and an error rather than silently dropped options
@@ -235,7 +235,7 @@ def _add(buf, n, kind, a, b):
     return n + 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _add_targets(cards, sp, ctab, buf, n, c, y):
     """Attack options of unit ``c`` on space ``y``: the top card (Assassin: either card)."""
     n = _add(buf, n, ACT_ATTACK, c, sp[y, 0])
@@ -244,7 +244,7 @@ def _add_targets(cards, sp, ctab, buf, n, c, y):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def stack_masks_nb(s, cards, sp, ctab):
     """Bitmasks over spaces (a board has at most 64) of what side ``s``'s generators test per space:
     (an enemy unit on top, a regular of ``s`` may join (can_enter_nb), a non-regular may join,
@@ -275,7 +275,7 @@ def stack_masks_nb(s, cards, sp, ctab):
     return enemy, enter_reg, enter_other, holders
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def gen_dispatch_nb(s, cards, sp, zones, zn, g, ctab, spi, seen, buf):
     """Dispatch options (one per card type in hand and target) after ``end`` at index 0.
 
@@ -314,7 +314,7 @@ def gen_dispatch_nb(s, cards, sp, zones, zn, g, ctab, spi, seen, buf):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def gen_actions_nb(s, cards, sp, zones, zn, g, ctab, spi, adj, dist, seen, bq, bd, buf):
     """Action-phase options after ``end`` at index 0: move, attack, specials."""
     n = _add(buf, 0, ACT_END, -1, -1)
@@ -412,7 +412,7 @@ def gen_actions_nb(s, cards, sp, zones, zn, g, ctab, spi, adj, dist, seen, bq, b
 
 # ---------------------------------------------------------------------------
 # effects
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def apply_nb(kind, a, b, roll, cards, sp, zones, zn, g, ctab, spi, keep, iopt, rec, fidx, agg, rng):
     """Apply one non-end action. Returns the outcome code (dice.STORM_* / OUT_*) * 16 + roll."""
     s = cards[a, C_OWNER]
@@ -507,7 +507,7 @@ def apply_nb(kind, a, b, roll, cards, sp, zones, zn, g, ctab, spi, keep, iopt, r
     return res * 16 + roll
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def begin_turn_nb(cards, zones, zn, g, iopt, s):
     """Reset per-turn flags and draw (2 if the hand is empty, none if the deck is). Returns cards drawn."""
     for c in range(cards.shape[0]):

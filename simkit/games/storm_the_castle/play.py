@@ -37,7 +37,7 @@ def _log(log, nl, kind, a, b, tag, roll, out):
     return nl
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play_turn_nb(pols, ctab, wt, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, mp,
                  cards, sp, zones, zn, g, seen, bq, bd, buf, role, rng, rec, agg, log, nl, srch):
     """Play the turn of side g[G_SIDE] with its policy in ``pols`` (the policy vector);
@@ -95,7 +95,7 @@ def turn_nb(pols, tabs, state, scratch, rec, agg, log, nl, srch):
     return nl
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play_game_nb(ctab, wt, copies, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, eidx, mp,
                  seed, game, first, pols, snapshot,
                  cards, sp, zones, zn, g, seen, bq, bd, buf, role, rng, rec, agg, log, srch, tv, tl):

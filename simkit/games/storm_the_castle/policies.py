@@ -49,7 +49,7 @@ CL_DISPATCH, CL_MOVE, CL_ATTACK, CL_PRAYER, CL_FORGE, CL_BUFF = range(6)
 CL_NONE = len(ACTION_CLASSES)   # ending the phase or turn: a bit no ban sets
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def kind_class_nb(kind):
     """The action class of a decision of kind ``kind`` (state.ACT_*; CL_NONE for ending)."""
     if kind < ACT_DISPATCH or kind > ACT_SORC:
@@ -57,7 +57,7 @@ def kind_class_nb(kind):
     return np.int64(kind - ACT_DISPATCH)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def drop_banned_nb(buf, n, ban):
     """Move the options of buf[:n] whose class is not in the bit mask ``ban`` to the front (keeping their
     order, 'end' first) and return how many; all ``n`` if every one is banned (never, while ending is
@@ -74,7 +74,7 @@ def drop_banned_nb(buf, n, ban):
     return np.int64(k if k > 0 else n)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def p_success_nb(ptable, mod):
     if mod < PT_LO:
         mod = PT_LO
@@ -83,7 +83,7 @@ def p_success_nb(ptable, mod):
     return ptable[mod - PT_LO]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def assign_roles_nb(s, cards, sp, ctab, dist, keep, iopt, role):
     """Greedy: mark the ``defenders`` own regular units nearest the own keep (role 1)."""
     role[:] = 0
@@ -104,7 +104,7 @@ def assign_roles_nb(s, cards, sp, ctab, dist, keep, iopt, role):
         role[best] = 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def card_value_nb(cards, ctab, cval, c):
     v = cval[cards[c, C_TYPE]]
     it = cards[c, C_ITEM]
@@ -113,20 +113,20 @@ def card_value_nb(cards, ctab, cval, c):
     return v
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def _is_follower(ctab, t):
     ab = ctab[t, T_AB]
     return ctab[t, T_KIND] != K_REG and (ab == AB_CLERIC or ab == AB_SORC or ab == AB_SMITH)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def _attack_p(cards, sp, ctab, spi, ptable, a, b, extra):
     if ctab[cards[b, C_TYPE], T_KIND] != K_REG:
         return 1.0
     return p_success_nb(ptable, modifier_nb(cards, sp, ctab, spi, np.int64(a), np.int64(b), np.int64(extra)))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def greedy_sorc_nb(s, a, b, n, buf, cards, sp, ctab, spi, keep, fopt, ptable):
     """Greedy's Sorcerer buff of ``b`` by ``a``: only if the partner then has an attack that
     reaches the threshold and is improved (2e5), else -1."""
@@ -143,7 +143,7 @@ def greedy_sorc_nb(s, a, b, n, buf, cards, sp, ctab, spi, keep, fopt, ptable):
     return -1.0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def greedy_choose_nb(phase, s, n, buf, cards, sp, ctab, cval, spi, dist, keep, fopt, ptable, prio, role, rng):
     """Greedy's pick among buf[:n]: the best score, ties uniformly (argmax_step_nb's rule with
     eps 0: every option scored in order, a tie draws rng_below(ties)).
@@ -254,7 +254,7 @@ def greedy_choose_nb(phase, s, n, buf, cards, sp, ctab, cval, spi, dist, keep, f
     return pick
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def choose_nb(pol, phase, s, n, buf, cards, sp, ctab, cval, spi, dist, keep, fopt, ptable, prio, role, rng):
     """Index of the chosen option among buf[:n] (index 0 is always 'end').
 

@@ -63,7 +63,7 @@ from numba import njit
 from simkit.engine.dice import (STORM_O_CRIT_FAIL, STORM_O_FAIL, STORM_O_SUCCESS, STORM_BASE, storm_attack_probs_nb,
                                 two_d6_equals_prob_nb)
 from simkit.engine.rng import rng_below_nb
-from simkit.engine.search import DECISIVE, ONGOING, make_search, new_tree_nb
+from simkit.engine.search import DECISIVE, ONGOING, copy_into_nb, make_search, new_tree_nb
 from simkit.engine.search import tree_capacity as engine_tree_capacity
 from simkit.games.storm_the_castle.evaluate import closeness_nb, value_nb
 from simkit.games.storm_the_castle.moves import (apply_nb as rules_apply_nb, gen_actions_nb,
@@ -96,7 +96,7 @@ SEARCH_WIDTH = 64
 
 # ---------------------------------------------------------------------------
 # decision codes (the step API's action ids)
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def code_unit_nb(iopt):
     """U of the code layout: enough for a unit (space * 2 + slot) and for a card type."""
     return max(2 * iopt[O_NS], iopt[O_T])
@@ -109,13 +109,13 @@ def n_actions(params) -> int:
     return 8 * u * u
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def unit_code_nb(cards, sp, c):
     x = cards[c, C_POS]
     return x * 2 + (0 if sp[x, 0] == c else 1)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def encode_nb(phase, kind, a, b, cards, sp, ctab, iopt):
     """The option's decision code (module doc): the same in every determinisation."""
     if kind == ACT_END:
@@ -187,26 +187,26 @@ def tree_capacity(budget) -> int:
     return engine_tree_capacity(budget, SEARCH_WIDTH)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def root_state_nb(cards, sp, zones, zn, g, pend, S):
     """The real game as a search root: its own arrays, ``pend`` with nothing pending, ``S``'s scratch
     (the engine only copies from a root)."""
     return (cards, sp, zones, zn, g, pend, S[6], S[7], S[8], S[9], S[10], S[11], S[12], S[13])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def copy_nb(P, src, dst):
-    dst[0][:, :] = src[0]
-    dst[1][:, :] = src[1]
-    dst[2][:, :, :] = src[2]
-    dst[3][:, :] = src[3]
-    dst[4][:] = src[4]
+    copy_into_nb(src[0], dst[0])
+    copy_into_nb(src[1], dst[1])
+    copy_into_nb(src[2], dst[2])
+    copy_into_nb(src[3], dst[3])
+    copy_into_nb(src[4], dst[4])
     for i in range(PD_N):
         dst[5][i] = src[5][i]
     dst[5][PD_N] = -1           # the option buffer is scratch: not copied
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _shuffle_nb(pool, m, rng):
     for k in range(m - 1, 0, -1):
         j = rng_below_nb(rng, k + 1)
@@ -215,7 +215,7 @@ def _shuffle_nb(pool, m, rng):
         pool[j] = tmp
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def redeal_nb(s, cards, zones, zn, nc, pool, rng):
     """Redeal every card side ``s`` cannot see into a random arrangement consistent with what it knows.
 
@@ -248,14 +248,14 @@ def redeal_nb(s, cards, zones, zn, nc, pool, rng):
         zones[s, L_DECK, i] = pool[i]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def determinise_nb(P, S, player, rng):
     redeal_nb(player, S[0], S[2], S[3], P[6][O_NC], S[13], rng)
     S[5][PD_ROOT] = player
     S[5][PD_N] = -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def status_nb(P, S):
     g = S[4]
     if g[G_OVER] == 0:
@@ -263,19 +263,19 @@ def status_nb(P, S):
     return g[G_WINNER]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def to_move_nb(P, S):
     return S[4][G_SIDE]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def turn_nb(P, S):
     return S[4][G_TURN]
 
 
 # ---------------------------------------------------------------------------
 # playing on a search state
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def gen_nb(P, S):
     """The options of the decision the state is at (into ``buf``); their count."""
     ctab, spi, adj, dist = P[0], P[2], P[3], P[4]
@@ -286,7 +286,7 @@ def gen_nb(P, S):
     return gen_actions_nb(s, cards, sp, zones, zn, g, ctab, spi, adj, dist, seen, bq, bd, buf)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def options_nb(P, S):
     """``buf``'s options of the current decision, generated unless already there."""
     pend = S[5]
@@ -295,7 +295,7 @@ def options_nb(P, S):
     return np.int64(pend[PD_N])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def end_nb(P, S):
     """End the dispatch phase, or the turn: ST-S idle count, the turn cap, the next side's draw."""
     iopt = P[6]
@@ -312,7 +312,7 @@ def end_nb(P, S):
         open_turn_nb(cards, zones, zn, g, iopt, np.int64(g[G_SIDE]))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def play_option_nb(P, S, k, roll, rng):
     """The rules' effect of option ``k`` of ``buf`` (``roll`` >= 2 injects the 2d6 total)."""
     ctab, spi, keep, iopt, fidx = P[0], P[2], P[5], P[6], P[10]
@@ -326,7 +326,7 @@ def play_option_nb(P, S, k, roll, rng):
                        g, ctab, spi, keep, iopt, rec, fidx, agg, rng)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def settle_nb(P, S):
     """Play on while the only option is to end the phase or turn (the game loop asks no policy then);
     leave the next real decision's options in ``buf``."""
@@ -341,7 +341,7 @@ def settle_nb(P, S):
     pend[PD_N] = -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def decisions_nb(P, S, codes, scores):
     """Every option of the decision, with its prior score (module doc); the enemy keep entered: DECISIVE."""
     ctab, iopt = P[0], P[6]
@@ -354,7 +354,20 @@ def decisions_nb(P, S, codes, scores):
     return n
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
+def codes_nb(P, S, codes):
+    """The decisions' codes, as ``decisions_nb`` lists them, without their priors (the engine's open-loop
+    visits score only decisions they meet for the first time)."""
+    ctab, iopt = P[0], P[6]
+    cards, sp, g, buf = S[0], S[1], S[4], S[9]
+    n = options_nb(P, S)
+    ph = np.int64(g[G_PHASE])
+    for k in range(n):
+        codes[k] = encode_nb(ph, buf[k, 0], buf[k, 1], buf[k, 2], cards, sp, ctab, iopt)
+    return n
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def needs_roll_nb(ctab, cards, kind, b):
     """Is this option's outcome decided by 2d6 (a chance node)? Attacks on Support units are not (ST-3)."""
     if kind == ACT_CLERIC or kind == ACT_SMITH:
@@ -362,7 +375,7 @@ def needs_roll_nb(ctab, cards, kind, b):
     return kind == ACT_ATTACK and ctab[cards[b, C_TYPE], T_KIND] == K_REG
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def apply_nb(P, S, code, rng):
     """Play decision ``code``; a roll it needs is left pending (``chance_nb`` / ``resolve_nb``)."""
     ctab, iopt = P[0], P[6]
@@ -385,7 +398,7 @@ def apply_nb(P, S, code, rng):
     settle_nb(P, S)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def attack_classes_nb(P, S, outcomes, probs, fold_ranged_crit):
     """The pending attack's outcome classes with their exact probabilities: failure (when it can fail),
     success (a natural 12 always succeeds), critical failure (a natural 2: a melee attacker dies). With
@@ -414,7 +427,7 @@ def attack_classes_nb(P, S, outcomes, probs, fold_ranged_crit):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def chance_nb(P, S, outcomes, probs):
     """The pending roll's outcome classes with their exact probabilities (module doc)."""
     ctab = P[0]
@@ -433,7 +446,7 @@ def chance_nb(P, S, outcomes, probs):
     return 2
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def outcome_roll_nb(P, S, outcome):
     """A 2d6 total of the pending roll's outcome class (the rules then play it as if rolled)."""
     ctab, spi = P[0], P[2]
@@ -452,7 +465,7 @@ def outcome_roll_nb(P, S, outcome):
     return 2 if need != 2 else 3
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _resolve_pending_nb(P, S, roll, rng):
     ctab, spi, keep, iopt, fidx = P[0], P[2], P[5], P[6], P[10]
     cards, sp, zones, zn, g, pend, rec, agg = S[0], S[1], S[2], S[3], S[4], S[5], S[11], S[12]
@@ -463,13 +476,13 @@ def _resolve_pending_nb(P, S, roll, rng):
                    g, ctab, spi, keep, iopt, rec, fidx, agg, rng)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def resolve_nb(P, S, outcome, rng):
     _resolve_pending_nb(P, S, outcome_roll_nb(P, S, outcome), rng)
     settle_nb(P, S)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def evaluate_nb(P, S):
     """Side 0's expected score (evaluate.value_nb): keep-taking chances, then the material lead."""
     (ctab, w, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, knobs) = P
@@ -477,7 +490,7 @@ def evaluate_nb(P, S):
                     knobs[MC_ROUNDS], S[7], S[8])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def leaves_keep_nb(P, S, k):
     """Would option ``k`` take a unit out of its own keep (a move away, or a melee kill it advances after),
     other than into the enemy keep?"""
@@ -501,7 +514,7 @@ def leaves_keep_nb(P, S, k):
     return empties and y != keep[1 - s]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def rollout_nb(P, S, policy, horizon, rng):
     """Roll a pending 2d6 as the game does, then play ``policy`` (0 random, 1 greedy) to the horizon.
 
@@ -535,14 +548,14 @@ def rollout_nb(P, S, policy, horizon, rng):
     pend[PD_N] = -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def closed_loop_nb(P):
     return False        # hidden cards: each iteration plays its own deal
 
 
 # ---------------------------------------------------------------------------
 # priors
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def worth_nb(P, cards, c, d01):
     """A unit's part of the lead where it stands: its value (item included) and its closeness."""
     ctab, w, dist, keep = P[0], P[1], P[4], P[5]
@@ -552,7 +565,7 @@ def worth_nb(P, cards, c, d01):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def attack_gain_nb(P, S, a, b, extra, d01):
     """Expected lead change of ``a`` attacking ``b`` (attack bonus ``extra``); DECISIVE if it surely wins."""
     ctab, spi, dist, keep, iopt, ptable = P[0], P[2], P[4], P[5], P[6], P[8]
@@ -576,7 +589,7 @@ def attack_gain_nb(P, S, a, b, extra, d01):
     return gain
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def prior_nb(P, S, k, n):
     """Option ``k``'s prior score: its one-ply change of the lead, card-value units (module doc), with the
     searcher's weight row ``w``: a card of type t counts w[t] on the board, w[T + t] in hand, w[2T] the
@@ -626,7 +639,7 @@ def prior_nb(P, S, k, n):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def class_nb(P, S, code):
     """A decision code's action class (policies.ACTION_CLASSES): its kind, the code's low three bits (ending
     the dispatch, kind 7, or the turn, kind 0: no class). A ``ban:CLASS:mcts`` searcher never plays one."""
@@ -634,10 +647,10 @@ def class_nb(P, S, code):
 
 
 search_nb = make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisions_nb, apply_nb, chance_nb,
-                        resolve_nb, evaluate_nb, rollout_nb, closed_loop_nb, class_nb)
+                        resolve_nb, evaluate_nb, rollout_nb, closed_loop_nb, class_nb, codes_nb)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def side_tabs_nb(tabs, s):
     """The kernel's table tuple with side ``s``'s rows of the weight table and of the knob table: the
     search's ``P`` for that side."""
@@ -645,7 +658,7 @@ def side_tabs_nb(tabs, s):
             tabs[11][s])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def choose_code_nb(P, cards, sp, zones, zn, g, srch, budget, rng, ban):
     """The decision code ``budget`` iterations of the engine's search prefer in the game ``cards .. g``
     (only read) for its side to move; ``srch``: new_search_nb's scratch (its tree holds the search);
@@ -654,7 +667,7 @@ def choose_code_nb(P, cards, sp, zones, zn, g, srch, budget, rng, ban):
     return search_nb(P, root_state_nb(cards, sp, zones, zn, g, rpend, S), S, S2, P[11], budget, rng, tree, ban)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def search_code_nb(P, cards, sp, zones, zn, g, srch, budget, rng, ban):
     """choose_code_nb as a kernel of its own, for Python callers (tests, the step API)."""
     return choose_code_nb(P, cards, sp, zones, zn, g, srch, budget, rng, ban)

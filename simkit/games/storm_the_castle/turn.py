@@ -11,7 +11,7 @@ from simkit.games.storm_the_castle.state import (G_CHOICE, G_COULD, G_IDLE, G_OV
                                                  G_TURN, G_WINNER, PH_DISPATCH, R_STALEMATE)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def open_turn_nb(cards, zones, zn, g, iopt, s):
     """Side ``s``'s turn begins: per-turn flags reset, its draw, the dispatch phase. Returns the cards drawn.
 
@@ -24,7 +24,7 @@ def open_turn_nb(cards, zones, zn, g, iopt, s):
     return drawn
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def close_turn_nb(g, could):
     """Count the turn just played; ST-S: two idle turns in a row end the game; pass the turn on.
 
