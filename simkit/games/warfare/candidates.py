@@ -30,7 +30,7 @@ from numba import njit
 
 from .moves import INSTANT_ATT, INSTANT_DEF, angle_nb, combat_kind_nb, in_arc_nb
 from .policies import (CL_ADVANCE, CL_NONE, activation_class_nb, attack_score_nb, best_facing_nb, melee_facing_nb,
-                       pos_score_nb)
+                       pos_score_nb, score_bound_nb)
 from .state import ARC, DXA, DYA, INNER, IP_H, IP_N0, IP_NSQ, IP_P2, IP_W, WIN_LO
 
 END, STAY, ADVANCE = 0, 1, 2
@@ -121,12 +121,18 @@ def decision_class_nb(P, occ, usq, utype, side, code):
 
 @njit(**INNER)
 def unit_attacks_nb(u, m, side, last, with_pos, P, occ, usq, uface, utype, uside, nu, gmap, gf, psc, pt, pf,
-                    ppos, val):
+                    ppos, val, floor):
     """For every enemy v unit u can attack after moving up to m steps: the best approach by the greedy
     attack score (psc[v], NEG if none), then (``with_pos`` != 0) by the greedy position score; its square
     pt[v] and facing pf[v]. Returns the best score over all enemies (NEG if none). ``val``: the unit values
     both scores use (a weight row, state.P_EVAL, or fp: the rules' values). (Flags are int64 or
-    computed bools, never literals: numba would compile a copy per literal value.)"""
+    computed bools, never literals: numba would compile a copy per literal value.)
+
+    ``floor`` (``with_pos`` == 0 only, the caller needs the best score only where it beats the floor):
+    the returned best is max(floor, best); an enemy whose every attack scores at most the best so far
+    (``score_bound_nb``) is not scanned, and psc/pt/pf of such enemies are left stale. The result is the
+    same number either way: a skipped enemy cannot raise the best. With ``with_pos`` != 0 (the
+    candidates, which keep every enemy's approach) nothing is skipped and ``floor`` is unused."""
     ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs, ev = P
     W = ip[IP_W]
     H = ip[IP_H]
@@ -136,7 +142,9 @@ def unit_attacks_nb(u, m, side, last, with_pos, P, occ, usq, uface, utype, uside
     typ = utype[u]
     ranged = typ == ARC   # a variable, not a literal: one compile of attack_score_nb
     sq = usq[u]
-    top = NEG
+    prune = with_pos == 0
+    top = floor if prune else NEG
+    lose = -val[typ] if val[typ] < 0.0 else 0.0     # score_bound_nb's attacker part, per u
     if typ == ARC:
         rg = urange[typ]
         for jj in range(destn[m, sq]):
@@ -152,6 +160,8 @@ def unit_attacks_nb(u, m, side, last, with_pos, P, occ, usq, uface, utype, uside
                 vx = sqx[usq[v]]
                 vy = sqy[usq[v]]
                 if abs(vx - tx) > rg or abs(vy - ty) > rg:
+                    continue
+                if prune and score_bound_nb(utype[v], val, last, lose) <= top:
                     continue
                 for k in range(4):
                     f = k if side == 0 or k == 1 or k == 3 else 2 - k
@@ -179,6 +189,8 @@ def unit_attacks_nb(u, m, side, last, with_pos, P, occ, usq, uface, utype, uside
         vx = sqx[usq[v]]
         vy = sqy[usq[v]]
         if abs(vx - ux) > m + 1 or abs(vy - uy) > m + 1:
+            continue
+        if prune and score_bound_nb(utype[v], val, last, lose) <= top:
             continue
         for ox in range(-1, 2):
             for oy in range(-1, 2):
@@ -318,7 +330,7 @@ def gen_decisions_nb(side, phase2, P, occ, usq, uface, utype, uside, acted, aliv
         if phase2:
             continue
         unit_attacks_nb(u, m, side, last, np.int64(1), P, occ, usq, uface, utype, uside, nu, gmap, gf, psc, pt, pf,
-                        ppos, val)
+                        ppos, val, NEG)
         own = val[utype[u]]
         for v in range(nu):
             # an attack that certainly kills the attacker (Cavalry into a Spearman's front) is never offered
@@ -345,11 +357,24 @@ def attack_potential_nb(side, limit, skip_acted, P, occ, usq, uface, utype, usid
     ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs, ev = P
     kk = 0
     no_bonus = limit < 0      # False, as a computed bool: no bonus for the last enemy unit
+    # the best any attack on the enemies left can score (score_bound_nb, per attacker type: its own value)
+    won = 0.0
+    for v in range(nu):
+        if usq[v] >= 0 and uside[v] != side:
+            b = score_bound_nb(utype[v], fp, no_bonus, 0.0)
+            if b > won:
+                won = b
     for u in range(nu):
         if uside[u] != side or usq[u] < 0 or (skip_acted != 0 and acted[u] != 0):
             continue
+        # a unit counts only with a score above the floor: 0, or once ``limit`` are kept the smallest kept
+        # (the tests below); unit_attacks_nb skips the enemies that cannot beat it, and the unit when none can
+        floor = 0.0 if kk < limit else top[kk - 1]
+        lose = -fp[utype[u]] if fp[utype[u]] < 0.0 else 0.0
+        if won + lose <= floor:
+            continue
         s = unit_attacks_nb(u, umove[utype[u]], side, no_bonus, np.int64(0), P, occ, usq, uface, utype, uside, nu,
-                            gmap, gf, psc, pt, pf, ppos, fp)
+                            gmap, gf, psc, pt, pf, ppos, fp, floor)
         if s <= 0.0:
             continue
         # keep the limit largest in top[0..kk), descending (insertion)
