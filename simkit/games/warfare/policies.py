@@ -162,107 +162,6 @@ def random_bit_nb(mask, rng):
     return 0
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def threat_runs_nb(threat, vx, vy, t, umove, urange, W, H, delta):
-    """Add ``delta`` to the threat of every square an enemy of type t on (vx, vy) can attack."""
-    m = umove[t]
-    if t == ARC:
-        r = urange[t] + m
-    else:
-        r = m + 1
-    # the threatened squares of each row form one run: archers the whole square of radius r; the others
-    # Manhattan distance <= m + 1, or m + 2 off both axes (|ox| <= m + 2 - |oy| when oy != 0)
-    for oy in range(-r, r + 1):
-        y = vy + oy
-        if y < 0 or y >= H:
-            continue
-        if t == ARC:
-            half = r
-        elif oy == 0:
-            half = m + 1
-        else:
-            half = m + 2 - abs(oy)
-            if half > r:
-                half = r
-        x0 = vx - half
-        if x0 < 0:
-            x0 = 0
-        x1 = vx + half
-        if x1 > W - 1:
-            x1 = W - 1
-        row = y * W
-        for x in range(x0, x1 + 1):
-            threat[row + x] += delta
-
-
-@njit(cache=True, _nrt=False)
-def refresh_maps_nb(side, turn, P, usq, utype, uside, alive, nu, gmap, gf):
-    """The greedy maps of ``side`` under their key turn * 1000 + enemies alive (gf[0]): kept while the key
-    holds, else made again. Within a turn only the side to move acts, so the enemies stand where they stood
-    when the maps were made, less the ones killed since: then (same turn, fewer enemies, some left) the dead
-    are taken out (maps_after_deaths_nb) instead of making every map again -- the same maps either way."""
-    key = turn * 1000 + alive[1 - side]
-    old = gf[0]
-    if old == key:
-        return
-    if old >= 0.0 and alive[1 - side] > 0:
-        k = np.int64(old)
-        if k // 1000 == turn and k % 1000 > alive[1 - side]:
-            maps_after_deaths_nb(side, P, usq, utype, uside, nu, gmap, gf)
-            gf[0] = key
-            return
-    greedy_maps_nb(side, P, usq, utype, uside, nu, gmap, gf)
-    gf[0] = key
-
-
-@njit(cache=True, _nrt=False)
-def maps_after_deaths_nb(side, P, usq, utype, uside, nu, gmap, gf):
-    """greedy_maps_nb's maps, from maps made earlier in the same turn (the enemies as they stand, and some
-    that have died since): each dead enemy's threat runs are taken off; the squares whose nearest enemy
-    died get the minimum (distance, id) over the enemies left (the chamfer transform's result: it is that
-    minimum, tests/test_warfare_rules.py), the others keep theirs (a minimum over more enemies that is
-    still alive); the formation line is summed again as greedy_maps_nb sums it. An enemy's square is where
-    its nearest-enemy distance is 0; it died if it no longer stands there."""
-    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs, ev = P
-    W = ip[IP_W]
-    H = ip[IP_H]
-    nsq = ip[IP_NSQ]
-    near_d = gmap[0]
-    near_u = gmap[1]
-    threat = gmap[2]
-    for q in range(nsq):
-        if near_d[q] == 0:
-            v = near_u[q]
-            if usq[v] != q:      # died (marked: its square's distance is found again below)
-                threat_runs_nb(threat, sqx[q], sqy[q], utype[v], umove, urange, W, H, np.int64(-1))
-    for q in range(nsq):
-        e = near_u[q]
-        if e >= 0 and usq[e] < 0:
-            x = sqx[q]
-            y = sqy[q]
-            bd = BIG
-            bu = -1
-            for w in range(nu):          # ascending ids: a tie keeps the lower one
-                if usq[w] < 0 or uside[w] == side:
-                    continue
-                dx = abs(sqx[usq[w]] - x)
-                dy = abs(sqy[usq[w]] - y)
-                d = dx if dx > dy else dy
-                if d < bd:
-                    bd = d
-                    bu = w
-            near_d[q] = bd
-            near_u[q] = bu
-    tot = 0.0
-    cnt = 0
-    for v in range(nu):
-        if usq[v] >= 0 and uside[v] == side and utype[v] != ARC:
-            vy = sqy[usq[v]]
-            tot += vy if side == 0 else H - 1 - vy
-            cnt += 1
-    gf[1] = tot / cnt if cnt > 0 else H   # only archers left: no formation to keep
-
-
 @njit(cache=True, _nrt=False)
 def greedy_maps_nb(side, P, usq, utype, uside, nu, gmap, gf):
     """Nearest enemy (Chebyshev distance, id) and threat (enemies able to attack) per square."""
@@ -289,7 +188,35 @@ def greedy_maps_nb(side, P, usq, utype, uside, nu, gmap, gf):
                 cnt += 1
             continue
         near_d[usq[v]] = v       # key: distance 0, id v
-        threat_runs_nb(threat, vx, vy, utype[v], umove, urange, W, H, np.int64(1))
+        t = utype[v]
+        m = umove[t]
+        if t == ARC:
+            r = urange[t] + m
+        else:
+            r = m + 1
+        # the threatened squares of each row form one run: archers the whole square of radius r; the others
+        # Manhattan distance <= m + 1, or m + 2 off both axes (|ox| <= m + 2 - |oy| when oy != 0)
+        for oy in range(-r, r + 1):
+            y = vy + oy
+            if y < 0 or y >= H:
+                continue
+            if t == ARC:
+                half = r
+            elif oy == 0:
+                half = m + 1
+            else:
+                half = m + 2 - abs(oy)
+                if half > r:
+                    half = r
+            x0 = vx - half
+            if x0 < 0:
+                x0 = 0
+            x1 = vx + half
+            if x1 > W - 1:
+                x1 = W - 1
+            row = y * W
+            for x in range(x0, x1 + 1):
+                threat[row + x] += 1
     # nearest enemy: two-pass chamfer transform of the Chebyshev distance, ties to the lower unit id
     # (identical to the brute-force minimum over enemies; see tests/test_warfare_rules.py). The pair
     # (distance, id) is packed into one key, distance << KEY_SH | id, so "nearer, or as near with a lower
@@ -575,7 +502,9 @@ def greedy_choose_nb(side, phase2, turn, P, occ, usq, uface, utype, uside, acted
     ``ban``: the side's ban mask (ACTION_CLASSES): no attack of a banned class; with ``move`` banned
     the turn ends where greedy would have moved (its moves never swap: ``swap`` changes nothing)."""
     ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs, ev = P
-    refresh_maps_nb(side, turn, P, usq, utype, uside, alive, nu, gmap, gf)
+    if gf[0] != turn * 1000 + alive[1 - side]:
+        greedy_maps_nb(side, P, usq, utype, uside, nu, gmap, gf)
+        gf[0] = turn * 1000 + alive[1 - side]
     if gf[2] != turn:   # plans last a turn (kept, though the maps change, when an enemy dies)
         gf[2] = turn
         for u in range(nu):

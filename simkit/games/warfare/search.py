@@ -54,8 +54,8 @@ from .candidates import ADVANCE, END, STAY, arc_max_nb, arc_square_nb, attack_po
     decode_nb, gen_decisions_nb
 from .moves import (ROLL, angle_nb, attack_nb, can_act_nb, cap_winner_nb, combat_kind_nb, move_nb, surround_after_nb,
                     turn_limit_nb)
-from .policies import greedy_advance_nb, greedy_choose_nb, pos_score_nb, random_move_nb, random_target_nb, \
-    refresh_maps_nb
+from .policies import greedy_advance_nb, greedy_choose_nb, greedy_maps_nb, pos_score_nb, random_move_nb, \
+    random_target_nb
 from .state import (ARC, DEF_DIES, EV_THREAT, FP_MCTS, INNER, IP_ACT, IP_CAP, IP_H, IP_MAXT, IP_MAXU, IP_N0, IP_N1,
                     IP_NSQ, IP_W, NFIELDS)
 
@@ -135,8 +135,13 @@ def material_lead_nb(val, usq, utype, uside, nu):
 @njit(**INNER)
 def ensure_maps_nb(P, S, side):
     """The greedy maps of ``side``, recomputed under the key the greedy commander uses."""
-    refresh_maps_nb(side, S[S_META][M_TURN], P, S[S_USQ], S[S_TYPE], S[S_SIDE], S[S_ALIVE], S[S_USQ].shape[0],
-                    S[S_GMAP], S[S_GF])
+    turn = S[S_META][M_TURN]
+    alive = S[S_ALIVE]
+    gf = S[S_GF]
+    key = turn * 1000 + alive[1 - side]
+    if gf[0] != key:
+        greedy_maps_nb(side, P, S[S_USQ], S[S_TYPE], S[S_SIDE], S[S_USQ].shape[0], S[S_GMAP], gf)
+        gf[0] = key
 
 
 # ------------------------------------------------------------------ the game, as the search plays it
