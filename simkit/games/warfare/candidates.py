@@ -29,8 +29,8 @@ import numpy as np
 from numba import njit
 
 from .moves import INSTANT_ATT, INSTANT_DEF, angle_nb, combat_kind_nb, in_arc_nb
-from .policies import (CL_ADVANCE, CL_NONE, activation_class_nb, attack_score_nb, best_facing_nb, melee_facing_nb,
-                       pos_score_nb, score_bound_nb)
+from .policies import (CL_ADVANCE, CL_NONE, activation_class_nb, attack_score_nb, best_facing_nb, enemy_span_nb,
+                       melee_facing_nb, pos_score_nb, score_bound_nb)
 from .state import ARC, DXA, DYA, INNER, IP_H, IP_N0, IP_NSQ, IP_P2, IP_W, WIN_LO
 
 END, STAY, ADVANCE = 0, 1, 2
@@ -121,7 +121,7 @@ def decision_class_nb(P, occ, usq, utype, side, code):
 
 @njit(**INNER)
 def unit_attacks_nb(u, m, side, last, with_pos, P, occ, usq, uface, utype, uside, nu, gmap, gf, psc, pt, pf,
-                    ppos, val, floor):
+                    ppos, val, floor, elo, ehi):
     """For every enemy v unit u can attack after moving up to m steps: the best approach by the greedy
     attack score (psc[v], NEG if none), then (``with_pos`` != 0) by the greedy position score; its square
     pt[v] and facing pf[v]. Returns the best score over all enemies (NEG if none). ``val``: the unit values
@@ -132,7 +132,8 @@ def unit_attacks_nb(u, m, side, last, with_pos, P, occ, usq, uface, utype, uside
     the returned best is max(floor, best); an enemy whose every attack scores at most the best so far
     (``score_bound_nb``) is not scanned, and psc/pt/pf of such enemies are left stale. The result is the
     same number either way: a skipped enemy cannot raise the best. With ``with_pos`` != 0 (the
-    candidates, which keep every enemy's approach) nothing is skipped and ``floor`` is unused."""
+    candidates, which keep every enemy's approach) nothing is skipped and ``floor`` is unused.
+    ``elo``, ``ehi``: policies.enemy_span_nb, the ids the enemies are scanned over."""
     ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs, ev = P
     W = ip[IP_W]
     H = ip[IP_H]
@@ -154,7 +155,7 @@ def unit_attacks_nb(u, m, side, last, with_pos, P, occ, usq, uface, utype, uside
             tx = sqx[t]
             ty = sqy[t]
             mask = dmask[m, sq, jj]
-            for v in range(nu):
+            for v in range(elo, ehi):
                 if usq[v] < 0 or uside[v] == side:
                     continue
                 vx = sqx[usq[v]]
@@ -183,7 +184,7 @@ def unit_attacks_nb(u, m, side, last, with_pos, P, occ, usq, uface, utype, uside
         return top
     ux = sqx[sq]
     uy = sqy[sq]
-    for v in range(nu):
+    for v in range(elo, ehi):
         if usq[v] < 0 or uside[v] == side:
             continue
         vx = sqx[usq[v]]
@@ -260,6 +261,7 @@ def gen_decisions_nb(side, phase2, P, occ, usq, uface, utype, uside, acted, aliv
     n = 1
     last = alive[1 - side] == 1
     base = 0 if side == 0 else n0
+    elo, ehi = enemy_span_nb(side, usq, uside, nu)
     for u in range(nu):
         if uside[u] != side or usq[u] < 0 or acted[u] != 0:
             continue
@@ -330,9 +332,9 @@ def gen_decisions_nb(side, phase2, P, occ, usq, uface, utype, uside, acted, aliv
         if phase2:
             continue
         unit_attacks_nb(u, m, side, last, np.int64(1), P, occ, usq, uface, utype, uside, nu, gmap, gf, psc, pt, pf,
-                        ppos, val, NEG)
+                        ppos, val, NEG, elo, ehi)
         own = val[utype[u]]
-        for v in range(nu):
+        for v in range(elo, ehi):       # psc is NEG outside the span (no enemy there)
             # an attack that certainly kills the attacker (Cavalry into a Spearman's front) is never offered
             if psc[v] == NEG or psc[v] <= -own + 1e-9:
                 continue
@@ -358,8 +360,9 @@ def attack_potential_nb(side, limit, skip_acted, P, occ, usq, uface, utype, usid
     kk = 0
     no_bonus = limit < 0      # False, as a computed bool: no bonus for the last enemy unit
     # the best any attack on the enemies left can score (score_bound_nb, per attacker type: its own value)
+    elo, ehi = enemy_span_nb(side, usq, uside, nu)
     won = 0.0
-    for v in range(nu):
+    for v in range(elo, ehi):
         if usq[v] >= 0 and uside[v] != side:
             b = score_bound_nb(utype[v], fp, no_bonus, 0.0)
             if b > won:
@@ -374,7 +377,7 @@ def attack_potential_nb(side, limit, skip_acted, P, occ, usq, uface, utype, usid
         if won + lose <= floor:
             continue
         s = unit_attacks_nb(u, umove[utype[u]], side, no_bonus, np.int64(0), P, occ, usq, uface, utype, uside, nu,
-                            gmap, gf, psc, pt, pf, ppos, fp, floor)
+                            gmap, gf, psc, pt, pf, ppos, fp, floor, elo, ehi)
         if s <= 0.0:
             continue
         # keep the limit largest in top[0..kk), descending (insertion)

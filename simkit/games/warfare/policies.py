@@ -89,6 +89,21 @@ def banned_nb(ban, cls):
     return (ban >> cls) & 1 != 0
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def enemy_span_nb(side, usq, uside, nu):
+    """(lo, hi): every living unit not of ``side`` has an id in lo..hi-1 (lo = hi: none). The attack scans
+    loop over this span, not every id: the units outside it are skipped anyway, and in a game's numbering
+    (side 0's units first) the span holds no friend, so the scans' "enemy alive?" tests stop mispredicting."""
+    lo = nu
+    hi = 0
+    for v in range(nu):
+        if usq[v] >= 0 and uside[v] != side:
+            if v < lo:
+                lo = v
+            hi = v + 1
+    return lo, hi
+
+
 @njit(**INNER)
 def random_unit_nb(side, usq, uside, acted, nu, ubuf, rng):
     """A uniformly chosen unacted unit of ``side``, or -1 (end the turn)."""
@@ -411,6 +426,7 @@ def greedy_attack_nb(side, P, occ, usq, uface, utype, uside, acted, nu, last, ba
     best = -1e300
     ties = 0
     out[0] = -1
+    elo, ehi = enemy_span_nb(side, usq, uside, nu)
     for u in range(nu):
         if uside[u] != side or usq[u] < 0 or acted[u] != 0:
             continue
@@ -434,7 +450,7 @@ def greedy_attack_nb(side, P, occ, usq, uface, utype, uside, acted, nu, last, ba
                 tx = sqx[t]
                 ty = sqy[t]
                 mask = dmask[m, sq, j]
-                for v in range(nu):
+                for v in range(elo, ehi):
                     if usq[v] < 0 or uside[v] == side:
                         continue
                     vx = sqx[usq[v]]
@@ -457,7 +473,7 @@ def greedy_attack_nb(side, P, occ, usq, uface, utype, uside, acted, nu, last, ba
                                 out[3] = v
                             break
             continue
-        for v in range(nu):
+        for v in range(elo, ehi):
             if usq[v] < 0 or uside[v] == side:
                 continue
             vx = sqx[usq[v]]
