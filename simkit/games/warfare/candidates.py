@@ -119,7 +119,7 @@ def decision_class_nb(P, occ, usq, utype, side, code):
     return activation_class_nb(u, t, j > 0, occ, usq, utype)
 
 
-@njit(**INNER)
+@njit(inline="always", **INNER)     # one caller (gen_decisions_nb): no call passing P and the state per unit
 def unit_attacks_nb(u, m, side, last, with_pos, P, occ, usq, uface, utype, uside, nu, gmap, gf, psc, pt, pf,
                     ppos, val, elo, ehi):
     """For every enemy v unit u can attack after moving up to m steps: the best approach by the greedy

@@ -342,7 +342,7 @@ def pos_score_nb(u, t, f, side, P, occ, usq, utype, uside, gmap, gf, val):
     return sc
 
 
-@njit(**INNER)
+@njit(inline="always", **INNER)     # one caller (greedy_choose_nb): no call passing P per unit
 def greedy_plan_nb(u, m, side, P, occ, usq, uface, utype, uside, gmap, gf, plan, plansc, rng, val):
     """Best (destination, facing) of unit u by pos_score; stores the plan and its improvement."""
     ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs, ev = P
