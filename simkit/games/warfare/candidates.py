@@ -29,8 +29,8 @@ import numpy as np
 from numba import njit
 
 from .moves import INSTANT_ATT, INSTANT_DEF, angle_nb, combat_kind_nb, in_arc_nb
-from .policies import (CL_ADVANCE, CL_NONE, activation_class_nb, attack_score_nb, best_facing_nb, melee_facing_nb,
-                       pos_score_nb)
+from .policies import (CL_ADVANCE, CL_NONE, activation_class_nb, attack_score_nb, best_facing_nb, enemy_span_nb,
+                       melee_facing_nb, pos_score_nb, score_bound_nb)
 from .state import ARC, DXA, DYA, INNER, IP_H, IP_N0, IP_NSQ, IP_P2, IP_W, WIN_LO
 
 END, STAY, ADVANCE = 0, 1, 2
@@ -119,14 +119,16 @@ def decision_class_nb(P, occ, usq, utype, side, code):
     return activation_class_nb(u, t, j > 0, occ, usq, utype)
 
 
-@njit(**INNER)
+@njit(inline="always", **INNER)     # one caller (gen_decisions_nb): no call passing P and the state per unit
 def unit_attacks_nb(u, m, side, last, with_pos, P, occ, usq, uface, utype, uside, nu, gmap, gf, psc, pt, pf,
-                    ppos, val):
+                    ppos, val, elo, ehi):
     """For every enemy v unit u can attack after moving up to m steps: the best approach by the greedy
     attack score (psc[v], NEG if none), then (``with_pos`` != 0) by the greedy position score; its square
     pt[v] and facing pf[v]. Returns the best score over all enemies (NEG if none). ``val``: the unit values
     both scores use (a weight row, state.P_EVAL, or fp: the rules' values). (Flags are int64 or
-    computed bools, never literals: numba would compile a copy per literal value.)"""
+    computed bools, never literals: numba would compile a copy per literal value.) ``elo``, ``ehi``:
+    policies.enemy_span_nb, the ids the enemies are scanned over. The evaluation's attack potential scans
+    with its own copy of this loop (best_attack_nb)."""
     ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs, ev = P
     W = ip[IP_W]
     H = ip[IP_H]
@@ -146,7 +148,7 @@ def unit_attacks_nb(u, m, side, last, with_pos, P, occ, usq, uface, utype, uside
             tx = sqx[t]
             ty = sqy[t]
             mask = dmask[m, sq, jj]
-            for v in range(nu):
+            for v in range(elo, ehi):
                 if usq[v] < 0 or uside[v] == side:
                     continue
                 vx = sqx[usq[v]]
@@ -173,7 +175,7 @@ def unit_attacks_nb(u, m, side, last, with_pos, P, occ, usq, uface, utype, uside
         return top
     ux = sqx[sq]
     uy = sqy[sq]
-    for v in range(nu):
+    for v in range(elo, ehi):
         if usq[v] < 0 or uside[v] == side:
             continue
         vx = sqx[usq[v]]
@@ -248,6 +250,7 @@ def gen_decisions_nb(side, phase2, P, occ, usq, uface, utype, uside, acted, aliv
     n = 1
     last = alive[1 - side] == 1
     base = 0 if side == 0 else n0
+    elo, ehi = enemy_span_nb(side, usq, uside, nu)
     for u in range(nu):
         if uside[u] != side or usq[u] < 0 or acted[u] != 0:
             continue
@@ -318,9 +321,9 @@ def gen_decisions_nb(side, phase2, P, occ, usq, uface, utype, uside, acted, aliv
         if phase2:
             continue
         unit_attacks_nb(u, m, side, last, np.int64(1), P, occ, usq, uface, utype, uside, nu, gmap, gf, psc, pt, pf,
-                        ppos, val)
+                        ppos, val, elo, ehi)
         own = val[utype[u]]
-        for v in range(nu):
+        for v in range(elo, ehi):       # psc is NEG outside the span (no enemy there)
             # an attack that certainly kills the attacker (Cavalry into a Spearman's front) is never offered
             if psc[v] == NEG or psc[v] <= -own + 1e-9:
                 continue
@@ -334,6 +337,92 @@ def gen_decisions_nb(side, phase2, P, occ, usq, uface, utype, uside, acted, aliv
     return n
 
 
+@njit(inline="always", **INNER)
+def best_attack_nb(u, side, no_bonus, floor, P, occ, usq, uface, utype, uside, psc, elo, ehi):
+    """Unit u's best attack score from where it stands (moves up to its move, then attacks), in the rules'
+    values (fp; ``no_bonus``: attack_potential_nb's flag): unit_attacks_nb's scan with ``with_pos`` 0 and its
+    result bit for bit (the same per-enemy running best psc[v], the same 1e-12 steps), less what the
+    evaluation never reads (the approaches pt/pf, the position scores). Returns max(``floor``, best): the
+    caller keeps a unit only above its floor, so an enemy whose every attack scores at most the best so far
+    (score_bound_nb) is not scanned -- it cannot change the result. Inlined: a call would pass P and the
+    state (~30 arrays) as arguments for every unit of every evaluation."""
+    ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs, ev = P
+    W = ip[IP_W]
+    H = ip[IP_H]
+    for v in range(elo, ehi):
+        psc[v] = NEG
+    typ = utype[u]
+    m = umove[typ]
+    ranged = typ == ARC
+    sq = usq[u]
+    lose = -fp[typ] if fp[typ] < 0.0 else 0.0
+    top = floor
+    if typ == ARC:
+        rg = urange[typ]
+        for jj in range(destn[m, sq]):
+            t = dest[m, sq, jj]
+            if occ[t] != -1 and t != sq:
+                continue
+            tx = sqx[t]
+            ty = sqy[t]
+            mask = dmask[m, sq, jj]
+            for v in range(elo, ehi):
+                if usq[v] < 0 or uside[v] == side:
+                    continue
+                vx = sqx[usq[v]]
+                vy = sqy[usq[v]]
+                if abs(vx - tx) > rg or abs(vy - ty) > rg:
+                    continue
+                if score_bound_nb(utype[v], fp, no_bonus, lose) <= top:
+                    continue
+                for k in range(4):
+                    f = k if side == 0 or k == 1 or k == 3 else 2 - k
+                    if (mask >> f) & 1 and in_arc_nb(tx, ty, f, vx, vy, True, rg):
+                        ang = angle_nb(tx, ty, vx, vy, uface[v], True)
+                        s = attack_score_nb(typ, utype[v], ang, ranged, tree[usq[v]], ip, fp, wintab, no_bonus)
+                        if psc[v] == NEG or s > psc[v] + 1e-12:     # unit_attacks_nb's update at position 0
+                            psc[v] = s
+                            if s > top:
+                                top = s
+                        break
+        return top
+    ux = sqx[sq]
+    uy = sqy[sq]
+    for v in range(elo, ehi):
+        if usq[v] < 0 or uside[v] == side:
+            continue
+        vx = sqx[usq[v]]
+        vy = sqy[usq[v]]
+        if abs(vx - ux) > m + 1 or abs(vy - uy) > m + 1:
+            continue
+        if score_bound_nb(utype[v], fp, no_bonus, lose) <= top:
+            continue
+        for ox in range(-1, 2):
+            for oy in range(-1, 2):
+                if ox == 0 and oy == 0:
+                    continue
+                nx = vx + ox
+                ny = vy + oy
+                if nx < 0 or nx >= W or ny < 0 or ny >= H:
+                    continue
+                t = ny * W + nx
+                if occ[t] != -1 and t != sq:
+                    continue
+                mask = reach[m, sq, t]
+                if mask == 0:
+                    continue
+                f = melee_facing_nb(mask, ox, oy)
+                if f < 0:
+                    continue
+                ang = angle_nb(nx, ny, vx, vy, uface[v], False)
+                s = attack_score_nb(typ, utype[v], ang, ranged, tree[usq[v]], ip, fp, wintab, no_bonus)
+                if psc[v] == NEG or s > psc[v] + 1e-12:
+                    psc[v] = s
+                    if s > top:
+                        top = s
+    return top
+
+
 @njit(**INNER)
 def attack_potential_nb(side, limit, skip_acted, P, occ, usq, uface, utype, uside, acted, nu, gmap, gf, psc, pt,
                         pf, ppos, top):
@@ -345,11 +434,24 @@ def attack_potential_nb(side, limit, skip_acted, P, occ, usq, uface, utype, usid
     ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs, ev = P
     kk = 0
     no_bonus = limit < 0      # False, as a computed bool: no bonus for the last enemy unit
+    # the best any attack on the enemies left can score (score_bound_nb, per attacker type: its own value)
+    elo, ehi = enemy_span_nb(side, usq, uside, nu)
+    won = 0.0
+    for v in range(elo, ehi):
+        if usq[v] >= 0 and uside[v] != side:
+            b = score_bound_nb(utype[v], fp, no_bonus, 0.0)
+            if b > won:
+                won = b
     for u in range(nu):
         if uside[u] != side or usq[u] < 0 or (skip_acted != 0 and acted[u] != 0):
             continue
-        s = unit_attacks_nb(u, umove[utype[u]], side, no_bonus, np.int64(0), P, occ, usq, uface, utype, uside, nu,
-                            gmap, gf, psc, pt, pf, ppos, fp)
+        # a unit counts only with a score above the floor: 0, or once ``limit`` are kept the smallest kept
+        # (the tests below); best_attack_nb skips the enemies that cannot beat it, and the unit when none can
+        floor = 0.0 if kk < limit else top[kk - 1]
+        lose = -fp[utype[u]] if fp[utype[u]] < 0.0 else 0.0
+        if won + lose <= floor:
+            continue
+        s = best_attack_nb(u, side, no_bonus, floor, P, occ, usq, uface, utype, uside, psc, elo, ehi)
         if s <= 0.0:
             continue
         # keep the limit largest in top[0..kk), descending (insertion)

@@ -56,6 +56,11 @@ RANDOM_WHOLE = 3
 BANNED = 4
 BANNED_EPS = 8
 BIG = 1 << 30
+# greedy_maps_nb's packed (distance, unit id) keys: both fit in KEY_SH bits (ids < BIG, distances <= BIG + 2)
+KEY_SH = 31
+KEY_LOW = (1 << KEY_SH) - 1
+KEY_STEP = 1 << KEY_SH
+KEY_EMPTY = (BIG << KEY_SH) | BIG
 
 # The action classes a ban:CLASS:POLICY side never plays (GameSpec.action_classes, in this order: bit k of
 # the ban mask is class k): what an activation does, in the rules' words. An activation with an attack is
@@ -82,6 +87,21 @@ def activation_class_nb(u, t, attacks, occ, usq, utype):
 @njit(cache=True, _nrt=False, inline="always")
 def banned_nb(ban, cls):
     return (ban >> cls) & 1 != 0
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def enemy_span_nb(side, usq, uside, nu):
+    """(lo, hi): every living unit not of ``side`` has an id in lo..hi-1 (lo = hi: none). The attack scans
+    loop over this span, not every id: the units outside it are skipped anyway, and in a game's numbering
+    (side 0's units first) the span holds no friend, so the scans' "enemy alive?" tests stop mispredicting."""
+    lo = nu
+    hi = 0
+    for v in range(nu):
+        if usq[v] >= 0 and uside[v] != side:
+            if v < lo:
+                lo = v
+            hi = v + 1
+    return lo, hi
 
 
 @njit(**INNER)
@@ -168,8 +188,7 @@ def greedy_maps_nb(side, P, usq, utype, uside, nu, gmap, gf):
     near_u = gmap[1]
     threat = gmap[2]
     for q in range(nsq):
-        near_d[q] = BIG
-        near_u[q] = BIG
+        near_d[q] = KEY_EMPTY     # the packed key (distance BIG, id BIG) until the transform below unpacks it
         threat[q] = 0
     tot = 0.0
     cnt = 0
@@ -183,8 +202,7 @@ def greedy_maps_nb(side, P, usq, utype, uside, nu, gmap, gf):
                 tot += vy if side == 0 else H - 1 - vy
                 cnt += 1
             continue
-        near_d[usq[v]] = 0
-        near_u[usq[v]] = v
+        near_d[usq[v]] = v       # key: distance 0, id v
         t = utype[v]
         m = umove[t]
         if t == ARC:
@@ -215,42 +233,46 @@ def greedy_maps_nb(side, P, usq, utype, uside, nu, gmap, gf):
             for x in range(x0, x1 + 1):
                 threat[row + x] += 1
     # nearest enemy: two-pass chamfer transform of the Chebyshev distance, ties to the lower unit id
-    # (identical to the brute-force minimum over enemies; see tests/test_warfare_rules.py)
+    # (identical to the brute-force minimum over enemies; see tests/test_warfare_rules.py). The pair
+    # (distance, id) is packed into one key, distance << KEY_SH | id, so "nearer, or as near with a lower
+    # id" is a plain integer minimum (branch-free) and a step adds KEY_STEP; the keys live in near_d's row
+    # and are unpacked at the end. Same order, same minima: the same maps as comparing the pairs.
+    key = near_d
     for y in range(H):
+        row = y * W
         for x in range(W):
-            q = y * W + x
-            bd = near_d[q]     # q's entry in registers (the neighbours n are never q)
-            bu = near_u[q]
-            for k in range(4):
-                nx = x - 1 if k < 2 else (x if k == 2 else x + 1)
-                ny = y if k == 0 else y - 1
-                if 0 <= nx < W and 0 <= ny < H:
-                    n = ny * W + nx
-                    d = near_d[n] + 1
-                    if d < bd or (d == bd and near_u[n] < bu):
-                        bd = d
-                        bu = near_u[n]
-            near_d[q] = bd
-            near_u[q] = bu
+            q = row + x
+            b = key[q]
+            if x > 0:
+                b = min(b, key[q - 1] + KEY_STEP)
+            if y > 0:
+                up = q - W
+                if x > 0:
+                    b = min(b, key[up - 1] + KEY_STEP)
+                b = min(b, key[up] + KEY_STEP)
+                if x < W - 1:
+                    b = min(b, key[up + 1] + KEY_STEP)
+            key[q] = b
     for y in range(H - 1, -1, -1):
+        row = y * W
         for x in range(W - 1, -1, -1):
-            q = y * W + x
-            bd = near_d[q]     # q's entry in registers (the neighbours n are never q)
-            bu = near_u[q]
-            for k in range(4):
-                nx = x + 1 if k < 2 else (x if k == 2 else x - 1)
-                ny = y if k == 0 else y + 1
-                if 0 <= nx < W and 0 <= ny < H:
-                    n = ny * W + nx
-                    d = near_d[n] + 1
-                    if d < bd or (d == bd and near_u[n] < bu):
-                        bd = d
-                        bu = near_u[n]
-            near_d[q] = bd
-            near_u[q] = bu
+            q = row + x
+            b = key[q]
+            if x < W - 1:
+                b = min(b, key[q + 1] + KEY_STEP)
+            if y < H - 1:
+                dn = q + W
+                if x < W - 1:
+                    b = min(b, key[dn + 1] + KEY_STEP)
+                b = min(b, key[dn] + KEY_STEP)
+                if x > 0:
+                    b = min(b, key[dn - 1] + KEY_STEP)
+            key[q] = b
     for q in range(nsq):
-        if near_u[q] == BIG:
-            near_u[q] = -1
+        b = key[q]
+        near_d[q] = b >> KEY_SH
+        e = b & KEY_LOW
+        near_u[q] = -1 if e == BIG else e
     gf[1] = tot / cnt if cnt > 0 else H   # only archers left: no formation to keep
 
 
@@ -320,7 +342,7 @@ def pos_score_nb(u, t, f, side, P, occ, usq, utype, uside, gmap, gf, val):
     return sc
 
 
-@njit(**INNER)
+@njit(inline="always", **INNER)     # one caller (greedy_choose_nb): no call passing P per unit
 def greedy_plan_nb(u, m, side, P, occ, usq, uface, utype, uside, gmap, gf, plan, plansc, rng, val):
     """Best (destination, facing) of unit u by pos_score; stores the plan and its improvement."""
     ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs, ev = P
@@ -355,6 +377,17 @@ def melee_facing_nb(mask, ox, oy):
     if oy != 0 and (mask >> (2 if oy > 0 else 0)) & 1:
         return 2 if oy > 0 else 0
     return -1
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def score_bound_nb(dt, val, last, lose):
+    """An upper bound of attack_score_nb on an enemy of type ``dt``, whatever the angle: P(win) and
+    P(loss) are in [0, 1] (the wintab is a probability table), so value won times P(win) minus value
+    lost times P(loss) is at most max(value won, 0) + ``lose`` (max(-value of the attacker, 0)); rounding
+    is monotonic, so the computed score never exceeds the computed bound. The scans use it to skip
+    enemies that cannot change their result."""
+    won = val[dt] + (1000.0 if last else 0.0)     # attack_score_nb's expression, bit for bit
+    return (won if won > 0.0 else 0.0) + lose
 
 
 @njit(**INNER)
@@ -393,12 +426,16 @@ def greedy_attack_nb(side, P, occ, usq, uface, utype, uside, acted, nu, last, ba
     best = -1e300
     ties = 0
     out[0] = -1
+    elo, ehi = enemy_span_nb(side, usq, uside, nu)
     for u in range(nu):
         if uside[u] != side or usq[u] < 0 or acted[u] != 0:
             continue
         at = utype[u]
         if ban != 0 and banned_nb(ban, CL_SHOOT if at == ARC else CL_MELEE):
             continue
+        # an enemy whose every attack scores below the best so far (score_bound_nb) is neither taken nor a
+        # tie: skipping it draws nothing from the stream and leaves the choice as it was
+        lose = -val[at] if val[at] < 0.0 else 0.0
         ranged = at == ARC   # a variable, not a literal: one compile of attack_score_nb
         m = umove[at]
         sq = usq[u]
@@ -413,12 +450,14 @@ def greedy_attack_nb(side, P, occ, usq, uface, utype, uside, acted, nu, last, ba
                 tx = sqx[t]
                 ty = sqy[t]
                 mask = dmask[m, sq, j]
-                for v in range(nu):
+                for v in range(elo, ehi):
                     if usq[v] < 0 or uside[v] == side:
                         continue
                     vx = sqx[usq[v]]
                     vy = sqy[usq[v]]
                     if abs(vx - tx) > rg or abs(vy - ty) > rg:
+                        continue
+                    if score_bound_nb(utype[v], val, last, lose) < best:
                         continue
                     for k in range(4):
                         # facing order N E S W for side 0, its mirror image S E N W for side 1
@@ -434,12 +473,14 @@ def greedy_attack_nb(side, P, occ, usq, uface, utype, uside, acted, nu, last, ba
                                 out[3] = v
                             break
             continue
-        for v in range(nu):
+        for v in range(elo, ehi):
             if usq[v] < 0 or uside[v] == side:
                 continue
             vx = sqx[usq[v]]
             vy = sqy[usq[v]]
             if abs(vx - ux) > m + 1 or abs(vy - uy) > m + 1:
+                continue
+            if score_bound_nb(utype[v], val, last, lose) < best:
                 continue
             for ox in range(-1, 2):
                 for oy in range(-1, 2):
