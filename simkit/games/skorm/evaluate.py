@@ -47,7 +47,7 @@ def gold_claims_nb(ip, sc):
     return ip[I_GOLD_ON] == 1 and (k == 1 or sc[SC_PLY] >= k)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def settled_nb(params, cell, plist, sc, w0, w1):
     """The winner of a position the side to move's next ply settles exactly, else -1 (module docstring).
     ``w0, w1``: the side to move's attack map (attack_bits_nb)."""
@@ -87,7 +87,7 @@ def settled_nb(params, cell, plist, sc, w0, w1):
     return s if bit_nb(e0, e1, gold) == 0 else -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def lead_nb(params, cell, face, plist, sc, counts, w0, w1, W):
     """Side 0's heuristic lead (module docstring); ``w0, w1``: the side to move's attack map;
     ``counts``: int64 scratch of 6 entries; ``W``: the weight row (rules.P_EVAL) it judges with. Every
@@ -112,7 +112,7 @@ def lead_nb(params, cell, face, plist, sc, counts, w0, w1, W):
     return lead + (TAKE * gain if s == 0 else -TAKE * gain)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def assess_nb(params, cell, face, plist, sc, counts, W):
     """(winner one ply settles or -1, side 0's heuristic lead by the weight row ``W``; 0.0 when settled)."""
     s = sc[SC_TOMOVE]
@@ -123,7 +123,7 @@ def assess_nb(params, cell, face, plist, sc, counts, W):
     return won, lead_nb(params, cell, face, plist, sc, counts, w0, w1, W)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def trajectory_lead_nb(params, cell, face, plist, sc, counts):
     """Side 0's lead for the quality trajectory: ``lead_nb`` by the weight table's row 0 (the quality
     measure judges every game with one yardstick), or +-WON_LEAD where one ply settles the game
@@ -136,7 +136,7 @@ def trajectory_lead_nb(params, cell, face, plist, sc, counts):
     return lead
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _moved_attack_bits_nb(params, cell, plist, sc, s, a, t, skip):
     """Side ``s``'s attack map with its piece from ``a`` already standing on ``t`` in ``cell`` (plist
     still says ``a``); ``skip``: a cell of ``s`` whose piece is being captured (-1 none)."""
@@ -168,7 +168,7 @@ def _moved_attack_bits_nb(params, cell, plist, sc, s, a, t, skip):
     return w0, w1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def gives_gold_nb(params, cell, plist, sc, code):
     """After the mover's action ``code``, could the enemy Warlord step onto the Gold Tile and win (at
     once, or where none of the mover's pieces can take it)? A prior's warning, not a claim: the shield
@@ -222,7 +222,7 @@ def gives_gold_nb(params, cell, plist, sc, code):
     return threat
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def decision_scores_nb(params, cell, face, plist, sc, acts, n, counts, scores, W):
     """The search's prior scores of the side to move's ``n`` actions (module docstring) into ``scores``.
     ``counts``: greedy's int64 scratch (6 + 3P + N); ``W``: the searcher's weight row (rules.P_EVAL)."""

@@ -480,7 +480,7 @@ def static_attack_bits_nb(adjb, shotb, cell, plist, sc, o, skip):
     return w0, w1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def attack_bits_nb(params, cell, plist, sc, o, skip):
     """Cells side ``o``'s pieces could capture or shoot on their next turn
     (ignoring shields and what stands there): the static map plus the two-step
@@ -503,7 +503,7 @@ def bit_nb(w0, w1, c):
     return (w >> (np.uint64(c) & _M63)) & _ONE
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def threat_dirs_nb(params, cell, p, o, counts):
     """Directions (bitmask, from ``p``) from which side ``o`` could capture or
     shoot a piece on ``p`` next turn; ``counts[d]`` gets the number of enemy

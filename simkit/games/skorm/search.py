@@ -240,7 +240,7 @@ def resolve_nb(P, S, outcome, rng):
     pass_forced_nb(P, S, rng)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def evaluate_nb(P, S):
     """Side 0's expected score: exact where one ply settles the game, else the squashed lead (by the weight
     row ``aux[2]``: the searcher's in a search, 0 in the step API)."""
@@ -250,7 +250,7 @@ def evaluate_nb(P, S):
     return squash_nb(lead, P[P_MCTS][MC_SCALE])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def rollout_nb(P, S, policy, horizon, rng):
     """Draw a pending landing facing, then greedy's (policy 1) or random's plies until the game is over or
     ``horizon`` turns have ended; both play exactly as in a game (the facing option, passes), greedy with
