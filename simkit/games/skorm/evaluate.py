@@ -137,15 +137,17 @@ def trajectory_lead_nb(params, cell, face, plist, sc, counts):
 
 
 @njit(cache=True, _nrt=False)
-def _moved_attack_bits_nb(params, cell, plist, sc, s, a, t, skip):
-    """Side ``s``'s attack map with its piece from ``a`` already standing on ``t`` in ``cell`` (plist
-    still says ``a``); ``skip``: a cell of ``s`` whose piece is being captured (-1 none)."""
+def _moved_attacks_cell_nb(params, cell, plist, sc, s, a, t, skip, c):
+    """Does side ``s`` attack cell ``c`` with its piece from ``a`` already standing on ``t`` in ``cell`` (plist
+    still says ``a``); ``skip``: a cell of ``s`` whose piece is being captured (-1 none)? The bit ``c`` of
+    the attack map (attack_bits_nb's, built piece by piece), stopping at the first piece that attacks it:
+    the search's priors ask this for every action, and the whole map is not needed."""
     ip = params[P_I]
     nb = params[P_NB]
     adjb = params[P_ADJB]
     shotb = params[P_SHOTB]
-    w0 = np.uint64(0)
-    w1 = np.uint64(0)
+    two_h = ip[I_STEPS_H] >= 2
+    two_w = ip[I_STEPS_W] >= 2
     for i in range(sc[SC_PN0 + s]):
         x = plist[s, i]
         if x == a:
@@ -154,18 +156,17 @@ def _moved_attack_bits_nb(params, cell, plist, sc, s, a, t, skip):
             continue
         kind = (cell[x] - 1) & 3
         if kind == 1:
-            w0 |= shotb[x, 0]
-            w1 |= shotb[x, 1]
+            if bit_nb(shotb[x, 0], shotb[x, 1], c) != 0:
+                return True
             continue
-        w0 |= adjb[x, 0]
-        w1 |= adjb[x, 1]
-        if (kind == 2 and ip[I_STEPS_H] >= 2) or (kind == 3 and ip[I_STEPS_W] >= 2):
+        if bit_nb(adjb[x, 0], adjb[x, 1], c) != 0:
+            return True
+        if (kind == 2 and two_h) or (kind == 3 and two_w):
             for d in range(6):
                 m = nb[x, d]
-                if m >= 0 and cell[m] == 0:
-                    w0 |= adjb[m, 0]
-                    w1 |= adjb[m, 1]
-    return w0, w1
+                if m >= 0 and cell[m] == 0 and bit_nb(adjb[m, 0], adjb[m, 1], c) != 0:
+                    return True
+    return False
 
 
 @njit(cache=True, _nrt=False)
@@ -212,11 +213,11 @@ def gives_gold_nb(params, cell, plist, sc, code):
                 ew = cell[ewl]
                 cell[ewl] = 0
                 cell[gold] = ew
-                w0, w1 = _moved_attack_bits_nb(params, cell, plist, sc, s, a if typ == 0 else -1, t,
-                                               gold if g != 0 else -1)
+                hit = _moved_attacks_cell_nb(params, cell, plist, sc, s, a if typ == 0 else -1, t,
+                                             gold if g != 0 else -1, gold)
                 cell[gold] = g
                 cell[ewl] = ew
-                threat = bit_nb(w0, w1, gold) == 0
+                threat = not hit
     cell[a] = ca
     cell[t] = ct
     return threat
@@ -232,10 +233,13 @@ def decision_scores_nb(params, cell, face, plist, sc, acts, n, counts, scores, W
                      params[P_DISTG], cell, face, plist, sc, acts, n, counts, np.int64(0), scores)
     claims = gold_claims_nb(ip, sc)
     ewl = sc[SC_WL0 + 1 - sc[SC_TOMOVE]]
+    # gives_gold_nb is False for every action while the enemy Warlord cannot reach the Gold Tile in one
+    # ply (its own first test, which no action changes): asked once here, not per action
+    near = ewl >= 0 and params[P_DIST][ewl, ip[I_GOLD]] <= (2 if ip[I_STEPS_W] >= 2 else 1)
     for i in range(n):
         if scores[i] >= WIN_SCORE:
             # greedy's wins: the enemy Warlord taken (always exact) or the Gold Tile reached
             scores[i] = DECISIVE if act_to(acts[i]) == ewl or claims else NEAR_WIN
-        elif claims and gives_gold_nb(params, cell, plist, sc, acts[i]):
+        elif claims and near and gives_gold_nb(params, cell, plist, sc, acts[i]):
             scores[i] -= F[F_W_WARLORD]
     return n
