@@ -137,15 +137,11 @@ def trajectory_lead_nb(params, cell, face, plist, sc, counts):
 
 
 @njit(cache=True, _nrt=False)
-def _moved_attacks_cell_nb(params, cell, plist, sc, s, a, t, skip, c):
+def _moved_attacks_cell_nb(ip, nb, adjb, shotb, cell, plist, sc, s, a, t, skip, c):
     """Does side ``s`` attack cell ``c`` with its piece from ``a`` already standing on ``t`` in ``cell`` (plist
     still says ``a``); ``skip``: a cell of ``s`` whose piece is being captured (-1 none)? The bit ``c`` of
     the attack map (attack_bits_nb's, built piece by piece), stopping at the first piece that attacks it:
     the search's priors ask this for every action, and the whole map is not needed."""
-    ip = params[P_I]
-    nb = params[P_NB]
-    adjb = params[P_ADJB]
-    shotb = params[P_SHOTB]
     two_h = ip[I_STEPS_H] >= 2
     two_w = ip[I_STEPS_W] >= 2
     for i in range(sc[SC_PN0 + s]):
@@ -170,16 +166,15 @@ def _moved_attacks_cell_nb(params, cell, plist, sc, s, a, t, skip, c):
 
 
 @njit(cache=True, _nrt=False)
-def gives_gold_nb(params, cell, plist, sc, code):
+def gives_gold_nb(ip, nb, adjb, shotb, dist, cell, plist, sc, code):
     """After the mover's action ``code``, could the enemy Warlord step onto the Gold Tile and win (at
     once, or where none of the mover's pieces can take it)? A prior's warning, not a claim: the shield
-    of the mover's Shieldman on the Gold Tile is ignored."""
-    ip = params[P_I]
+    of the mover's Shieldman on the Gold Tile is ignored. The tables come one by one (not ``params``): it is
+    called per action, and passing the whole tuple to a call costs more than its work (moves.gen_list_nb)."""
     s = sc[SC_TOMOVE]
     o = 1 - s
     ewl = sc[SC_WL0 + o]
     gold = ip[I_GOLD]
-    dist = params[P_DIST]
     if ewl < 0 or dist[ewl, gold] > (2 if ip[I_STEPS_W] >= 2 else 1):
         return False
     typ = act_type(code)
@@ -199,7 +194,6 @@ def gives_gold_nb(params, cell, plist, sc, code):
     if g == 0 or (g - 1) >> 2 == s:      # the enemy Warlord may enter (taking what stands there)
         reach = dist[ewl, gold] == 1
         if not reach:
-            nb = params[P_NB]
             for d in range(6):
                 m = nb[ewl, d]
                 if m >= 0 and cell[m] == 0 and dist[m, gold] == 1:
@@ -213,7 +207,7 @@ def gives_gold_nb(params, cell, plist, sc, code):
                 ew = cell[ewl]
                 cell[ewl] = 0
                 cell[gold] = ew
-                hit = _moved_attacks_cell_nb(params, cell, plist, sc, s, a if typ == 0 else -1, t,
+                hit = _moved_attacks_cell_nb(ip, nb, adjb, shotb, cell, plist, sc, s, a if typ == 0 else -1, t,
                                              gold if g != 0 else -1, gold)
                 cell[gold] = g
                 cell[ewl] = ew
@@ -236,10 +230,11 @@ def decision_scores_nb(params, cell, face, plist, sc, acts, n, counts, scores, W
     # gives_gold_nb is False for every action while the enemy Warlord cannot reach the Gold Tile in one
     # ply (its own first test, which no action changes): asked once here, not per action
     near = ewl >= 0 and params[P_DIST][ewl, ip[I_GOLD]] <= (2 if ip[I_STEPS_W] >= 2 else 1)
+    nb, adjb, shotb, dist = params[P_NB], params[P_ADJB], params[P_SHOTB], params[P_DIST]
     for i in range(n):
         if scores[i] >= WIN_SCORE:
             # greedy's wins: the enemy Warlord taken (always exact) or the Gold Tile reached
             scores[i] = DECISIVE if act_to(acts[i]) == ewl or claims else NEAR_WIN
-        elif claims and near and gives_gold_nb(params, cell, plist, sc, acts[i]):
+        elif claims and near and gives_gold_nb(ip, nb, adjb, shotb, dist, cell, plist, sc, acts[i]):
             scores[i] -= F[F_W_WARLORD]
     return n
