@@ -221,16 +221,23 @@ def gives_gold_nb(ip, nb, adjb, shotb, dist, cell, plist, sc, code):
 def decision_scores_nb(params, cell, face, plist, sc, acts, n, counts, scores, W):
     """The search's prior scores of the side to move's ``n`` actions (module docstring) into ``scores``.
     ``counts``: greedy's int64 scratch (6 + 3P + N); ``W``: the searcher's weight row (rules.P_EVAL)."""
-    ip = params[P_I]
-    F = params[P_F]
-    greedy_scores_nb(ip, F, W, params[P_NB], params[P_ADJB], params[P_SHOTB], params[P_FRAY], params[P_DIST],
-                     params[P_DISTG], cell, face, plist, sc, acts, n, counts, np.int64(0), scores)
+    return decision_scores_tab_nb(params[P_I], params[P_F], params[P_NB], params[P_ADJB], params[P_SHOTB],
+                                  params[P_FRAY], params[P_DIST], params[P_DISTG], cell, face, plist, sc, acts, n,
+                                  counts, scores, W)
+
+
+@njit(cache=True, _nrt=False)
+def decision_scores_tab_nb(ip, F, nb, adjb, shotb, fray, dist, distg, cell, face, plist, sc, acts, n, counts, scores,
+                           W):
+    """decision_scores_nb with the tables one by one: the search calls it at every expansion, and passing the
+    whole params tuple to a call cost a few percent of the search (the profile's decisions_nb)."""
+    greedy_scores_nb(ip, F, W, nb, adjb, shotb, fray, dist, distg, cell, face, plist, sc, acts, n, counts,
+                     np.int64(0), scores)
     claims = gold_claims_nb(ip, sc)
     ewl = sc[SC_WL0 + 1 - sc[SC_TOMOVE]]
     # gives_gold_nb is False for every action while the enemy Warlord cannot reach the Gold Tile in one
     # ply (its own first test, which no action changes): asked once here, not per action
-    near = ewl >= 0 and params[P_DIST][ewl, ip[I_GOLD]] <= (2 if ip[I_STEPS_W] >= 2 else 1)
-    nb, adjb, shotb, dist = params[P_NB], params[P_ADJB], params[P_SHOTB], params[P_DIST]
+    near = ewl >= 0 and dist[ewl, ip[I_GOLD]] <= (2 if ip[I_STEPS_W] >= 2 else 1)
     for i in range(n):
         if scores[i] >= WIN_SCORE:
             # greedy's wins: the enemy Warlord taken (always exact) or the Gold Tile reached

@@ -582,11 +582,12 @@ def enemy_masks_nb(ip, cell, plist, sc, o):
     return cap0, cap1, arc0, arc1, tw0, tw1, occ0, occ1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always")
 def threat_mask_nb(nb, adjb, fray, p, emp0, emp1, cap0, cap1, tw0, tw1, arc0, arc1):
     """threat_dirs_nb's direction mask from masks: direction ``d`` threatens ``p`` when
     an enemy archer stands on its line within range, or the neighbour there is an enemy
-    capturer, or it is empty and next to an enemy two-stepper."""
+    capturer, or it is empty and next to an enemy two-stepper. Inlined: greedy_scores_nb calls it for
+    nearly every candidate, and the call (three tables, nine masks) cost as much as its work."""
     zero = np.uint64(0)
     m = 0
     for d in range(6):
