@@ -480,7 +480,7 @@ def static_attack_bits_nb(adjb, shotb, cell, plist, sc, o, skip):
     return w0, w1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def attack_bits_nb(params, cell, plist, sc, o, skip):
     """Cells side ``o``'s pieces could capture or shoot on their next turn
     (ignoring shields and what stands there): the static map plus the two-step
