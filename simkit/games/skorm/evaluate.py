@@ -47,7 +47,7 @@ def gold_claims_nb(ip, sc):
     return ip[I_GOLD_ON] == 1 and (k == 1 or sc[SC_PLY] >= k)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def settled_nb(params, cell, plist, sc, w0, w1):
     """The winner of a position the side to move's next ply settles exactly, else -1 (module docstring).
     ``w0, w1``: the side to move's attack map (attack_bits_nb)."""
@@ -87,7 +87,7 @@ def settled_nb(params, cell, plist, sc, w0, w1):
     return s if bit_nb(e0, e1, gold) == 0 else -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def lead_nb(params, cell, face, plist, sc, counts, w0, w1, W):
     """Side 0's heuristic lead (module docstring); ``w0, w1``: the side to move's attack map;
     ``counts``: int64 scratch of 6 entries; ``W``: the weight row (rules.P_EVAL) it judges with. Every
@@ -112,9 +112,11 @@ def lead_nb(params, cell, face, plist, sc, counts, w0, w1, W):
     return lead + (TAKE * gain if s == 0 else -TAKE * gain)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def assess_nb(params, cell, face, plist, sc, counts, W):
-    """(winner one ply settles or -1, side 0's heuristic lead by the weight row ``W``; 0.0 when settled)."""
+    """(winner one ply settles or -1, side 0's heuristic lead by the weight row ``W``; 0.0 when settled).
+    attack_bits_nb, settled_nb and lead_nb are inlined here (the search's leaf): each call took the whole
+    params tuple, whose passing cost a few percent of the search."""
     s = sc[SC_TOMOVE]
     w0, w1 = attack_bits_nb(params, cell, plist, sc, s, np.int64(-1))
     won = settled_nb(params, cell, plist, sc, w0, w1)
@@ -123,7 +125,7 @@ def assess_nb(params, cell, face, plist, sc, counts, W):
     return won, lead_nb(params, cell, face, plist, sc, counts, w0, w1, W)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def trajectory_lead_nb(params, cell, face, plist, sc, counts):
     """Side 0's lead for the quality trajectory: ``lead_nb`` by the weight table's row 0 (the quality
     measure judges every game with one yardstick), or +-WON_LEAD where one ply settles the game
@@ -136,16 +138,14 @@ def trajectory_lead_nb(params, cell, face, plist, sc, counts):
     return lead
 
 
-@njit(cache=True)
-def _moved_attack_bits_nb(params, cell, plist, sc, s, a, t, skip):
-    """Side ``s``'s attack map with its piece from ``a`` already standing on ``t`` in ``cell`` (plist
-    still says ``a``); ``skip``: a cell of ``s`` whose piece is being captured (-1 none)."""
-    ip = params[P_I]
-    nb = params[P_NB]
-    adjb = params[P_ADJB]
-    shotb = params[P_SHOTB]
-    w0 = np.uint64(0)
-    w1 = np.uint64(0)
+@njit(cache=True, _nrt=False)
+def _moved_attacks_cell_nb(ip, nb, adjb, shotb, cell, plist, sc, s, a, t, skip, c):
+    """Does side ``s`` attack cell ``c`` with its piece from ``a`` already standing on ``t`` in ``cell`` (plist
+    still says ``a``); ``skip``: a cell of ``s`` whose piece is being captured (-1 none)? The bit ``c`` of
+    the attack map (attack_bits_nb's, built piece by piece), stopping at the first piece that attacks it:
+    the search's priors ask this for every action, and the whole map is not needed."""
+    two_h = ip[I_STEPS_H] >= 2
+    two_w = ip[I_STEPS_W] >= 2
     for i in range(sc[SC_PN0 + s]):
         x = plist[s, i]
         if x == a:
@@ -154,31 +154,29 @@ def _moved_attack_bits_nb(params, cell, plist, sc, s, a, t, skip):
             continue
         kind = (cell[x] - 1) & 3
         if kind == 1:
-            w0 |= shotb[x, 0]
-            w1 |= shotb[x, 1]
+            if bit_nb(shotb[x, 0], shotb[x, 1], c) != 0:
+                return True
             continue
-        w0 |= adjb[x, 0]
-        w1 |= adjb[x, 1]
-        if (kind == 2 and ip[I_STEPS_H] >= 2) or (kind == 3 and ip[I_STEPS_W] >= 2):
+        if bit_nb(adjb[x, 0], adjb[x, 1], c) != 0:
+            return True
+        if (kind == 2 and two_h) or (kind == 3 and two_w):
             for d in range(6):
                 m = nb[x, d]
-                if m >= 0 and cell[m] == 0:
-                    w0 |= adjb[m, 0]
-                    w1 |= adjb[m, 1]
-    return w0, w1
+                if m >= 0 and cell[m] == 0 and bit_nb(adjb[m, 0], adjb[m, 1], c) != 0:
+                    return True
+    return False
 
 
-@njit(cache=True)
-def gives_gold_nb(params, cell, plist, sc, code):
+@njit(cache=True, _nrt=False)
+def gives_gold_nb(ip, nb, adjb, shotb, dist, cell, plist, sc, code):
     """After the mover's action ``code``, could the enemy Warlord step onto the Gold Tile and win (at
     once, or where none of the mover's pieces can take it)? A prior's warning, not a claim: the shield
-    of the mover's Shieldman on the Gold Tile is ignored."""
-    ip = params[P_I]
+    of the mover's Shieldman on the Gold Tile is ignored. The tables come one by one (not ``params``): it is
+    called per action, and passing the whole tuple to a call costs more than its work (moves.gen_list_nb)."""
     s = sc[SC_TOMOVE]
     o = 1 - s
     ewl = sc[SC_WL0 + o]
     gold = ip[I_GOLD]
-    dist = params[P_DIST]
     if ewl < 0 or dist[ewl, gold] > (2 if ip[I_STEPS_W] >= 2 else 1):
         return False
     typ = act_type(code)
@@ -198,7 +196,6 @@ def gives_gold_nb(params, cell, plist, sc, code):
     if g == 0 or (g - 1) >> 2 == s:      # the enemy Warlord may enter (taking what stands there)
         reach = dist[ewl, gold] == 1
         if not reach:
-            nb = params[P_NB]
             for d in range(6):
                 m = nb[ewl, d]
                 if m >= 0 and cell[m] == 0 and dist[m, gold] == 1:
@@ -212,30 +209,41 @@ def gives_gold_nb(params, cell, plist, sc, code):
                 ew = cell[ewl]
                 cell[ewl] = 0
                 cell[gold] = ew
-                w0, w1 = _moved_attack_bits_nb(params, cell, plist, sc, s, a if typ == 0 else -1, t,
-                                               gold if g != 0 else -1)
+                hit = _moved_attacks_cell_nb(ip, nb, adjb, shotb, cell, plist, sc, s, a if typ == 0 else -1, t,
+                                             gold if g != 0 else -1, gold)
                 cell[gold] = g
                 cell[ewl] = ew
-                threat = bit_nb(w0, w1, gold) == 0
+                threat = not hit
     cell[a] = ca
     cell[t] = ct
     return threat
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def decision_scores_nb(params, cell, face, plist, sc, acts, n, counts, scores, W):
     """The search's prior scores of the side to move's ``n`` actions (module docstring) into ``scores``.
     ``counts``: greedy's int64 scratch (6 + 3P + N); ``W``: the searcher's weight row (rules.P_EVAL)."""
-    ip = params[P_I]
-    F = params[P_F]
-    greedy_scores_nb(ip, F, W, params[P_NB], params[P_ADJB], params[P_SHOTB], params[P_FRAY], params[P_DIST],
-                     params[P_DISTG], cell, face, plist, sc, acts, n, counts, np.int64(0), scores)
+    return decision_scores_tab_nb(params[P_I], params[P_F], params[P_NB], params[P_ADJB], params[P_SHOTB],
+                                  params[P_FRAY], params[P_DIST], params[P_DISTG], cell, face, plist, sc, acts, n,
+                                  counts, scores, W)
+
+
+@njit(cache=True, _nrt=False)
+def decision_scores_tab_nb(ip, F, nb, adjb, shotb, fray, dist, distg, cell, face, plist, sc, acts, n, counts, scores,
+                           W):
+    """decision_scores_nb with the tables one by one: the search calls it at every expansion, and passing the
+    whole params tuple to a call cost a few percent of the search (the profile's decisions_nb)."""
+    greedy_scores_nb(ip, F, W, nb, adjb, shotb, fray, dist, distg, cell, face, plist, sc, acts, n, counts,
+                     np.int64(0), scores)
     claims = gold_claims_nb(ip, sc)
     ewl = sc[SC_WL0 + 1 - sc[SC_TOMOVE]]
+    # gives_gold_nb is False for every action while the enemy Warlord cannot reach the Gold Tile in one
+    # ply (its own first test, which no action changes): asked once here, not per action
+    near = ewl >= 0 and dist[ewl, ip[I_GOLD]] <= (2 if ip[I_STEPS_W] >= 2 else 1)
     for i in range(n):
         if scores[i] >= WIN_SCORE:
             # greedy's wins: the enemy Warlord taken (always exact) or the Gold Tile reached
             scores[i] = DECISIVE if act_to(acts[i]) == ewl or claims else NEAR_WIN
-        elif claims and gives_gold_nb(params, cell, plist, sc, acts[i]):
+        elif claims and near and gives_gold_nb(ip, nb, adjb, shotb, dist, cell, plist, sc, acts[i]):
             scores[i] -= F[F_W_WARLORD]
     return n

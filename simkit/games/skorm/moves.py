@@ -480,7 +480,7 @@ def static_attack_bits_nb(adjb, shotb, cell, plist, sc, o, skip):
     return w0, w1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def attack_bits_nb(params, cell, plist, sc, o, skip):
     """Cells side ``o``'s pieces could capture or shoot on their next turn
     (ignoring shields and what stands there): the static map plus the two-step
@@ -503,7 +503,7 @@ def bit_nb(w0, w1, c):
     return (w >> (np.uint64(c) & _M63)) & _ONE
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def threat_dirs_nb(params, cell, p, o, counts):
     """Directions (bitmask, from ``p``) from which side ``o`` could capture or
     shoot a piece on ``p`` next turn; ``counts[d]`` gets the number of enemy
@@ -582,11 +582,12 @@ def enemy_masks_nb(ip, cell, plist, sc, o):
     return cap0, cap1, arc0, arc1, tw0, tw1, occ0, occ1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always")
 def threat_mask_nb(nb, adjb, fray, p, emp0, emp1, cap0, cap1, tw0, tw1, arc0, arc1):
     """threat_dirs_nb's direction mask from masks: direction ``d`` threatens ``p`` when
     an enemy archer stands on its line within range, or the neighbour there is an enemy
-    capturer, or it is empty and next to an enemy two-stepper."""
+    capturer, or it is empty and next to an enemy two-stepper. Inlined: greedy_scores_nb calls it for
+    nearly every candidate, and the call (three tables, nine masks) cost as much as its work."""
     zero = np.uint64(0)
     m = 0
     for d in range(6):

@@ -343,10 +343,10 @@ def greedy_scores_nb(ip, F, W, nb, adjb, shotb, fray, dist, distg, cell, face, p
         elif k == 2:
             own_h0 |= b0
             own_h1 |= b1
-    for j in range(npc):
-        x = plist[s, j]
-        if cell[x] == 1 + 4 * s:
-            counts[TB + x] = threat_mask_nb(nb, adjb, fray, x, ~occ0, ~occ1, ecap0, ecap1, etwo0, etwo1, earc0, earc1)
+    # counts[TB + c] is filled lazily, the first time a candidate asks for the Shieldman on c (a pure function
+    # of the pre-move masks, so the same value as computed up front); tb0, tb1: the cells whose entry holds
+    tb0 = zero
+    tb1 = zero
     for i in range(n):
         code = acts[i]
         typ = act_type(code)
@@ -472,6 +472,11 @@ def greedy_scores_nb(ip, F, W, nb, adjb, shotb, fray, dist, distg, cell, face, p
                         if moved or dist[p, a] <= 2 or dist[p, t] <= 2 or bit_nb(shotb[p, 0], shotb[p, 1], t) != 0:
                             m = threat_mask_nb(nb, adjb, fray, p, ~e0, ~e1, cap0, cap1, tw0, tw1, arc0, arc1)
                         else:
+                            if ((tb0 & b0) | (tb1 & b1)) == zero:
+                                counts[TB + p] = threat_mask_nb(nb, adjb, fray, p, ~occ0, ~occ1, ecap0, ecap1, etwo0,
+                                                                etwo1, earc0, earc1)
+                                tb0 |= b0
+                                tb1 |= b1
                             m = counts[TB + p]
                         if threat:
                             if (m & (m - 1)) == 0:

@@ -41,7 +41,7 @@ from numba import njit
 
 from simkit.engine.rng import rng_below_nb
 from simkit.engine.search import ONGOING, make_search, new_tree_nb, squash_nb, tree_capacity
-from simkit.games.skorm.evaluate import assess_nb, decision_scores_nb
+from simkit.games.skorm.evaluate import assess_nb, decision_scores_tab_nb
 from simkit.games.skorm.moves import (
     act_from, act_to, act_type, apply_action_nb, count_actions_nb, encode, end_ply_nb, gen_list_nb, max_actions_nb,
 )
@@ -176,7 +176,8 @@ def decisions_nb(P, S, codes, scores):
     blocks[0] = 0
     n = gen_list_nb(ip, P[P_NB], P[P_RAY], P[P_DEST], P[P_APPR], P[P_ADJB], cell, face, plist, sc, sc[SC_TOMOVE],
                     acts, blocks)
-    decision_scores_nb(P, cell, face, plist, sc, acts, n, S[8], scores, P[P_EVAL][S[5][2]])
+    decision_scores_tab_nb(ip, P[P_F], P[P_NB], P[P_ADJB], P[P_SHOTB], P[P_FRAY], P[P_DIST], P[P_DISTG], cell, face,
+                           plist, sc, acts, n, S[8], scores, P[P_EVAL][S[5][2]])
     N = ip[I_N]
     for i in range(n):
         codes[i] = decision_of_nb(acts[i], N)
@@ -240,7 +241,7 @@ def resolve_nb(P, S, outcome, rng):
     pass_forced_nb(P, S, rng)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def evaluate_nb(P, S):
     """Side 0's expected score: exact where one ply settles the game, else the squashed lead (by the weight
     row ``aux[2]``: the searcher's in a search, 0 in the step API)."""
@@ -250,7 +251,7 @@ def evaluate_nb(P, S):
     return squash_nb(lead, P[P_MCTS][MC_SCALE])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def rollout_nb(P, S, policy, horizon, rng):
     """Draw a pending landing facing, then greedy's (policy 1) or random's plies until the game is over or
     ``horizon`` turns have ended; both play exactly as in a game (the facing option, passes), greedy with
