@@ -73,8 +73,9 @@ nothing. The engine is compiled without numba's reference counting (``_nrt=False
 with it, every hook call increfs and decrefs each array of the ``P`` and ``S`` tuples,
 which was a third of Storm the Castle's search time. A hook therefore must not need it
 either: no allocation, no array-to-array slice assignment (``copy_into_nb`` copies);
-numba says "NRT required but not enabled" when one does. The engine compiles into each game's kernels (it takes the game's hooks as
-arguments, so it is specialised per game) and is cached with them.
+numba says "NRT required but not enabled" when one does. The engine compiles into
+each game's kernels (it takes the game's hooks as arguments, so it is specialised per
+game) and is cached with them.
 """
 import numpy as np
 from numba import njit
@@ -472,7 +473,8 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
             return reward_from_winner_nb(st, draw0)
         return evaluate_nb(P, S)
 
-    @njit(_nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)   # only kernels call it: no wrapper to unbox the state tuples
+    # only kernels call it: no wrapper to unbox the state tuples
+    @njit(_nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
     def leaf_value_nb(P, S, S2, knobs, horizon, draw0, outs, probs, ti, tf, node, rng):
         """Side 0's reward of the expanded, unfinished leaf ``node`` in position ``S``.
 

@@ -342,19 +342,6 @@ def settle_nb(P, S):
 
 
 @njit(cache=True, _nrt=False)
-def decisions_nb(P, S, codes, scores):
-    """Every option of the decision, with its prior score (module doc); the enemy keep entered: DECISIVE."""
-    ctab, iopt = P[0], P[6]
-    cards, sp, g, buf = S[0], S[1], S[4], S[9]
-    n = options_nb(P, S)
-    ph = np.int64(g[G_PHASE])
-    for k in range(n):
-        codes[k] = encode_nb(ph, buf[k, 0], buf[k, 1], buf[k, 2], cards, sp, ctab, iopt)
-        scores[k] = prior_nb(P, S, k, n)
-    return n
-
-
-@njit(cache=True, _nrt=False)
 def codes_nb(P, S, codes):
     """The decisions' codes, as ``decisions_nb`` lists them, without their priors (the engine's open-loop
     visits score only decisions they meet for the first time)."""
@@ -364,6 +351,15 @@ def codes_nb(P, S, codes):
     ph = np.int64(g[G_PHASE])
     for k in range(n):
         codes[k] = encode_nb(ph, buf[k, 0], buf[k, 1], buf[k, 2], cards, sp, ctab, iopt)
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def decisions_nb(P, S, codes, scores):
+    """Every option of the decision, with its prior score (module doc); the enemy keep entered: DECISIVE."""
+    n = codes_nb(P, S, codes)
+    for k in range(n):
+        scores[k] = prior_nb(P, S, k, n)
     return n
 
 
