@@ -143,6 +143,7 @@ def run_dask_bench(game: str = "martian_chess", policy: str = "greedy", *, worke
     from simkit.analysis.metrics import summarize
     from simkit.backends.dask import make_backend
     from simkit.engine.runner import RunConfig, simulate
+    from simkit.policies import policy_vector
     from simkit.scenario import load_scenario
 
     scenario = load_scenario(game)
@@ -155,8 +156,8 @@ def run_dask_bench(game: str = "martian_chess", policy: str = "greedy", *, worke
         res = simulate(scenario, cfg, progress=False, keep=False, **kw)
         return time.perf_counter() - t, res
 
-    timed(config(64), threads=1)  # compile or load the kernels
-    n = 256
+    timed(config(2), threads=1)  # compile or load the kernels
+    n = 4   # a search plays a few games a second: start small, grow by 4x
     while True:
         dt, _ = timed(config(n), threads=1)
         if dt >= seconds / 8 or n >= 10_000_000:
@@ -169,7 +170,8 @@ def run_dask_bench(game: str = "martian_chess", policy: str = "greedy", *, worke
     with make_backend("dask", workers=workers, threads=1) as backend:
         started = time.perf_counter() - t
         t = time.perf_counter()
-        backend.warm(game, scenario.params(), 0, "alternate", (scenario.spec.policy_id(policy),) * 2, 20)
+        backend.warm(game, scenario.params(), 0, "alternate",
+                     tuple(int(x) for x in policy_vector(scenario.spec, (policy, policy))), 20)
         warmed = time.perf_counter() - t
         remote = [timed(cfg, threads=1, backend=backend) for _ in range(repeats)]
     same = summarize(local[0][1].tally) | {"elapsed_s": 0} == summarize(remote[0][1].tally) | {"elapsed_s": 0}

@@ -263,3 +263,13 @@ def test_blocks_run_on_numbas_thread_count_and_each_block_once():
 def numba_threads():
     import numba
     return numba.config.NUMBA_NUM_THREADS
+
+
+def test_a_searching_run_is_cut_into_small_chunks_a_scripted_one_into_large():
+    # 2,500 games of search are hours on a core: 40 chunks, so an interrupt loses one and a cluster's
+    # workers share them evenly; scripted games keep chunks of at least 500 (a chunk's fixed cost)
+    assert [n for _, n in RunConfig(games=2500, policies=("mcts:1600", "mcts:1600")).chunks()] == [63] * 39 + [43]
+    assert len(RunConfig(games=2500, policies=("greedy", "mcts:400")).chunks()) == 40
+    assert len(RunConfig(games=2500, policies=("greedy", "random")).chunks()) == 5
+    assert len(RunConfig(games=100, policies=("ban:capture:mcts:400", "greedy")).chunks()) == 7   # 16 a chunk
+    assert RunConfig(games=2500, policies=("mcts:400", "mcts:400"), chunk_size=1000).chunks()[0] == (0, 1000)

@@ -375,8 +375,9 @@ def dice_warfare(attacker_mod, defender_mod, as_json):
 @click.option("--output", type=click.Path(dir_okay=False), default=None, help="Also write the results as JSON here.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 @click.option("--dask", "with_dask", is_flag=True,
-              help="Also time one run on a Dask LocalCluster of 2 one-thread workers against the local backend "
-                   "with 1 thread (the speed-up; needs simkit[dask]).")
+              help="Also time runs on a Dask LocalCluster of 2 one-thread workers against the local backend "
+                   "with 1 thread (the speed-up; needs simkit[dask]): greedy and the search at the first "
+                   "--mcts-budget, or the --policy ones.")
 @click.option("--mcts-budget", "mcts_budgets", type=click.IntRange(1, 1_000_000), multiple=True,
               help="Search budgets of the mcts rows (repeatable; default 400 and 1600).")
 @click.option("--policy", "policies", multiple=True,
@@ -404,6 +405,7 @@ def bench(games, seconds, repeats, output, as_json, with_dask, mcts_budgets, pol
       simkit bench
       simkit bench martian_chess --repeats 5 --output bench.json
       simkit bench martian_chess --dask
+      simkit bench skorm --dask --policy mcts:400 --threads 1
       simkit bench warfare --policy mcts:400 --threads 1
       simkit bench martian_chess --policy random --threads 1 --against /tmp/base
       simkit bench martian_chess --commands --cold-compile
@@ -426,9 +428,10 @@ def bench(games, seconds, repeats, output, as_json, with_dask, mcts_budgets, pol
     if whole or cold_compile:
         from simkit.bench import run_whole_commands
         results["commands"] = run_whole_commands(cold_compile=cold_compile, log=log)
-    if with_dask:
-        results["dask"] = run_dask_bench(games[0] if games else "martian_chess", seconds=max(4.0, 4 * seconds),
-                                         repeats=repeats, log=log)
+    if with_dask:   # a scripted run and a search-level run (or the --policy ones), each on the cluster
+        dask_policies = [p if p != "mcts" else f"mcts:{budgets[0]}" for p in policies] or ["greedy", f"mcts:{budgets[0]}"]
+        results["dask"] = [run_dask_bench(games[0] if games else "martian_chess", p, seconds=max(4.0, 4 * seconds),
+                                          repeats=repeats, log=log) for p in dask_policies]
     if output:
         from simkit.backends.store import atomic_write_json
         atomic_write_json(Path(output), results)
@@ -452,8 +455,7 @@ def bench(games, seconds, repeats, output, as_json, with_dask, mcts_budgets, pol
     for r in results.get("commands", ()):
         console().print(f"{r['command']}: {r['wall_s']:.2f} s wall" + (f" (median of {r['repeats']})"
                                                                        if r["repeats"] > 1 else ""))
-    if with_dask:
-        d = results["dask"]
+    for d in results.get("dask", ()):
         console().print(f"Dask, {d['workers']} workers x 1 thread vs local 1 thread ({d['game']} {d['policy']}, "
                         f"{d['games']:,} games): {d['dask_s']:.2f} s vs {d['local_1_thread_s']:.2f} s, "
                         f"speed-up {d['speedup']:.2f}x")

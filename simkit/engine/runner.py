@@ -46,18 +46,25 @@ class RunConfig:
     snapshot_ply: int = DEFAULT_SNAPSHOT_PLY
 
     def chunks(self) -> list[tuple[int, int]]:
-        size = self.chunk_size or default_chunk_size(self.games)
+        size = self.chunk_size or default_chunk_size(self.games, self.policies)
         return [(s, min(size, self.games - s)) for s in range(0, self.games, size)]
 
     def to_dict(self) -> dict:
         return {"games": self.games, "seed": self.seed, "policies": list(self.policies),
-                "first": self.first, "chunk_size": self.chunk_size or default_chunk_size(self.games),
+                "first": self.first, "chunk_size": self.chunk_size or default_chunk_size(self.games, self.policies),
                 "snapshot_ply": self.snapshot_ply}
 
 
-def default_chunk_size(games: int) -> int:
-    """About 40 chunks for progress and for losing little on interrupt; 500..50,000 games each."""
-    return int(min(50_000, max(500, -(-games // 40))))
+def default_chunk_size(games: int, policies=()) -> int:
+    """About 40 chunks for progress and for losing little on interrupt; 500..50,000 games each.
+
+    A searching side (``mcts...``) or a Python agent plays a few games a second, not thousands:
+    then chunks of at least 16 games, so 2,500 games of mcts:1600 are 40 chunks of minutes each
+    (an interrupt loses one, and a Dask cluster's workers share them evenly), not 5 of a quarter
+    of an hour. The records do not depend on the chunk size.
+    """
+    slow = any("mcts" in str(p) or str(p).startswith("python:") for p in policies)
+    return int(min(50_000, max(16 if slow else 500, -(-games // 40))))
 
 
 @dataclass
