@@ -429,7 +429,8 @@ def bench(games, seconds, repeats, output, as_json, with_dask, mcts_budgets, pol
         from simkit.bench import run_whole_commands
         results["commands"] = run_whole_commands(cold_compile=cold_compile, log=log)
     if with_dask:   # a scripted run and a search-level run (or the --policy ones), each on the cluster
-        dask_policies = [p if p != "mcts" else f"mcts:{budgets[0]}" for p in policies] or ["greedy", f"mcts:{budgets[0]}"]
+        search = f"mcts:{budgets[0]}"
+        dask_policies = [p if p != "mcts" else search for p in policies] or ["greedy", search]
         results["dask"] = [run_dask_bench(games[0] if games else "martian_chess", p, seconds=max(4.0, 4 * seconds),
                                           repeats=repeats, log=log) for p in dask_policies]
     if output:
