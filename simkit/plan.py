@@ -181,6 +181,10 @@ def measure(games=None, seconds: float = 1.0, log=print) -> dict:
     from simkit.games import GAMES, get_game
     from simkit.scenario import load_scenario
     names = list(games or GAMES)
+    load = os.getloadavg()[0]
+    if load > 1.0:   # 2026-12-02's table was measured at load 15: its estimates were 3-10x too long
+        log(f"warning: load average {load:.1f}: other work shares the cores, so these speeds (and every "
+            f"estimate made from them) will be too slow; measure on an idle machine")
     bench = run_bench(names, seconds=seconds, repeats=1, mcts_budget=MCTS_REFERENCE, log=log)
     table = {"measured": time.strftime("%Y-%m-%d"), "command": "python -m simkit.plan --measure",
              "environment": environment(), "load_average": list(os.getloadavg()), "games": {}}
