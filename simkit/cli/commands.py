@@ -216,7 +216,8 @@ def _print_run(result, s, out_dir):
         c.print(f"--precision {s['precision']}: " + (f"reached after {s['games']:,} games" if s["stopped_at_precision"]
                 else f"not reached within {s['games']:,} games"))
     resumed = s.get("resumed_games") or 0
-    c.print(f"{s['games']:,} games in {s['elapsed_s']:.2f} s ({s['games_per_s']:,.0f} games/s)"
+    from simkit.bench import rate_text      # a search's 0.75 games/s, not "1 games/s"
+    c.print(f"{s['games']:,} games in {s['elapsed_s']:.2f} s ({rate_text(s['games_per_s'])} games/s)"
             + (f" over the whole run ({resumed:,} of them played before this --resume)" if resumed else "")
             if s.get("games_per_s") else "")
     if out_dir:
