@@ -32,6 +32,7 @@ from simkit.engine.chunk import play_chunk  # noqa: F401  (re-exported: simkit.e
 from simkit.engine.rng import FIRST_MODES
 from simkit.engine.tally import Tally
 from simkit.errors import UsageError
+from simkit.policies import MCTS, PYTHON
 
 DEFAULT_SNAPSHOT_PLY = 20
 
@@ -63,7 +64,7 @@ def default_chunk_size(games: int, policies=()) -> int:
     (an interrupt loses one, and a Dask cluster's workers share them evenly), not 5 of a quarter
     of an hour. The records do not depend on the chunk size.
     """
-    slow = any("mcts" in str(p) or str(p).startswith("python:") for p in policies)
+    slow = any(MCTS in str(p) or str(p).startswith(f"{PYTHON}:") for p in policies)   # ban:/eps: wrappers too
     return int(min(50_000, max(16 if slow else 500, -(-games // 40))))
 
 
