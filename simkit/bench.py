@@ -90,16 +90,18 @@ def run_bench(games=None, *, seconds=1.0, repeats=3, log=None, mcts_budget=None,
     ``policies`` / ``thread_counts`` restrict the cells (default: every policy, 1 thread and all threads).
     """
     from simkit.games import GAMES, get_game
-    from simkit.policies import MCTS, policy_vector
+    from simkit.policies import MCTS, policy_vector, side_params
     from simkit.scenario import load_scenario
     budgets = (mcts_budget,) if mcts_budget else tuple(mcts_budgets)
     top = numba.config.NUMBA_NUM_THREADS
     results = []
     for name in games or list(GAMES):
         spec = get_game(name)
-        params = load_scenario(name).params()
+        scenario = load_scenario(name)
         for policy in _cells(spec, budgets, policies):
             base = MCTS if policy.startswith(f"{MCTS}:") else policy
+            # a policy's own knobs (mcts:400/mcts_reuse=true) in both sides' rows, as a run plays them
+            params = side_params(spec, scenario.rules, scenario.params(), (policy, policy))
             pid = tuple(int(x) for x in policy_vector(spec, (policy, policy)))
             for threads in sorted({min(t, top) for t in thread_counts or (1, top)}):
                 set_threads(threads)

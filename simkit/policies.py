@@ -226,13 +226,14 @@ def policy_names(spec) -> list[str]:
 # A game adds ``mcts_options(...)`` to its schema and puts ``mcts_params(rules)`` into its
 # prepared params; the search engine (simkit/engine/search.py) reads the vector by these indices
 # and a game's own knobs follow from MC_N. docs/search.md says what each knob does.
-MC_C, MC_ROLLOUT, MC_CUTOFF, MC_SCALE, MC_PRIOR_T, MC_FPU, MC_DECISIVE, MC_CONTEMPT = range(8)
-MC_N = 8
+MC_C, MC_ROLLOUT, MC_CUTOFF, MC_SCALE, MC_PRIOR_T, MC_FPU, MC_DECISIVE, MC_CONTEMPT, MC_REUSE = range(9)
+MC_N = 9
 ROLLOUTS = ("random", "greedy")
 
 
 def mcts_options(*, c: float = 1.0, rollout: str = "random", cutoff: int = 0, scale: float = 1.0,
-                 prior_temp: float = 1.0, fpu: float = 0.0, decisive: bool = True, contempt: float = 0.0):
+                 prior_temp: float = 1.0, fpu: float = 0.0, decisive: bool = True, contempt: float = 0.0,
+                 reuse: bool = False):
     """The rule options of the MCTS policy, with this game's defaults.
 
     A game chooses defaults that make its ladder gain at every budget (``simkit tune`` with a
@@ -264,11 +265,16 @@ def mcts_options(*, c: float = 1.0, rollout: str = "random", cutoff: int = 0, sc
         Option("mcts_contempt", "float", float(contempt),
                "MCTS: the searching side counts a finished draw as 1/2 minus this (a draw-averse player; "
                "0 = neutral)", min=-0.5, max=0.5, policy_knob=True),
+        Option("mcts_reuse", "bool", bool(reuse),
+               "MCTS tree reuse: a side's decision right after its own (the next decision of a multi-decision "
+               "turn) starts from the subtree its previous search grew below the decision it played, and runs "
+               "only the iterations the budget has left (the same visits at the root, fewer computed); a game "
+               "without a same-position hook never reuses", policy_knob=True),
     )
 
 
 KNOB_COLUMNS = ("mcts_c", "mcts_rollout", "mcts_cutoff", "mcts_scale", "mcts_prior_temp", "mcts_fpu",
-                "mcts_decisive", "mcts_contempt")   # the knob table's first MC_N columns, in MC_* order
+                "mcts_decisive", "mcts_contempt", "mcts_reuse")   # the knob table's first MC_N columns, in MC_* order
 
 
 def knob_columns(spec) -> tuple[str, ...]:
@@ -307,6 +313,7 @@ def mcts_params(rules: dict, extra=()) -> np.ndarray:
     v[MC_FPU] = rules["mcts_fpu"]
     v[MC_DECISIVE] = 1.0 if rules["mcts_decisive"] else 0.0
     v[MC_CONTEMPT] = rules["mcts_contempt"]
+    v[MC_REUSE] = 1.0 if rules["mcts_reuse"] else 0.0
     for k, option in enumerate(extra):
         v[MC_N + k] = knob_value(option, rules[option.name])
     return np.stack([v, v])

@@ -430,3 +430,19 @@ def test_bench_cells_name_search_budgets_and_rates_keep_their_digits():
     assert _cells(spec, (400, 1600), ("mcts",)) == ["mcts:400", "mcts:1600"]
     assert _cells(spec, (400,), ("mcts:100",)) == ["mcts:100"]
     assert [rate_text(x) for x in (258794.2, 31.46, 0.4831)] == ["258,794", "31.5", "0.483"]
+
+
+def test_bench_plays_a_policys_own_knobs(monkeypatch):
+    """`simkit bench --policy mcts:400/mcts_reuse=true` measures the knob it names (it measured plain mcts:400)."""
+    import simkit.bench as bench
+    from simkit.policies import MC_REUSE
+    rows = []
+
+    def fake(spec, params, pvec, n, seed):
+        rows.append(np.asarray(params[spec.knobs_slot])[:, MC_REUSE].tolist())
+        return 1.0, 1.0, 10
+
+    monkeypatch.setattr(bench, "_measure", fake)
+    monkeypatch.setattr(bench, "_iterations_per_s", lambda *a: None)
+    bench.run_bench(["warfare"], policies=("mcts:4", "mcts:4/mcts_reuse=true"), thread_counts=(1,), repeats=1)
+    assert rows[0] == [0.0, 0.0] and rows[-1] == [1.0, 1.0]

@@ -88,3 +88,31 @@ def test_double_the_budget_plays_better(toy):
 def test_search_beats_greedy(toy):
     d = _pair_scores(toy, _params(toy), "mcts:64", "greedy", 200)
     assert d.mean() - 1.96 * d.std(ddof=1) / np.sqrt(len(d)) > 0.5, d.mean()
+
+
+def test_reroot_keeps_the_chosen_subtree_and_drops_the_rest():
+    """mcts_reuse's re-rooting on a hand-built tree: the child's subtree moves to the front with its links,
+    codes and statistics, everything else is dropped."""
+    from simkit.engine.search import TF_VALUE as V, TI_CODE, TI_COUNT, TI_PARENT, reroot_nb
+    ti, tf = new_tree_nb(16, 4, 1)[:2]
+    path = np.zeros(16, np.int64)
+    # node: (parent, code); children are contiguous and created after their parents, as the engine makes them
+    nodes = [(-1, 0), (0, 10), (0, 11), (0, 12), (2, 20), (2, 21), (1, 30), (4, 40), (4, 41), (3, 50)]
+    for k, (par, code) in enumerate(nodes):
+        ti[k, TI_CODE], ti[k, TI_PARENT], ti[k, TI_FIRST], ti[k, TI_NEXT] = code, par, -1, -1
+        tf[k, TF_VISITS], tf[k, V] = 100 - k, 0.5 * (100 - k)
+        sibs = [j for j, (q, _) in enumerate(nodes) if q == par and par >= 0]
+        if par >= 0 and sibs[0] == k:
+            ti[par, TI_FIRST] = k
+        if par >= 0 and k != sibs[-1]:
+            ti[k, TI_NEXT] = k + 1
+    ti[ROOT, TI_COUNT] = len(nodes)
+    reroot_nb(ti, tf, path, 2)
+    assert ti[ROOT, TI_COUNT] == 5
+    assert ti[ROOT, TI_PARENT] == -1 and ti[ROOT, TI_NEXT] == -1 and tf[ROOT, TF_VISITS] == 98
+    kids = _children(ti, ROOT)
+    assert [ti[k, TI_CODE] for k in kids] == [20, 21] and [tf[k, TF_VISITS] for k in kids] == [96, 95]
+    assert all(ti[k, TI_PARENT] == ROOT for k in kids)
+    grand = _children(ti, kids[0])
+    assert [ti[k, TI_CODE] for k in grand] == [40, 41] and [tf[k, TF_VISITS] for k in grand] == [93, 92]
+    assert all(ti[k, TI_PARENT] == kids[0] for k in grand) and _children(ti, kids[1]) == []

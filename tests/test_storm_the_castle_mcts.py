@@ -7,6 +7,7 @@ from fractions import Fraction
 
 import numba
 import numpy as np
+import pytest
 
 from simkit.engine.dice import STORM_O_CRIT_FAIL, STORM_O_FAIL, STORM_O_SUCCESS, storm_distribution
 from simkit.engine.search import K_CHANCE, ROOT, TF_PRIOR, TF_VISITS, TI_CODE, TI_COUNT, TI_FIRST, TI_KIND, TI_NEXT
@@ -252,7 +253,8 @@ def test_search_leaves_the_real_game_alone():
         assert np.array_equal(a, b)
 
 
-def test_records_same_for_threads_and_chunk_sizes(monkeypatch):
+@pytest.mark.parametrize("searcher", ["mcts:12", "mcts:12/mcts_reuse=true"])
+def test_records_same_for_threads_and_chunk_sizes(monkeypatch, searcher):
     from simkit.engine.runner import RunConfig, simulate
     from simkit.scenario import load_scenario
     seen = []
@@ -266,7 +268,7 @@ def test_records_same_for_threads_and_chunk_sizes(monkeypatch):
     sc = load_scenario("storm_the_castle", ["max_turns=30"])
     out = {}
     for threads, chunk in ((1, 4), (2, 4), (2, 1), (1, 3)):
-        cfg = RunConfig(games=4, seed=3, policies=("mcts:12", "eps:0.2:greedy"), chunk_size=chunk)
+        cfg = RunConfig(games=4, seed=3, policies=(searcher, "eps:0.2:greedy"), chunk_size=chunk)
         seen.clear()
         out[threads, chunk] = simulate(sc, cfg, threads=threads, progress=False).records()
         assert seen and set(seen) == {threads}, (threads, seen)     # the runner plays on what it was told

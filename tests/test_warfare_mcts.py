@@ -12,13 +12,13 @@ from simkit.analysis.matchup import pair_score
 from simkit.engine.dice import warfare_distribution
 from simkit.engine.rng import rng_seed_nb
 from simkit.engine.runner import RunConfig, simulate
-from simkit.engine.search import (DECISIVE, K_CHANCE, ONGOING, ROOT, TF_PRIOR, TI_CODE, TI_FIRST, TI_KIND, TI_NEXT,
-                                  tree_capacity)
+from simkit.engine.search import (DECISIVE, K_CHANCE, ONGOING, ROOT, TF_PRIOR, TF_VISITS, TI_CODE, TI_FIRST, TI_KIND,
+                                  TI_NEXT, TI_REUSE, TI_STAMPS, tree_capacity)
 from simkit.games.warfare import SPEC
 from simkit.games.warfare import candidates as C
 from simkit.games.warfare import search as WS
 from simkit.games.warfare.moves import ROLL, face_mask_nb, gen_dests_nb, in_arc_nb
-from simkit.games.warfare.state import ARC, DEF_DIES, END_MOVE_LIMIT, NFIELDS
+from simkit.games.warfare.state import ARC, DEF_DIES, END_MOVE_LIMIT, IP_W, NFIELDS
 from simkit.policies import policy_vector
 from simkit.scenario import load_scenario
 from test_warfare_play import army_of, check_game
@@ -424,3 +424,69 @@ def test_one_side_carries_its_own_engine_knobs():
     assert not np.array_equal(own, recs([], ("mcts:8", "greedy")))
     with pytest.raises(UsageError, match="both sides of warfare share 'mcts_scale'"):
         parse_policy(load_scenario("warfare").spec, "mcts:8/mcts_scale=2")
+
+
+def _subtree_visits(ti, tf, node):
+    """{code: visits} of ``node``'s children."""
+    out = {}
+    ch = ti[node, TI_FIRST]
+    while ch >= 0:
+        out[int(ti[ch, TI_CODE])] = float(tf[ch, TF_VISITS])
+        ch = ti[ch, TI_NEXT]
+    return out
+
+
+def _turn_with_reuse(Pm, budget, seed, meddle=False):
+    """A turn of CORNER played by the search decision by decision (one workspace). Returns [(reused visits or
+    None, the stamps the search used)] per decision; ``meddle`` moves an unplayed enemy unit between decisions."""
+    p = Pos(Pm, CORNER, army=True)
+    Wk = WS.new_workspace_nb(Pm, np.int64(tree_capacity(budget, WS.SEARCH_WIDTH)), np.int64(WS.max_decisions(Pm)))
+    ti, tf = Wk[0][0], Wk[0][1]
+    S = _state(Pm, p.usq, p.uface, 10, 0, p.utype, p.uside)
+    rng = _rng(seed)
+    out = []
+    while S[WS.S_META][WS.M_RESULT] == ONGOING and S[WS.S_META][WS.M_TURN] == 10:
+        ch = int(ti[ROOT, TI_REUSE])
+        kept = (float(tf[ch, TF_VISITS]), _subtree_visits(ti, tf, ch), int(ti[ROOT, TI_STAMPS])) if ch > 0 else None
+        code = int(WS.decide_nb(Pm, Wk, np.int64(budget), S, rng))
+        out.append((kept, int(ti[ROOT, TI_STAMPS]), float(tf[ROOT, TF_VISITS]), _subtree_visits(ti, tf, ROOT)))
+        WS.step_nb(Pm, S, code, -1, rng)
+        if meddle:      # an enemy unit far from the fight steps back: the predicted position is gone
+            u, w = p.ids[7], int(Pm[0][IP_W])
+            q = S[WS.S_USQ][u]
+            if S[WS.S_OCC][q - w] < 0:
+                S[WS.S_OCC][q], S[WS.S_OCC][q - w] = -1, u
+                S[WS.S_USQ][u] = q - w
+    return out
+
+
+def test_reuse_starts_from_the_subtree_of_the_decision_played():
+    """mcts_reuse: after a decision that leaves the same side to decide (no roll pending), the next search
+    starts from that decision's subtree, keeps its statistics and runs only the iterations the budget has
+    left (the root ends with exactly ``budget`` visits); without the knob, or when the position is not the
+    one predicted, every search starts afresh."""
+    budget = 120
+    Pm = params(mcts_reuse=True)
+    reused = 0
+    for kept, stamps, visits, kids in _turn_with_reuse(Pm, budget, seed=2):
+        assert visits == budget
+        if kept is None:
+            assert stamps == budget                    # a fresh tree: stamps 0 .. budget-1
+            continue
+        v, old_kids, old_stamps = kept
+        reused += 1
+        assert stamps == old_stamps + budget - int(v)  # only what the budget had left was searched
+        assert all(kids[c] >= n for c, n in old_kids.items())
+    assert reused >= 1
+    # the default (no reuse) and a position changed behind the search's back: fresh searches only
+    assert all(k is None and s == budget for k, s, _, _ in _turn_with_reuse(P, budget, seed=2))
+    meddled = _turn_with_reuse(Pm, budget, seed=2, meddle=True)
+    assert all(s == budget for _, s, _, _ in meddled) and any(k is not None for k, _, _, _ in meddled)
+
+
+@pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="needs 2 threads")
+def test_reuse_records_identical_for_threads_and_chunk_sizes(monkeypatch):
+    pols = ("mcts:12/mcts_reuse=true", "greedy")
+    a = _records(monkeypatch, pols, 1, 3)
+    assert (a == _records(monkeypatch, pols, 2, 8)).all()
+    assert not (a == _records(monkeypatch, ("mcts:12", "greedy"), 1, 3)).all()   # the knob plays differently

@@ -81,7 +81,7 @@ import numpy as np
 from numba import njit
 
 from simkit.engine.rng import rng_below_nb, rng_float_nb
-from simkit.policies import MC_C, MC_CONTEMPT, MC_CUTOFF, MC_DECISIVE, MC_FPU, MC_PRIOR_T, MC_ROLLOUT
+from simkit.policies import MC_C, MC_CONTEMPT, MC_CUTOFF, MC_DECISIVE, MC_FPU, MC_PRIOR_T, MC_REUSE, MC_ROLLOUT
 
 ONGOING = -2                   # status_nb while the game goes on
 DECISIVE = 1.0e9               # a decision score meaning "wins at once" (exact, not a heuristic)
@@ -95,8 +95,11 @@ TI_N = 9
 TF_VISITS, TF_VALUE, TF_AVAIL, TF_PRIOR = range(4)
 TF_N = 4
 ROOT = 0
-# ti[ROOT, ...] also holds the tree's bookkeeping in columns no root uses
+# ti[ROOT, ...] and tf[ROOT, ...] also hold the tree's bookkeeping in columns no root uses
 TI_COUNT = TI_CODE             # nodes in use (the root's code is meaningless)
+TI_REUSE = TI_NEXT             # the root's child the next search may start from (mcts_reuse), or -1
+TI_STAMPS = TI_STAMP           # visit stamps used so far: the next search's first (a reused subtree keeps its own)
+TF_BAN = TF_AVAIL              # the ban mask of the search that grew the tree (a reused subtree was grown with it)
 
 ROLLOUT_RANDOM, ROLLOUT_GREEDY = 0, 1   # mcts_rollout (simkit.policies.ROLLOUTS)
 
@@ -124,6 +127,17 @@ def copy_into_nb(src, dst):
     b = dst.reshape(dst.size)
     for i in range(a.shape[0]):
         b[i] = a[i]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def same_array_nb(a, b):
+    """Are C-contiguous ``a`` and ``b`` (same shape) equal element by element? For a game's ``same_nb``."""
+    x = a.reshape(a.size)
+    y = b.reshape(b.size)
+    for i in range(x.shape[0]):
+        if x[i] != y[i]:
+            return False
+    return True
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -168,6 +182,42 @@ def _init_node_nb(ti, tf, c, code, parent, owner, prior):
 def tree_reset_nb(ti, tf, root_owner):
     _init_node_nb(ti, tf, ROOT, 0, -1, root_owner, 1.0)
     ti[ROOT, TI_COUNT] = 1
+
+
+@njit(cache=True, _nrt=False)
+def reroot_nb(ti, tf, mp, r):
+    """Make the root's child ``r`` the root, keeping its subtree and dropping the rest (mcts_reuse).
+
+    The subtree moves to the front of the arrays in place: nodes are created after their parents, so in
+    index order a node's new index never exceeds its old one and every row written is one already read.
+    ``mp`` (the descent path's array, ``cap`` long) maps old indices to new."""
+    count = ti[ROOT, TI_COUNT]
+    n = 0
+    for k in range(r, count):
+        p = ti[k, TI_PARENT]
+        if k == r or (p >= r and mp[p] >= 0):
+            mp[k] = n
+            n += 1
+        else:
+            mp[k] = -1
+    for k in range(r, count):
+        nk = mp[k]
+        if nk < 0:
+            continue
+        first = ti[k, TI_FIRST]
+        nxt = ti[k, TI_NEXT]
+        for c in range(TI_N):
+            ti[nk, c] = ti[k, c]
+        for c in range(TF_N):
+            tf[nk, c] = tf[k, c]
+        ti[nk, TI_FIRST] = mp[first] if first >= 0 else -1
+        if k == r:
+            ti[nk, TI_PARENT] = -1
+            ti[nk, TI_NEXT] = -1          # no reuse pending (TI_REUSE) until this search ends
+        else:
+            ti[nk, TI_PARENT] = mp[ti[k, TI_PARENT]]
+            ti[nk, TI_NEXT] = mp[nxt] if nxt >= 0 else -1
+    ti[ROOT, TI_COUNT] = n
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -447,7 +497,7 @@ def no_class_nb(P, S, code):
 
 
 def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisions_nb, apply_nb, chance_nb,
-                resolve_nb, evaluate_nb, rollout_nb, closed_loop_nb, class_nb=no_class_nb, codes_nb=None):
+                resolve_nb, evaluate_nb, rollout_nb, closed_loop_nb, class_nb=no_class_nb, codes_nb=None, same_nb=None):
     """The search over one game's hooks: ``search_nb(P, root, S, S2, knobs, budget, rng, tree, ban) -> code``.
 
     ``class_nb(P, S, code) -> k`` names a decision's action class (``spec.action_classes[k]``) for a
@@ -458,6 +508,13 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
     gives them, without their scores. An open-loop visit needs scores only to give a decision it meets for
     the first time its prior; with this hook it lists the codes first and scores the decisions only when
     one of them is new (the same tree, at a fraction of the cost: scoring is most of a visit's work).
+
+    ``same_nb(P, A, B) -> bool`` (optional): are ``A`` and ``B`` the same position for the search (scratch and
+    caches aside)? With it a searcher with ``mcts_reuse`` on keeps its tree between two decisions of its own in a
+    row: the search predicts the position after the decision it plays (in its second scratch state) and the
+    next search starts from that decision's subtree when its root is the predicted position, running only the
+    iterations the budget has left. The equality is the whole guarantee (a subtree grown from the same position
+    by the same searcher is valid whatever happened in between); a game without the hook never reuses.
 
     A game calls this once, at import, and its kernels call the result. The hooks are the closure's
     variables, so numba calls them directly (passed as arguments, numba would lower each as a pointer
@@ -546,6 +603,27 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
                 guess = ti[ch, TI_NEXT]
             return True
 
+    if same_nb is None:
+        @njit(_nrt=False, inline="always")
+        def reusable_nb(P, root, S2):
+            return False
+
+        @njit(_nrt=False, inline="always")
+        def predict_nb(P, root, S2, code, player, outs, probs, rng):
+            return False
+    else:
+        @njit(_nrt=False)
+        def reusable_nb(P, root, S2):
+            return same_nb(P, root, S2)
+
+        @njit(_nrt=False)
+        def predict_nb(P, root, S2, code, player, outs, probs, rng):
+            """Play ``code`` from ``root`` into ``S2``: does ``player`` decide again at once (game on, nothing
+            pending)? Then ``S2`` holds the position the next search may reuse this tree for."""
+            copy_nb(P, root, S2)
+            apply_nb(P, S2, code, rng)
+            return status_nb(P, S2) == ONGOING and chance_nb(P, S2, outs, probs) == 0 and to_move_nb(P, S2) == player
+
     @njit(_nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)   # only kernels call it (a game's choose_nb)
     def search_nb(P, root, S, S2, knobs, budget, rng, tree, ban=0):
         """The decision ``budget`` iterations prefer in position ``root`` (left untouched): its action code.
@@ -564,11 +642,22 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
         horizon = turn_nb(P, root) + np.int64(knobs[MC_CUTOFF])
         # contempt: the searching side counts a finished draw as 1/2 - mcts_contempt (a draw-averse player)
         draw0 = 0.5 - knobs[MC_CONTEMPT] if player == 0 else 0.5 + knobs[MC_CONTEMPT]
-        tree_reset_nb(ti, tf, 1 - player)
+        reuse = knobs[MC_REUSE] > 0.5
+        prev = ti[ROOT, TI_REUSE]
+        if (reuse and prev > 0 and ti[ROOT, TI_MOVER] == player and tf[ROOT, TF_BAN] == ban
+                and reusable_nb(P, root, S2)):
+            # this side's previous search predicted this very position: start from the subtree it grew here
+            stamp0 = ti[ROOT, TI_STAMPS]
+            reroot_nb(ti, tf, path, prev)
+        else:
+            stamp0 = 0
+            tree_reset_nb(ti, tf, 1 - player)
         copy_nb(P, root, S)
         if legal_nb(P, S, codes, scores, player, ban) == 1:
             return codes[0]                 # nothing to decide
-        for it in range(max(budget, 1)):
+        # the budget counts the root's visits: a reused root's are already made
+        iters = max(budget - np.int64(tf[ROOT, TF_VISITS]), 1)
+        for it in range(stamp0, stamp0 + iters):     # it: this visit's stamp (above every reused node's)
             if ti[ROOT, TI_PROVEN] != 0:
                 break                       # the root is solved: nothing more to learn
             copy_nb(P, root, S)
@@ -646,7 +735,15 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
                 path[depth] = node
                 depth += 1
             _backup_nb(ti, tf, path, depth, r)
-        return best_code_nb(ti, tf, rng)
+        code = best_code_nb(ti, tf, rng)
+        ti[ROOT, TI_STAMPS] = stamp0 + iters
+        tf[ROOT, TF_BAN] = ban
+        if reuse:
+            ch = _find_child_nb(ti, np.int64(ROOT), code, np.int64(-1))
+            if (ch > 0 and ti[ch, TI_KIND] == K_DECISION and ti[ch, TI_MOVER] == player
+                    and predict_nb(P, root, S2, code, player, outs, probs, rng)):
+                ti[ROOT, TI_REUSE] = ch
+        return code
 
     return search_nb
 

@@ -63,7 +63,7 @@ from numba import njit
 from simkit.engine.dice import (STORM_O_CRIT_FAIL, STORM_O_FAIL, STORM_O_SUCCESS, STORM_BASE, storm_attack_probs_nb,
                                 two_d6_equals_prob_nb)
 from simkit.engine.rng import rng_below_nb
-from simkit.engine.search import DECISIVE, ONGOING, copy_into_nb, make_search, new_tree_nb
+from simkit.engine.search import DECISIVE, ONGOING, copy_into_nb, make_search, new_tree_nb, same_array_nb
 from simkit.engine.search import tree_capacity as engine_tree_capacity
 from simkit.games.storm_the_castle.evaluate import closeness_nb, value_nb
 from simkit.games.storm_the_castle.moves import (apply_nb as rules_apply_nb, gen_actions_nb,
@@ -642,8 +642,19 @@ def class_nb(P, S, code):
     return kind_class_nb(code % 8)
 
 
+@njit(cache=True, _nrt=False)
+def same_nb(P, A, B):
+    """The same position for the search (mcts_reuse): what copy_nb copies, hidden cards included (a reusing
+    searcher compares the real game with the real game its last search predicted)."""
+    for i in range(PD_N):
+        if A[5][i] != B[5][i]:
+            return False
+    return (same_array_nb(A[0], B[0]) and same_array_nb(A[1], B[1]) and same_array_nb(A[2], B[2])
+            and same_array_nb(A[3], B[3]) and same_array_nb(A[4], B[4]))
+
+
 search_nb = make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisions_nb, apply_nb, chance_nb,
-                        resolve_nb, evaluate_nb, rollout_nb, closed_loop_nb, class_nb, codes_nb)
+                        resolve_nb, evaluate_nb, rollout_nb, closed_loop_nb, class_nb, codes_nb, same_nb)
 
 
 @njit(cache=True, _nrt=False, inline="always")

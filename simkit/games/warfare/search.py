@@ -47,7 +47,7 @@ from numba import njit
 
 from simkit.engine.dice import warfare_win_prob_nb
 from simkit.engine.rng import rng_below_nb
-from simkit.engine.search import ONGOING, make_search, new_tree_nb, squash_nb, tree_capacity
+from simkit.engine.search import ONGOING, make_search, new_tree_nb, same_array_nb, squash_nb, tree_capacity
 from simkit.policies import MC_N, MC_SCALE
 
 from .candidates import ADVANCE, END, STAY, arc_max_nb, arc_square_nb, attack_potential_nb, decision_class_nb, \
@@ -500,8 +500,31 @@ def class_nb(P, S, code):
     return decision_class_nb(P, S[S_OCC], S[S_USQ], S[S_TYPE], S[S_META][M_PLAYER], code)
 
 
+@njit(**INNER)
+def same_nb(P, A, B):
+    """The same position for the search (mcts_reuse): board, units and the turn's state in ``meta`` -- not the
+    step API's record flag, nor what only an activation in progress reads (a settled roll's modifiers M_PAM,
+    M_PDM; the unit that moved, its swap partner and the square an advance goes to: M_ACTU, M_MATE, M_ADVSQ,
+    set afresh by the next activation, compared while an advance is pending); the greedy caches are functions
+    of the rest."""
+    if not (same_array_nb(A[S_OCC], B[S_OCC]) and same_array_nb(A[S_USQ], B[S_USQ])
+            and same_array_nb(A[S_FACE], B[S_FACE]) and same_array_nb(A[S_ACTED], B[S_ACTED])
+            and same_array_nb(A[S_ALIVE], B[S_ALIVE]) and same_array_nb(A[S_TYPE], B[S_TYPE])
+            and same_array_nb(A[S_SIDE], B[S_SIDE])):
+        return False
+    a, b = A[S_META], B[S_META]
+    for k in range(M_N):
+        if k == M_SNAP or k == M_PAM or k == M_PDM:
+            continue
+        if (k == M_ACTU or k == M_MATE or k == M_ADVSQ) and a[M_ADVU] < 0:
+            continue
+        if a[k] != b[k]:
+            return False
+    return True
+
+
 search_nb = make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisions_nb, apply_nb, chance_nb,
-                        settle_nb, evaluate_nb, rollout_nb, closed_loop_nb, class_nb)
+                        settle_nb, evaluate_nb, rollout_nb, closed_loop_nb, class_nb, same_nb=same_nb)
 
 
 @njit(cache=True)

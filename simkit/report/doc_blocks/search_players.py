@@ -80,3 +80,16 @@ block("speed-mcts", "docs/search.md", "mcts", "simkit " + _speed_cmd("martian_ch
 for _game in ("martian_chess", "storm_the_castle", "warfare"):
     block(f"speed-{_game}-mcts", f"docs/games/{_game}.md", "mcts", "simkit " + _speed_cmd(_game))(
         lambda g=_game: speed_text(g))
+
+
+# mcts_reuse (docs/search.md, "Tree reuse"): the games where a side decides several times in a row, side by side
+REUSE_GAMES = ("storm_the_castle", "warfare")
+REUSE_POLICIES = "--policy mcts:400 --policy mcts:400/mcts_reuse=true"
+block("reuse-speed", "docs/search.md", "mcts",
+      f"simkit bench {' '.join(REUSE_GAMES)} {REUSE_POLICIES} --threads 1 --seconds 10")(
+    lambda: shown(f"bench {' '.join(REUSE_GAMES)} {REUSE_POLICIES} --threads 1 --seconds 10",
+                  simkit(f"bench {' '.join(REUSE_GAMES)} {REUSE_POLICIES} --threads 1 --seconds 10")))
+block("reuse-strength", "docs/search.md", "mcts",
+      *(f"simkit matchup {g} --policies mcts:400,mcts:400/mcts_reuse=true --games 200" for g in REUSE_GAMES))(
+    lambda: "\n".join(matchup_table(g, "--policies mcts:400,mcts:400/mcts_reuse=true --games 200")
+                      for g in REUSE_GAMES))
