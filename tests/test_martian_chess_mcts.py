@@ -317,3 +317,51 @@ def test_ban_names_are_checked_and_canonical():
                        ("ban:capture:ban:quiet:greedy", "cannot wrap")):
         with pytest.raises(UsageError, match=words):
             parse_policy(SPEC, bad)
+
+
+def test_reuse_carries_the_subtree_of_the_reply_played():
+    """mcts_reuse with a tree of its own (each side has one in the kernels): after its move and the other
+    side's reply, a side's next search starts from that reply's node of its last tree, keeps its statistics
+    and runs only what the budget has left; after another move than the one it chose, it starts afresh."""
+    from simkit.engine.search import TI_REUSE, TI_STAMPS
+    init, rays, rules, weights, mc = params(mcts_reuse=True)
+    P0 = (rays, rules, weights[0], mc[0])
+    budget = 300
+
+    def kids(tree, node):
+        ti, tf = tree[0], tree[1]
+        out, ch = {}, ti[node, TI_FIRST]
+        while ch >= 0:
+            out[int(ti[ch, TI_CODE])] = (ch, float(tf[ch, TF_VISITS]), int(ti[ch, TI_KIND]))
+            ch = ti[ch, TI_NEXT]
+        return out
+
+    for pick in ("most", "other"):
+        board, meta = init.copy(), st.new_meta(0, init)
+        moves = np.zeros(st.MAX_MOVES, dtype=np.int32)
+        tree = new_tree_nb(tree_capacity(budget, 48), st.MAX_MOVES, 1)
+        S1, S2 = new_state(), new_state()
+        rng = np.array([3], dtype=np.uint64)
+        mv.start_turn_nb(meta, rules)
+        mine = choose_nb(P0, (board, meta, moves), S1, S2, budget, rng, tree)
+        ti, tf = tree[0], tree[1]
+        ch = int(ti[ROOT, TI_REUSE])
+        assert ch > 0 and ti[ch, TI_CODE] == mine
+        replies = kids(tree, ch)
+        reply = max(replies, key=lambda c: replies[c][1])
+        node, v, _ = replies[reply]
+        below, stamps = kids(tree, node), int(ti[ROOT, TI_STAMPS])
+        if pick == "other":            # a move the search did not choose (then a reply legal after it)
+            mine = next(c for c in kids(tree, ROOT) if c != mine)
+            reply = next(iter(kids(tree, kids(tree, ROOT)[mine][0])))
+        for m in (mine, reply):        # the game plays both moves (as the kernel: the move, then the turn start)
+            mv.play_move_nb(board, meta, rules, m)
+            mv.start_turn_nb(meta, rules)
+        choose_nb(P0, (board, meta, moves), S1, S2, budget, rng, tree)
+        assert tf[ROOT, TF_VISITS] == budget
+        if pick == "most":
+            assert v > 1 and int(ti[ROOT, TI_STAMPS]) == stamps + budget - int(v)
+            now = kids(tree, ROOT)
+            assert all(now[c][1] >= n for c, (_, n, _) in below.items())
+        else:
+            assert int(ti[ROOT, TI_STAMPS]) == budget       # nothing to start from: a fresh search

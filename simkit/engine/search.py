@@ -510,11 +510,14 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
     one of them is new (the same tree, at a fraction of the cost: scoring is most of a visit's work).
 
     ``same_nb(P, A, B) -> bool`` (optional): are ``A`` and ``B`` the same position for the search (scratch and
-    caches aside)? With it a searcher with ``mcts_reuse`` on keeps its tree between two decisions of its own in a
-    row: the search predicts the position after the decision it plays (in its second scratch state) and the
-    next search starts from that decision's subtree when its root is the predicted position, running only the
-    iterations the budget has left. The equality is the whole guarantee (a subtree grown from the same position
-    by the same searcher is valid whatever happened in between); a game without the hook never reuses.
+    caches aside)? With it a searcher with ``mcts_reuse`` on keeps its tree between its decisions: the search
+    predicts the position after the decision it plays (in its second scratch state, ``S2``), and its next
+    search on this tree starts from the node of that position -- the decision's own when the same side decides
+    again (a multi-decision turn), or the child of the other side's reply that leads to the new root -- running
+    only the iterations the budget has left. The reply case needs a tree and an ``S2`` per side (Martian Chess's
+    kernels); with one tree for both sides, the other side's search starts its own tree afresh and the reply
+    is never found. The equality is the whole guarantee (a subtree grown from the same position by the same
+    searcher is valid whatever happened in between); a game without the hook never reuses.
 
     A game calls this once, at import, and its kernels call the result. The hooks are the closure's
     variables, so numba calls them directly (passed as arguments, numba would lower each as a pointer
@@ -605,24 +608,37 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
 
     if same_nb is None:
         @njit(_nrt=False, inline="always")
-        def reusable_nb(P, root, S2):
-            return False
+        def reused_node_nb(P, root, S, S2, ti, prev, player, rng):
+            return -1
 
         @njit(_nrt=False, inline="always")
-        def predict_nb(P, root, S2, code, player, outs, probs, rng):
+        def predict_nb(P, root, S2, code, outs, probs, rng):
             return False
     else:
         @njit(_nrt=False)
-        def reusable_nb(P, root, S2):
-            return same_nb(P, root, S2)
+        def reused_node_nb(P, root, S, S2, ti, prev, player, rng):
+            """The node of this tree that position ``root`` is, among those the last search predicted (its
+            position after its decision ``prev`` is in ``S2``): ``prev`` itself when the same side decides
+            again, else the child of ``prev`` (the other side's reply) that leads to ``root``; -1 if none."""
+            if ti[prev, TI_MOVER] == player:
+                return prev if same_nb(P, root, S2) else -1
+            g = ti[prev, TI_FIRST]
+            while g >= 0:
+                if ti[g, TI_KIND] == K_DECISION and ti[g, TI_MOVER] == player:
+                    copy_nb(P, S2, S)
+                    apply_nb(P, S, np.int64(ti[g, TI_CODE]), rng)
+                    if same_nb(P, root, S):
+                        return g
+                g = ti[g, TI_NEXT]
+            return -1
 
         @njit(_nrt=False)
-        def predict_nb(P, root, S2, code, player, outs, probs, rng):
-            """Play ``code`` from ``root`` into ``S2``: does ``player`` decide again at once (game on, nothing
-            pending)? Then ``S2`` holds the position the next search may reuse this tree for."""
+        def predict_nb(P, root, S2, code, outs, probs, rng):
+            """Play ``code`` from ``root`` into ``S2``: is a side to decide next (game on, no roll pending)?
+            Then ``S2`` holds the position the next search of this tree may start from."""
             copy_nb(P, root, S2)
             apply_nb(P, S2, code, rng)
-            return status_nb(P, S2) == ONGOING and chance_nb(P, S2, outs, probs) == 0 and to_move_nb(P, S2) == player
+            return status_nb(P, S2) == ONGOING and chance_nb(P, S2, outs, probs) == 0
 
     @njit(_nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)   # only kernels call it (a game's choose_nb)
     def search_nb(P, root, S, S2, knobs, budget, rng, tree, ban=0):
@@ -644,11 +660,13 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
         draw0 = 0.5 - knobs[MC_CONTEMPT] if player == 0 else 0.5 + knobs[MC_CONTEMPT]
         reuse = knobs[MC_REUSE] > 0.5
         prev = ti[ROOT, TI_REUSE]
-        if (reuse and prev > 0 and ti[ROOT, TI_MOVER] == player and tf[ROOT, TF_BAN] == ban
-                and reusable_nb(P, root, S2)):
-            # this side's previous search predicted this very position: start from the subtree it grew here
+        keep = np.int64(-1)
+        if reuse and prev > 0 and ti[ROOT, TI_MOVER] == player and tf[ROOT, TF_BAN] == ban:
+            keep = reused_node_nb(P, root, S, S2, ti, prev, player, rng)
+        if keep > 0:
+            # this side's previous search grew a subtree from this very position: start from it
             stamp0 = ti[ROOT, TI_STAMPS]
-            reroot_nb(ti, tf, path, prev)
+            reroot_nb(ti, tf, path, keep)
         else:
             stamp0 = 0
             tree_reset_nb(ti, tf, 1 - player)
@@ -740,8 +758,7 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
         tf[ROOT, TF_BAN] = ban
         if reuse:
             ch = _find_child_nb(ti, np.int64(ROOT), code, np.int64(-1))
-            if (ch > 0 and ti[ch, TI_KIND] == K_DECISION and ti[ch, TI_MOVER] == player
-                    and predict_nb(P, root, S2, code, player, outs, probs, rng)):
+            if ch > 0 and ti[ch, TI_KIND] == K_DECISION and predict_nb(P, root, S2, code, outs, probs, rng):
                 ti[ROOT, TI_REUSE] = ch
         return code
 

@@ -36,13 +36,13 @@ def lead0_nb(board, meta, rays, weights):
 
 @njit(cache=True, _nrt=False)
 def play_game_nb(init_board, rays, rules, weights, mc, seed, game, first, policies, snapshot_ply,
-                 rec, deaths, log, board, meta, moves, sb, sm, rng, tree, S, S2,
+                 rec, deaths, log, board, meta, moves, sb, sm, rng, trees, S, S2s,
                  tvalues, tlegal, tcaptures):
     """Play one game from the start; fill ``rec`` (one record row) and add to ``deaths``.
 
-    ``log`` (len > 0) receives each ply's move, for traces. ``tree`` (engine/search.py's
-    arrays, sized for the largest budget) and the search states ``S``/``S2`` are scratch
-    for the search, allocated once by the caller. ``tvalues``/``tlegal``/``tcaptures``
+    ``log`` (len > 0) receives each ply's move, for traces. ``trees`` (each side's
+    engine/search.py arrays, sized for the largest budget), the search state ``S`` and each
+    side's ``S2s`` are the search's, allocated once by the caller. ``tvalues``/``tlegal``/``tcaptures``
     (len > max_plies, or 0 for none) receive the trajectory: side 0's lead before each ply and
     after the last (the result: +-TERMINAL_LEAD or 0), the legal moves and the captures of each
     ply. Recording draws nothing from the game's stream, so the game is the same with or without it.
@@ -56,7 +56,7 @@ def play_game_nb(init_board, rays, rules, weights, mc, seed, game, first, polici
         if tracing:
             tvalues[meta[M_PLY]] = lead0_nb(board, meta, rays, weights[0])
         start_turn_nb(meta, rules)
-        mv, n = policy_move_nb(P, here, policies, rng, tree, S, S2, sb, sm)
+        mv, n = policy_move_nb(P, here, policies, rng, trees, S, S2s, sb, sm)
         if mv < 0:   # MC-5: blocked in, the game is drawn
             break
         if tracing:
@@ -92,9 +92,10 @@ def batch_nb(init_board, rays, rules, weights, mc, seed, start, firsts, policies
         moves = np.zeros(MAX_MOVES, dtype=np.int32)
         rng = np.zeros(1, dtype=np.uint64)
         log = np.zeros(0, dtype=np.int32)
-        tree = new_tree_nb(tree_cap, MAX_MOVES, 1)
+        trees = (new_tree_nb(tree_cap, MAX_MOVES, 1), new_tree_nb(tree_cap, MAX_MOVES, 1))
         S = (np.zeros(32, dtype=np.int8), np.zeros(NMETA, dtype=np.int32), np.zeros(MAX_MOVES, dtype=np.int32))
-        S2 = (np.zeros(32, dtype=np.int8), np.zeros(NMETA, dtype=np.int32), np.zeros(MAX_MOVES, dtype=np.int32))
+        S2s = ((np.zeros(32, dtype=np.int8), np.zeros(NMETA, dtype=np.int32), np.zeros(MAX_MOVES, dtype=np.int32)),
+               (np.zeros(32, dtype=np.int8), np.zeros(NMETA, dtype=np.int32), np.zeros(MAX_MOVES, dtype=np.int32)))
         tv = np.zeros(0, dtype=np.float64)   # no trajectory in the batch
         tn = np.zeros(0, dtype=np.int32)
         lo = b * n // nblocks
@@ -103,7 +104,7 @@ def batch_nb(init_board, rays, rules, weights, mc, seed, start, firsts, policies
             # np.int64(first): the same signature as play_one's call, so play_game_nb compiles once
             play_game_nb(init_board, rays, rules, weights, mc, seed, start + i, np.int64(firsts[i]), policies,
                          snapshot_ply, records[i], deaths[b], log, board, meta, moves, sb, sm, rng,
-                         tree, S, S2, tv, tn, tn)
+                         trees, S, S2s, tv, tn, tn)
 
 
 def policy_vector_of(policies) -> np.ndarray:
@@ -176,7 +177,8 @@ def _play_traced(params, seed, game, first, policies, snapshot_ply, trace):
                  pv, np.int64(snapshot_ply), rec, deaths, log,
                  np.zeros(32, np.int8), np.zeros(NMETA, np.int32), np.zeros(MAX_MOVES, np.int32),
                  np.zeros(32, np.int8), np.zeros(NMETA, np.int32), np.zeros(1, np.uint64),
-                 new_tree_nb(cap, MAX_MOVES, 1), new_state(), new_state(), tv, tn, tx)
+                 (new_tree_nb(cap, MAX_MOVES, 1), new_tree_nb(cap, MAX_MOVES, 1)), new_state(),
+                 (new_state(), new_state()), tv, tn, tx)
     return rec, log[log >= 0], tv, tn, tx
 
 

@@ -19,7 +19,7 @@ opponent is to move), squashed with ``mcts_scale``.
 import numpy as np
 from numba import njit
 
-from simkit.engine.search import ONGOING, make_search, squash_nb
+from simkit.engine.search import ONGOING, make_search, same_array_nb, squash_nb
 from simkit.games.martian_chess.moves import (
     bits_of_nb, copy_position_nb, count_moves_nb, gen_moves_nb, play_move_nb, random_ply_nb, start_turn_nb,
 )
@@ -176,8 +176,14 @@ def drop_banned_moves_nb(board, meta, moves, n, ban):
     return k if k > 0 else n
 
 
+@njit(cache=True, _nrt=False)
+def same_nb(P, A, B):
+    """The same position for the search (mcts_reuse): the board and meta (the move buffer is scratch)."""
+    return same_array_nb(A[0], B[0]) and same_array_nb(A[1], B[1])
+
+
 search_nb = make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisions_nb, apply_nb, chance_nb,
-                        resolve_nb, evaluate_nb, rollout_nb, closed_loop_nb, class_nb)
+                        resolve_nb, evaluate_nb, rollout_nb, closed_loop_nb, class_nb, same_nb=same_nb)
 
 
 @njit(cache=True)

@@ -54,13 +54,15 @@ def init_game_nb(init_board, rules, first, board, meta, rec):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def policy_move_nb(P, S, policies, rng, tree, S1, S2, sb, sm):
+def policy_move_nb(P, S, policies, rng, trees, S1, S2s, sb, sm):
     """The move of the side to move under its entry of the policy vector (simkit.policies): (move, legal moves).
 
     The mover's turn is started. A mover with no move draws at once (MC-5): (-1, 0). The plain
     random policy's ply is written here, small enough to inline into the game loop (one call per
     ply, with the search's tuples as its arguments, cost random playouts 30% of their speed);
     every other policy is one call (``chosen_move_nb``). ``S[2]`` (the move buffer) is overwritten.
+    ``trees``/``S2s``: each side's search tree and second scratch state (a side's tree outlives its
+    decision: with mcts_reuse its next search starts from the subtree of the reply it met).
     """
     board, meta, moves = S[0], S[1], S[2]
     p = meta[M_TO_MOVE]
@@ -72,11 +74,11 @@ def policy_move_nb(P, S, policies, rng, tree, S1, S2, sb, sm):
             return -1, 0
         # the same draw and the same move as chosen_move_nb's random branch
         return nth_move_nb(board, meta, P[0], P[1], moves, rng_below_nb(rng, n)), n
-    return chosen_move_nb(P, S, policies, rng, tree, S1, S2, sb, sm)
+    return chosen_move_nb(P, S, policies, rng, trees, S1, S2s, sb, sm)
 
 
 @njit(cache=True, _nrt=False)
-def chosen_move_nb(P, S, policies, rng, tree, S1, S2, sb, sm):
+def chosen_move_nb(P, S, policies, rng, trees, S1, S2s, sb, sm):
     """policy_move_nb's other policies: epsilon-random, banned classes, greedy, the search.
     ``P[3]`` is the knob table: the search gets the mover's row.
 
@@ -108,7 +110,8 @@ def chosen_move_nb(P, S, policies, rng, tree, S1, S2, sb, sm):
         gen_moves_nb(board, meta, rays, rules, moves)
     if pid == MCTS:
         # the searcher's own weights and knobs, for every evaluation in its tree and rollouts
-        return choose_nb((rays, rules, weights[p], P[3][p]), S, S1, S2, policies[POL_BUDGET + p], rng, tree, ban), n
+        return choose_nb((rays, rules, weights[p], P[3][p]), S, S1, S2s[p], policies[POL_BUDGET + p], rng, trees[p],
+                         ban), n
     return choose_greedy_nb(board, meta, rays, rules, weights[p], moves, k, rng, sb, sm), n
 
 

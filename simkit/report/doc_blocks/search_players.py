@@ -82,14 +82,12 @@ for _game in ("martian_chess", "storm_the_castle", "warfare"):
         lambda g=_game: speed_text(g))
 
 
-# mcts_reuse (docs/search.md, "Tree reuse"): the games where a side decides several times in a row, side by side
-REUSE_GAMES = ("storm_the_castle", "warfare")
+# mcts_reuse (docs/search.md, "Tree reuse"): speed side by side in one run, strength per game
+REUSE_GAMES = ("martian_chess", "storm_the_castle", "warfare")
 REUSE_POLICIES = "--policy mcts:400 --policy mcts:400/mcts_reuse=true"
-block("reuse-speed", "docs/search.md", "mcts",
-      f"simkit bench {' '.join(REUSE_GAMES)} {REUSE_POLICIES} --threads 1 --seconds 10")(
-    lambda: shown(f"bench {' '.join(REUSE_GAMES)} {REUSE_POLICIES} --threads 1 --seconds 10",
-                  simkit(f"bench {' '.join(REUSE_GAMES)} {REUSE_POLICIES} --threads 1 --seconds 10")))
-block("reuse-strength", "docs/search.md", "mcts",
-      *(f"simkit matchup {g} --policies mcts:400,mcts:400/mcts_reuse=true --games 200" for g in REUSE_GAMES))(
-    lambda: "\n".join(matchup_table(g, "--policies mcts:400,mcts:400/mcts_reuse=true --games 200")
-                      for g in REUSE_GAMES))
+REUSE_BENCH = f"bench {' '.join(REUSE_GAMES)} {REUSE_POLICIES} --threads 1 --seconds 10"
+block("reuse-speed", "docs/search.md", "mcts", f"simkit {REUSE_BENCH}")(lambda: shown(REUSE_BENCH, simkit(REUSE_BENCH)))
+for _game in REUSE_GAMES:
+    block(f"reuse-strength-{_game}", "docs/search.md", "mcts",
+          f"simkit matchup {_game} --policies mcts:400,mcts:400/mcts_reuse=true --games 200")(
+        lambda g=_game: matchup_table(g, "--policies mcts:400,mcts:400/mcts_reuse=true --games 200"))
