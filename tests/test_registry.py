@@ -103,6 +103,19 @@ def test_search_determinism_threads_and_chunks(game):
         assert np.array_equal(base, _records(game, threads, chunk, policies=pols, games=6)), (threads, chunk)
 
 
+def test_reuse_determinism_threads_and_chunks(game):
+    """mcts_reuse keeps a searcher's tree from one decision to its next: never across a chunk or a thread's
+    block of games (a game's first position is never one a search of another game predicted)."""
+    from simkit.policies import side_knob_names
+    spec = get_game(game)
+    if "mcts_reuse" not in side_knob_names(spec) or numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("no per-side mcts_reuse, or 1 numba thread")
+    pols = ("mcts:16/mcts_reuse=true", "mcts:12/mcts_reuse=true")
+    base = _records(game, 1, 6, policies=pols, games=6)
+    for threads, chunk in ((2, 6), (2, 4), (1, 1)):
+        assert np.array_equal(base, _records(game, threads, chunk, policies=pols, games=6)), (threads, chunk)
+
+
 def test_records_are_consistent(game):
     spec = get_game(game)
     r = _records(game, 2, 50, policies=("random", "random"), games=200)

@@ -137,7 +137,7 @@ def test_the_step_api_evaluates_with_row_0():
 def _choice(P, S, pv, rng, budget=0):
     ws = new_search_nb(P, np.int64(search_capacity(budget)))
     code, _ = policy_choice_nb(P, S, pv, rng.copy(), ws)
-    return int(code), ws[0]
+    return int(code), ws[0][int(S[4][SC_TOMOVE])]    # the mover's tree
 
 
 def test_greedy_reads_the_movers_row():

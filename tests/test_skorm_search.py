@@ -206,7 +206,8 @@ def test_decision_codes_name_every_action_in_a_fixed_space():
 
 # ---------------------------------------------------------------- the search itself
 def _search(params, g, budget, seed):
-    tree, S_, S2, aux, keys = new_search_nb(params, np.int64(search_capacity(budget)))
+    trees, S_, S2s, aux, keys = new_search_nb(params, np.int64(search_capacity(budget)))
+    tree, S2 = trees[0], S2s[0]
     g._index()
     root = (g.cell, g.face, g.plist, g.slot, g.sc, aux, g.acts, g.blocks, g.counts, g.stats, g.agg, keys)
     before = [x.copy() for x in (g.cell, g.face, g.plist, g.sc)]

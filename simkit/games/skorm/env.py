@@ -113,7 +113,7 @@ class SkormSteps(GameSteps):
 
     def choose(self, S, policies, rng):
         cap = search_capacity(max_budget(policies))
-        if self._ws is None or self._ws[0][0].shape[0] < cap:
+        if self._ws is None or self._ws[0][0][0].shape[0] < cap:
             self._ws = new_search_nb(self.P, np.int64(cap))
         code, greedy = policy_choice_nb(self.P, S, policies, rng, self._ws)
         S[5][1] = -1 if greedy else code     # played in the random policy's way (step.step_decision_nb)

@@ -379,7 +379,7 @@ class Game:
         pv[POL_EPS + s] = int(round(eps * EPS_SCALE))
         pv[POL_BAN + s] = ban
         cap = search_capacity(budget)
-        if self.ws is None or self.ws[0][0].shape[0] < cap:
+        if self.ws is None or self.ws[0][0][0].shape[0] < cap:
             self.ws = new_search_nb(self.params, np.int64(cap))
         self._index()
         return int(play_ply_nb(self.params, self.rng, pv, self.cell, self.face, self.plist, self.slot,

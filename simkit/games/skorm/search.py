@@ -40,7 +40,7 @@ import numpy as np
 from numba import njit
 
 from simkit.engine.rng import rng_below_nb
-from simkit.engine.search import ONGOING, make_search, new_tree_nb, squash_nb, tree_capacity
+from simkit.engine.search import ONGOING, make_search, new_tree_nb, same_array_nb, squash_nb, tree_capacity
 from simkit.games.skorm.evaluate import assess_nb, decision_scores_tab_nb
 from simkit.games.skorm.moves import (
     act_from, act_to, act_type, apply_action_nb, count_actions_nb, encode, end_ply_nb, gen_list_nb, max_actions_nb,
@@ -286,8 +286,22 @@ def class_nb(P, S, code):
     return action_class_nb(ip, S[0], S[4][SC_TOMOVE], action_of_nb(code, ip[I_N]))
 
 
+@njit(cache=True, _nrt=False)
+def same_nb(P, A, B):
+    """The same position for the search (mcts_reuse): board, facings, scalars, the pending landing (aux[0]) and
+    each side's piece list as far as it is used (its order is the game's: a removal swaps in the last)."""
+    if A[5][0] != B[5][0] or not (same_array_nb(A[0], B[0]) and same_array_nb(A[1], B[1])
+                                  and same_array_nb(A[4], B[4])):
+        return False
+    for side in range(2):
+        for i in range(A[4][SC_PN0 + side]):
+            if A[2][side, i] != B[2][side, i]:
+                return False
+    return True
+
+
 search_nb = make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisions_nb, apply_nb, chance_nb,
-                        resolve_nb, evaluate_nb, rollout_nb, closed_loop_nb, class_nb)
+                        resolve_nb, evaluate_nb, rollout_nb, closed_loop_nb, class_nb, same_nb=same_nb)
 
 
 @njit(cache=True)
@@ -302,12 +316,14 @@ def choose_nb(P, root, S, S2, budget, rng, tree, ban=0):
 
 @njit(cache=True)
 def new_search_nb(params, cap):
-    """A searcher's arrays, allocated once per block: the tree (``cap`` nodes: tree_capacity), two search
-    states, the root's ``aux`` (no landing pending) and greedy's float scratch for the game's own plies."""
+    """The searchers' arrays, allocated once per block: each side's tree (``cap`` nodes: tree_capacity), a
+    search state, each side's second state (its tree's prediction: mcts_reuse), the root's ``aux`` (no landing
+    pending) and greedy's float scratch for the game's own plies."""
     maxa = max_actions_nb(params)
     aux = np.full(3, -1, np.int64)
     aux[2] = 0
-    return (new_tree_nb(cap, maxa, 6), new_state_nb(params), new_state_nb(params), aux, np.zeros(maxa, np.float64))
+    return ((new_tree_nb(cap, maxa, 6), new_tree_nb(cap, maxa, 6)), new_state_nb(params),
+            (new_state_nb(params), new_state_nb(params)), aux, np.zeros(maxa, np.float64))
 
 
 def search_capacity(budget: int) -> int:

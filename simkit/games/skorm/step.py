@@ -99,11 +99,11 @@ def mcts_choice_nb(params, rng, budget, eps, ban, cell, face, plist, slot, sc, a
     code = PASS
     if n > 0:
         if search:
-            tree, S, S2, aux, keys = ws
+            trees, S, S2s, aux, keys = ws   # each side searches its own tree (mcts_reuse keeps it between plies)
             aux[2] = s      # the searcher judges with its own row of the weight table (search.py)
             # the engine's search_nb itself, not search.choose_nb: a compiled layer less to re-optimise
             code = action_of_nb(search_nb(params, (cell, face, plist, slot, sc, aux, acts, blocks, counts, stats, agg,
-                                                   keys), S, S2, params[P_KNOBS][s], budget, rng, tree, ban),
+                                                   keys), S, S2s[s], params[P_KNOBS][s], budget, rng, trees[s], ban),
                                 ip[I_N]) if n > 1 else acts[0]
         else:
             code = acts[rng_below_nb(rng, n if ban == 0 else drop_banned_nb(ip, cell, s, acts, n, ban))]

@@ -83,7 +83,7 @@ for _game in ("martian_chess", "storm_the_castle", "warfare"):
 
 
 # mcts_reuse (docs/search.md, "Tree reuse"): speed side by side in one run, strength per game
-REUSE_GAMES = ("martian_chess", "storm_the_castle", "warfare")
+REUSE_GAMES = ("martian_chess", "skorm", "storm_the_castle", "warfare")
 REUSE_POLICIES = "--policy mcts:400 --policy mcts:400/mcts_reuse=true"
 REUSE_BENCH = f"bench {' '.join(REUSE_GAMES)} {REUSE_POLICIES} --threads 1 --seconds 10"
 block("reuse-speed", "docs/search.md", "mcts", f"simkit {REUSE_BENCH}")(lambda: shown(REUSE_BENCH, simkit(REUSE_BENCH)))
