@@ -615,7 +615,9 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
         def predict_nb(P, root, S2, code, outs, probs, rng):
             return False
     else:
-        @njit(_nrt=False)
+        # inlined (called once per search): a function of its own would optimise and emit the hooks it calls
+        # (the game's apply) again in its own module, at every cold compile
+        @njit(_nrt=False, inline="always")
         def reused_node_nb(P, root, S, S2, ti, prev, player, rng):
             """The node of this tree that position ``root`` is, among those the last search predicted (its
             position after its decision ``prev`` is in ``S2``): ``prev`` itself when the same side decides
@@ -632,7 +634,7 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
                 g = ti[g, TI_NEXT]
             return -1
 
-        @njit(_nrt=False)
+        @njit(_nrt=False, inline="always")
         def predict_nb(P, root, S2, code, outs, probs, rng):
             """Play ``code`` from ``root`` into ``S2``: is a side to decide next (game on, no roll pending)?
             Then ``S2`` holds the position the next search of this tree may start from."""
