@@ -68,6 +68,11 @@ wins at once (taking the enemy Warlord, walking into the keep): it is proven at 
 **Choice.** The root decision with most visits (a proven win first, a proven loss
 last; ties by value, then uniformly at random from the game's stream).
 
+**Reuse** (``mcts_reuse``, a game with a ``same_nb`` hook). The search predicts the position after the
+decision it plays; the next search on the same tree starts from the node of that position (the decision
+itself, or the other side's reply below it) when its root is that position, and runs only the iterations
+the budget has left (``make_search``'s docstring).
+
 Everything is allocated once per searcher (``new_tree``); an iteration allocates
 nothing. The engine is compiled without numba's reference counting (``_nrt=False``):
 with it, every hook call increfs and decrefs each array of the ``P`` and ``S`` tuples,
@@ -186,7 +191,8 @@ def tree_reset_nb(ti, tf, root_owner):
 
 @njit(cache=True, _nrt=False)
 def reroot_nb(ti, tf, mp, r):
-    """Make the root's child ``r`` the root, keeping its subtree and dropping the rest (mcts_reuse).
+    """Make node ``r`` (the decision played, or the reply below it) the root, keeping its subtree and dropping
+    the rest (mcts_reuse).
 
     The subtree moves to the front of the arrays in place: nodes are created after their parents, so in
     index order a node's new index never exceeds its old one and every row written is one already read.
