@@ -62,6 +62,9 @@ def test_stronger_suggests_more_search():
     assert stronger(("greedy", "random")) == "mcts:400"
     assert stronger(("mcts:400", "greedy")) == "mcts:1600"
     assert stronger(("eps:0.1:mcts:800", "greedy")) == "mcts:3200"
+    # a search with its own knobs is still that search (it suggested mcts:400 after mcts:400/mcts_reuse=true)
+    assert stronger(("mcts:400/mcts_reuse=true", "mcts:400/mcts_reuse=true")) == "mcts:1600"
+    assert stronger(("ban:move:mcts:100", "greedy")) == "mcts:400"
 
 
 def test_ladder_rungs_and_depth():

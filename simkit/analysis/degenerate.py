@@ -26,9 +26,11 @@ def stronger(policies) -> str:
     """The next policy worth trying after the strongest of ``policies``."""
     best = 0
     for p in policies:
-        name = p.split(":", 2)[-1] if p.startswith("eps:") else p
-        if name.startswith("mcts:") and name[5:].isdigit():
-            best = max(best, int(name[5:]))
+        # the search inside eps:/ban: wrappers, its own knobs (/KNOB=VALUE) and evaluation (@EVAL) aside
+        head = str(p).split("/", 1)[0].split("@", 1)[0]
+        i = head.find("mcts:")
+        if i >= 0 and head[i + 5:].isdigit():
+            best = max(best, int(head[i + 5:]))
     return f"mcts:{max(400, 4 * best)}" if best else "mcts:400"
 
 
