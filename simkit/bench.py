@@ -98,10 +98,11 @@ def run_bench(games=None, *, seconds=1.0, repeats=3, log=None, mcts_budget=None,
     for name in games or list(GAMES):
         spec = get_game(name)
         scenario = load_scenario(name)
+        base_params = scenario.params()
         for policy in _cells(spec, budgets, policies):
             base = MCTS if policy.startswith(f"{MCTS}:") else policy
             # a policy's own knobs (mcts:400/mcts_reuse=true) in both sides' rows, as a run plays them
-            params = side_params(spec, scenario.rules, scenario.params(), (policy, policy))
+            params = side_params(spec, scenario.rules, base_params, (policy, policy))
             pid = tuple(int(x) for x in policy_vector(spec, (policy, policy)))
             for threads in sorted({min(t, top) for t in thread_counts or (1, top)}):
                 set_threads(threads)

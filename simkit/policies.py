@@ -266,10 +266,10 @@ def mcts_options(*, c: float = 1.0, rollout: str = "random", cutoff: int = 0, sc
                "MCTS: the searching side counts a finished draw as 1/2 minus this (a draw-averse player; "
                "0 = neutral)", min=-0.5, max=0.5, policy_knob=True),
         Option("mcts_reuse", "bool", bool(reuse),
-               "MCTS tree reuse: a side's decision right after its own (the next decision of a multi-decision "
-               "turn) starts from the subtree its previous search grew below the decision it played, and runs "
-               "only the iterations the budget has left (the same visits at the root, fewer computed); a game "
-               "without a same-position hook never reuses", policy_knob=True),
+               "MCTS tree reuse: a side's next search starts from the subtree its previous search grew for the "
+               "position it now faces (below the decision it played, or below the other side's reply where each "
+               "side has a tree of its own), and runs only the iterations the budget has left (the same visits at "
+               "the root, fewer computed)", policy_knob=True),
     )
 
 

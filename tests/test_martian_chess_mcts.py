@@ -14,7 +14,7 @@ from simkit.errors import UsageError
 from simkit.games import get_game
 from simkit.games.martian_chess import moves as mv
 from simkit.games.martian_chess import state as st
-from simkit.games.martian_chess.search import choose_nb, new_state
+from simkit.games.martian_chess.search import choose_nb, new_state_nb
 from simkit.games.martian_chess.play import play_one
 from simkit.policies import policy_vector
 from simkit.scenario import load_scenario
@@ -52,7 +52,8 @@ def _search(p, board, meta, budget, seed):
     tree = new_tree_nb(tree_capacity(budget, 48), st.MAX_MOVES, 1)
     rng = np.array([seed], dtype=np.uint64)
     before = board.copy(), meta.copy()
-    m = choose_nb((rays, rules, weights[0], mc[0]), (board, meta, moves), new_state(), new_state(), budget, rng, tree)
+    S1, S2 = new_state_nb(), new_state_nb()
+    m = choose_nb((rays, rules, weights[0], mc[0]), (board, meta, moves), S1, S2, budget, rng, tree)
     assert (board == before[0]).all() and (meta == before[1]).all()   # the real position is untouched
     return m, moves[:n], tree
 
@@ -340,7 +341,7 @@ def test_reuse_carries_the_subtree_of_the_reply_played():
         board, meta = init.copy(), st.new_meta(0, init)
         moves = np.zeros(st.MAX_MOVES, dtype=np.int32)
         tree = new_tree_nb(tree_capacity(budget, 48), st.MAX_MOVES, 1)
-        S1, S2 = new_state(), new_state()
+        S1, S2 = new_state_nb(), new_state_nb()
         rng = np.array([3], dtype=np.uint64)
         mv.start_turn_nb(meta, rules)
         mine = choose_nb(P0, (board, meta, moves), S1, S2, budget, rng, tree)

@@ -49,7 +49,7 @@ class MartianChessSteps(GameSteps):
         self._scratch = None
 
     def new_position(self):
-        return search.new_state()
+        return search.new_state_nb()
 
     def start(self, S, first, rng, rec):
         board, meta, moves = S
@@ -85,8 +85,9 @@ class MartianChessSteps(GameSteps):
     def choose(self, S, policies, rng):
         cap = tree_capacity(max_budget(policies), SEARCH_WIDTH)
         if self._scratch is None or self._scratch[0][0][0].shape[0] < cap:
-            self._scratch = ((new_tree_nb(cap, MAX_MOVES, 1), new_tree_nb(cap, MAX_MOVES, 1)), search.new_state(),
-                             (search.new_state(), search.new_state()), np.zeros(32, np.int8), np.zeros(NMETA, np.int32))
+            trees = (new_tree_nb(cap, MAX_MOVES, 1), new_tree_nb(cap, MAX_MOVES, 1))
+            self._scratch = (trees, search.new_state_nb(), (search.new_state_nb(), search.new_state_nb()),
+                             np.zeros(32, np.int8), np.zeros(NMETA, np.int32))
         trees, S1, S2s, sb, sm = self._scratch
         mv, _ = policy_move_nb(self.P, S, policies, rng, trees, S1, S2s, sb, sm)
         return int(mv)

@@ -5,7 +5,7 @@ from numba import njit
 from simkit.engine.search import new_tree_nb, tree_capacity
 from simkit.engine.rng import rng_seed_nb
 from simkit.engine.threads import run_blocks
-from simkit.games.martian_chess.search import new_state
+from simkit.games.martian_chess.search import new_state_nb
 from simkit.games.martian_chess.moves import copy_position_nb, gen_moves_nb, play_move_nb, start_turn_nb
 from simkit.games.martian_chess.policies import evaluate_nb
 from simkit.games.martian_chess.state import M_END, M_PLY, M_TO_MOVE, M_WINNER, MAX_MOVES, NMETA, R_KOMI, R_MAX_PLIES
@@ -93,9 +93,8 @@ def batch_nb(init_board, rays, rules, weights, mc, seed, start, firsts, policies
         rng = np.zeros(1, dtype=np.uint64)
         log = np.zeros(0, dtype=np.int32)
         trees = (new_tree_nb(tree_cap, MAX_MOVES, 1), new_tree_nb(tree_cap, MAX_MOVES, 1))
-        S = (np.zeros(32, dtype=np.int8), np.zeros(NMETA, dtype=np.int32), np.zeros(MAX_MOVES, dtype=np.int32))
-        S2s = ((np.zeros(32, dtype=np.int8), np.zeros(NMETA, dtype=np.int32), np.zeros(MAX_MOVES, dtype=np.int32)),
-               (np.zeros(32, dtype=np.int8), np.zeros(NMETA, dtype=np.int32), np.zeros(MAX_MOVES, dtype=np.int32)))
+        S = new_state_nb()
+        S2s = (new_state_nb(), new_state_nb())
         tv = np.zeros(0, dtype=np.float64)   # no trajectory in the batch
         tn = np.zeros(0, dtype=np.int32)
         lo = b * n // nblocks
@@ -177,8 +176,8 @@ def _play_traced(params, seed, game, first, policies, snapshot_ply, trace):
                  pv, np.int64(snapshot_ply), rec, deaths, log,
                  np.zeros(32, np.int8), np.zeros(NMETA, np.int32), np.zeros(MAX_MOVES, np.int32),
                  np.zeros(32, np.int8), np.zeros(NMETA, np.int32), np.zeros(1, np.uint64),
-                 (new_tree_nb(cap, MAX_MOVES, 1), new_tree_nb(cap, MAX_MOVES, 1)), new_state(),
-                 (new_state(), new_state()), tv, tn, tx)
+                 (new_tree_nb(cap, MAX_MOVES, 1), new_tree_nb(cap, MAX_MOVES, 1)), new_state_nb(),
+                 (new_state_nb(), new_state_nb()), tv, tn, tx)
     return rec, log[log >= 0], tv, tn, tx
 
 

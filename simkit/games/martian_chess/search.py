@@ -194,6 +194,7 @@ def choose_nb(P, root, S, S2, budget, rng, tree, ban=0):
 
 
 
-def new_state():
+@njit(cache=True)
+def new_state_nb():
     """A search state's arrays (board, meta, move buffer)."""
     return np.zeros(32, np.int8), np.zeros(NMETA, np.int32), np.zeros(MAX_MOVES, np.int32)
