@@ -155,6 +155,24 @@ def test_learn_stores_accepted_weights_and_every_command_finds_them(tmp_path, mo
     assert "learned for this variant" in html and "the rules&#x27; hand-set weights" in html
 
 
+def test_learn_judges_with_the_games_own_search_and_fits_its_own_self_play(tmp_path, monkeypatch, runner):
+    """Without --accept, the search that judges learned weights is the game's learn_search (Martian Chess's
+    reads the evaluation through greedy priors; its default search hardly reads it); without --policy the
+    fitted self-play is the game's learn_policy; both are named in learn.json."""
+    from conftest import invoke
+    monkeypatch.setenv("SIMKIT_EVALUATIONS", str(tmp_path / "store"))
+    spec = get_game("martian_chess")
+    assert spec.learn_search != "mcts:50" and "mcts_prior_moves=greedy" in spec.learn_search
+    r = invoke(runner, ["learn", "martian_chess", "--games", "100", "--accept-games", "20", "--steps", "1",
+                        "--no-store", "--out", tmp_path / "l"])
+    assert r.exit_code == 0, r.output
+    cfg = json.loads((tmp_path / "l" / "learn.json").read_text())["config"]
+    assert cfg["accept_policies"] == ["greedy", spec.learn_search] and cfg["policy"] == spec.learn_policy
+    played = [m["policy"] for a in json.loads((tmp_path / "l" / "learn.json").read_text())["attempts"]
+              for m in a["matches"]]
+    assert played[0] == "greedy" and (len(played) == 1 or played[1] == spec.learn_search)
+
+
 def test_learned_without_stored_weights_is_one_clear_line(tmp_path, monkeypatch, runner):
     from conftest import invoke
     monkeypatch.setenv("SIMKIT_EVALUATIONS", str(tmp_path / "empty"))

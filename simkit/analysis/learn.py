@@ -43,13 +43,13 @@ Z95 = 1.959963984540054
 @dataclass
 class LearnConfig:
     games: int = 4000
-    policy: str = "greedy"        # self-play policy whose games are fitted
+    policy: str | None = None     # self-play policy whose games are fitted (None: the game's learn_policy)
     seed: int = 0
     ridge: float = 1.0            # L2 penalty on the nuisance terms (logit units)
     prior_sd: float = 0.5         # the hand-set weights as the prior: sd = this x |weight| (0: no prior)
     iterations: int = 1           # refits: play with the last fit's weights, fit again
     accept_games: int = 400       # pairs per acceptance match (each pair: both seat orders)
-    accept_policies: tuple = ("greedy", "mcts:50")
+    accept_policies: tuple | None = None   # None: greedy and the game's learn_search
     steps: tuple = (1.0, 0.5, 0.25)   # how far toward the fit the played weights go, tried in order until accepted
 
     def to_dict(self) -> dict:
@@ -308,6 +308,8 @@ def learn(scenario, config: LearnConfig, *, threads=None, log=None, store: bool 
     if getattr(spec, "eval_slot", None) is None or getattr(spec, "steps", None) is None:
         raise UsageError(f"{spec.name} declares no evaluation features (GameSpec.eval_features), so simkit learn "
                          f"has nothing to fit")
+    config = replace(config, policy=config.policy or spec.learn_policy,
+                     accept_policies=tuple(config.accept_policies or ("greedy", spec.learn_search)))
     c = parse_policy(spec, config.policy)
     if c.base == "python":
         raise UsageError("--policy: simkit learn plays the game's own policies (greedy, mcts:N, eps:P:POLICY)")

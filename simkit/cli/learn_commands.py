@@ -10,8 +10,9 @@ from simkit.cli.options import scenario_options
 @cli.command()
 @click.argument("target")
 @scenario_options
-@click.option("--policy", default="greedy", show_default=True,
-              help="Self-play policy whose games are fitted (greedy, mcts:N, eps:P:POLICY).")
+@click.option("--policy", default=None,
+              help="Self-play policy whose games are fitted (greedy, mcts:N, eps:P:POLICY).  [default: the game's: "
+                   "greedy; Skorm mcts:50]")
 @click.option("--games", "-n", type=int, default=4000, show_default=True, help="Self-play games per round.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed: same seed, same games and fit.")
 @click.option("--iterations", type=int, default=1, show_default=True,
@@ -22,8 +23,10 @@ from simkit.cli.options import scenario_options
               help="L2 penalty of the nuisance terms (and of every weight with --prior-sd 0).")
 @click.option("--accept-games", type=int, default=400, show_default=True,
               help="Pairs per acceptance match (each pair: both seat orders).")
-@click.option("--accept", "accept_policies", default="greedy,mcts:50", show_default=True, metavar="P1,P2",
-              help="The policies whose learned player must not be weaker than the default one.")
+@click.option("--accept", "accept_policies", default=None, metavar="P1,P2",
+              help="The policies whose learned player must not be weaker than the default one.  [default: greedy "
+                   "and the game's search that reads the evaluation: mcts:50; Martian Chess "
+                   "mcts:50/mcts_prior_moves=greedy]")
 @click.option("--steps", default="1,0.5,0.25", show_default=True, metavar="T1,T2,...",
               help="How far toward the fit the played weights go (hand-set + T x (fitted - hand-set)), tried in "
                    "order until the acceptance matches pass.")
@@ -69,7 +72,7 @@ def learn(target, sets, policy, games, seed, iterations, prior_sd, ridge, accept
     cfg = LearnConfig(games=games, policy=policy, seed=seed, ridge=ridge, prior_sd=prior_sd,
                       iterations=iterations,
                       accept_games=accept_games, steps=step_list,
-                      accept_policies=tuple(p.strip() for p in accept_policies.split(",") if p.strip()))
+                      accept_policies=tuple(p.strip() for p in (accept_policies or "").split(",") if p.strip()) or None)
     try:
         res = run_learn(sc, cfg, threads=threads, log=None if as_json else lambda s: click.echo(s, err=True),
                         store=not no_store)

@@ -166,6 +166,11 @@ class GameSpec:
     # searcher's row everywhere in its tree and rollouts; the step API's ``features`` gives the features
     eval_slot: int | None = None
     eval_features: tuple[str, ...] = ()
+    # simkit learn's defaults (docs/learn.md): the self-play whose quiet positions are fitted, and the search that
+    # judges a learned evaluation beside greedy. That search must read the evaluation: one whose priors and
+    # rollouts ignore it (Martian Chess's default: captured pips, 60 random plies) cannot show a better one
+    learn_policy: str = "greedy"
+    learn_search: str = "mcts:50"
     extra: dict = field(default_factory=dict)
     # (spec, params) -> the game's simkit.env.rules.GameSteps: the step API (simkit.env), its adapters,
     # python agents and playtests; None: the game cannot be played from outside yet

@@ -76,6 +76,15 @@ def _learn_compare(game: str, variant: str, games: int, values_games: int) -> li
         out.append(["compare", game, target, "--games", str(games), "--eval", ev])
     for ev in ("default", "learned"):
         out.append(["values", target, "--games", str(values_games), "--policy", "greedy", "--eval", ev])
+    # does the learned player beat the default one on the variant? greedy, then the search that judges learned
+    # weights (GameSpec.learn_search); where that is not the default search, the default search too
+    from simkit.games import get_game
+    search = get_game(game).learn_search
+    greedy_games, search_games = LEARN_MATCHUPS[game]
+    out.append(["matchup", target, "--policies", "greedy@learned,greedy@default", "--games", str(greedy_games)])
+    players = [f"{search}@learned", f"{search}@default"] + (["mcts:50@learned", "mcts:50@default"]
+                                                           if search != "mcts:50" else [])
+    out.append(["matchup", target, "--policies", ",".join(players), "--games", str(search_games)])
     return out
 
 
@@ -85,6 +94,10 @@ LEARN_VARIANTS = {"martian_chess": ("pawns_four", "pawn"), "skorm": ("archers_ra
                   "storm_the_castle": ("heavy_cavalry", "cavalry"), "warfare": ("short_bows", "archer")}
 LEARN_SIZES = {"martian_chess": (20000, 20000), "skorm": (10000, 4000), "storm_the_castle": (2000, 1000),
                "warfare": (2000, 1000)}
+# games per seat order of the two matchups (greedy; the search): a greedy game is cheap, and a small edge needs
+# many games for an interval that excludes 0.5
+LEARN_MATCHUPS = {"martian_chess": (2000, 400), "skorm": (2000, 1000), "storm_the_castle": (10000, 1000),
+                  "warfare": (10000, 1000)}
 
 
 def learn_example_name(game: str) -> str:

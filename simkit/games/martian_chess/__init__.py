@@ -51,4 +51,7 @@ SPEC = GameSpec(
     action_classes=("capture", "promotion", "crossing", "quiet"),   # search.ACTION_CLASSES (no numba here)
     eval_slot=3,                  # rules.prepare: the weight table, a row per side (policies.W_*)
     eval_features=EVAL_FEATURES,
+    # the default search scores moves by captured pips and leaves after 60 random plies: it hardly reads the
+    # evaluation, learned or not; with greedy's one-ply values as its priors it does (docs/learn.md, learn-beats)
+    learn_search="mcts:50/mcts_prior_moves=greedy",
 )

@@ -68,4 +68,8 @@ SPEC = GameSpec(
     # params[P_EVAL]: the (2, 4) weight table of the lead (rules.py; features.py gives its features)
     eval_slot=P_EVAL,
     eval_features=EVAL_FEATURES,
+    # learn from search games: in greedy self-play the Gold Tile distance predicts the winner, yet weights
+    # fitted there walk the Warlord into danger and play weaker at every step (docs/learn.md); mcts:50's games
+    # fit weights that play better for greedy and the search alike
+    learn_policy="mcts:50",
 )

@@ -47,9 +47,28 @@ def _moved(game: str, name: str, unit: str) -> str:
     wd, sd = d.fit["weights"][i], d.fit["se"][i]
     wv, sv = v.fit["weights"][i], v.fit["se"][i]
     diff, se = wv - wd, math.hypot(sd, sv)
-    return (f"The {unit}'s learned weight: {wd:.3f} [{wd - Z95 * sd:.3f}, {wd + Z95 * sd:.3f}] on the default "
+    text = (f"The {unit}'s learned weight: {wd:.3f} [{wd - Z95 * sd:.3f}, {wd + Z95 * sd:.3f}] on the default "
             f"rules, {wv:.3f} [{wv - Z95 * sv:.3f}, {wv + Z95 * sv:.3f}] in {name}: moved by {diff:+.3f} "
             f"[{diff - Z95 * se:+.3f}, {diff + Z95 * se:+.3f}].\n")
+    from simkit.games import get_game
+    ref = get_game(game).reference_unit
+    if ref and ref != unit:
+        # a weight's size also carries how decisive material is in the variant (the logistic link's scale):
+        # the unit's worth in reference units is the ratio, as `simkit values` reports it (Fieller intervals)
+        (rd, cd), (rv, cv) = _ratio(d, unit, ref), _ratio(v, unit, ref)
+        fmt = lambda r, c: f"{r:.2f} " + (f"[{c[0]:.2f}, {c[1]:.2f}]" if c else "[unbounded]")
+        apart = cd and cv and (cv[0] > cd[1] or cv[1] < cd[0])
+        text += (f"In {ref}s (the ratio of the two weights): {fmt(rd, cd)} on the default rules, {fmt(rv, cv)} in "
+                 f"{name}{': the intervals do not overlap' if apart else ''}.\n")
+    return text
+
+
+def _ratio(res, unit: str, ref: str):
+    """The unit's weight over the reference unit's in one fit, with Fieller's interval (the fit's covariance)."""
+    from simkit.analysis.stats import fieller
+    i, j = res.features.index(f"material:{unit}"), res.features.index(f"material:{ref}")
+    w, cov = res.fit["weights"], res.fit["cov"]
+    return w[i] / w[j], fieller(w[i], w[j], cov[i][i], cov[j][j], cov[i][j])
 
 
 def _register(game: str):
@@ -106,4 +125,46 @@ def _bias():
             "variant - default | the unit's ablation value in the variant [95%] | ablation ranking in the variant |\n"
             "| --- | --- | --- | --- | --- | --- |\n")
     rows = [r for g in ("martian_chess", "skorm", "storm_the_castle", "warfare") for r in _bias_rows(g)]
+    return head + "\n".join(rows) + "\n"
+
+
+def _verdict(lo: float, hi: float) -> str:
+    return "learned stronger" if lo > 0.5 else ("learned weaker" if hi < 0.5 else "no difference shown")
+
+
+def _beats_rows(game: str) -> list[str]:
+    """The variant's two matchups (the example's last two commands: greedy, then the search that judges learned
+    weights), each learned player against each default one; then the default rules' acceptance matches."""
+    from simkit.report import analysis_examples as ex
+    name, _unit = ex.LEARN_VARIANTS[game]
+    n = len(ex.EXAMPLES[ex.learn_example_name(game)])
+    rows = []
+    for which in (n - 2, n - 1):
+        m = _result(game, which, "matchup.json")
+        if m is None:
+            rows.append(f"| {game} | {name} | no learned evaluation: learn rejected the variant's weights | | | |")
+            continue
+        for c in m["cells"]:
+            p, q = c["policy"].rsplit("@", 1), c["opponent"].rsplit("@", 1)
+            # the learned player against the same player on the hand-set weights, and against the default search
+            if p[1] == "learned" and q[1] == "default" and (p[0] == q[0] or q[0] == "mcts:50"):
+                lo, hi = c["ci"]
+                rows.append(f"| {game} | {name} | {c['policy']} vs {c['opponent']} | {c['score']:.3f} [{lo:.3f}, "
+                            f"{hi:.3f}] | {c['games']:,} | {_verdict(lo, hi)} |")
+    d = _learned(game, 0)
+    for m in d.matches:
+        lo, hi = m["ci"]
+        rows.append(f"| {game} | default rules (learn's acceptance, step {d.step:g}) | {m['policy']}@learned vs "
+                    f"{m['policy']}@default | {m['score']:.3f} [{lo:.3f}, {hi:.3f}] | {m['games']:,} | "
+                    f"{_verdict(lo, hi) if d.accepted else 'rejected: the default weights stay'} |")
+    return rows
+
+
+@block("learn-beats", "docs/learn.md", "slow",
+       *("python -m simkit.report.analysis_examples learn-compare-" + g.replace("_", "-")
+         for g in ("martian_chess", "skorm", "storm_the_castle", "warfare")))
+def _beats():
+    head = ("| game | rules | match (both seat orders, common seeds) | learned's score [95%] | pairs | verdict |\n"
+            "| --- | --- | --- | --- | ---: | --- |\n")
+    rows = [r for g in ("martian_chess", "skorm", "storm_the_castle", "warfare") for r in _beats_rows(g)]
     return head + "\n".join(rows) + "\n"
