@@ -58,8 +58,8 @@ def _moved(game: str, name: str, unit: str) -> str:
         (rd, cd), (rv, cv) = _ratio(d, unit, ref), _ratio(v, unit, ref)
         fmt = lambda r, c: f"{r:.2f} " + (f"[{c[0]:.2f}, {c[1]:.2f}]" if c else "[unbounded]")
         apart = cd and cv and (cv[0] > cd[1] or cv[1] < cd[0])
-        text += (f"In {ref}s (the ratio of the two weights): {fmt(rd, cd)} on the default rules, {fmt(rv, cv)} in "
-                 f"{name}{': the intervals do not overlap' if apart else ''}.\n")
+        text += (f"Its worth in {ref} units (the ratio of the two weights, Fieller intervals): {fmt(rd, cd)} on the "
+                 f"default rules, {fmt(rv, cv)} in {name}{': the intervals do not overlap' if apart else ''}.\n")
     return text
 
 
