@@ -21,9 +21,9 @@ hand-set ones through the same link (their nuisance terms fitted alike), and wit
 
 The weights are accepted only when a paired match (both seat orders, common random numbers:
 analysis/matchup.pair_score) shows the learned player not weaker than the default one, for greedy and
-for a small search budget: every match's 95% interval reaches 0.5 or above and the mean of their scores
-is at least 0.5. Accepted weights are stored for the variant (scenario/evaluation.py) and found by
-every command from then on.
+for a small search budget: the learned player scores at least 0.5 in every match (one player's gain does
+not pay for the other's loss: a designer plays both). Accepted weights are stored for the variant
+(scenario/evaluation.py) and found by every command from then on.
 """
 from __future__ import annotations
 
@@ -237,9 +237,10 @@ def accept_match(scenario, candidate: dict, policy: str, games: int, seed: int, 
 
 
 def accepted(matches: list[dict]) -> bool:
-    """Not weaker anywhere (every interval reaches 0.5) and not weaker on average."""
-    return bool(matches) and all(m["ci"][1] >= 0.5 for m in matches) and \
-        float(np.mean([m["score"] for m in matches])) >= 0.5
+    """At least even in every match. The rule was once "every interval reaches 0.5 and the mean score is at
+    least 0.5": it let Warfare!'s default-rules weights in with greedy 0.527 paying for the search's 0.473
+    [0.440, 0.507], and a 1,000-pair matchup then showed that search weaker (0.460 [0.439, 0.480])."""
+    return bool(matches) and all(m["score"] >= 0.5 for m in matches)
 
 
 # --- the command's work ---------------------------------------------------------------------------
@@ -350,8 +351,8 @@ def learn(scenario, config: LearnConfig, *, threads=None, log=None, store: bool 
             if log:
                 log(f"step {step:g}: {p}@learned vs {p}@default: {m['score']:.3f} [{m['ci'][0]:.3f}, "
                     f"{m['ci'][1]:.3f}] over {m['games']:,} pairs")
-            if m["ci"][1] < 0.5:
-                break                 # weaker in this match: the step is rejected, the next match not needed
+            if m["score"] < 0.5:
+                break                 # below even in this match: the step is rejected, the next match not needed
         attempts.append({"step": step, "weights": played, "matches": matches, "accepted": accepted(matches) and
                          len(matches) == len(config.accept_policies)})
         if attempts[-1]["accepted"]:

@@ -68,11 +68,13 @@ EXAMPLES = {
 def _learn_compare(game: str, variant: str, games: int, values_games: int) -> list:
     """Issue 23: a variant that changes one unit's worth against the default, judged once by players with the
     hand-set evaluation and once by players with the evaluation learned for each variant: learn both, then
-    compare (first-player advantage) and values (unit values) under --eval default and --eval learned; greedy
-    players throughout (values' own default, random, reads no evaluation)."""
+    compare (first-player advantage) and values (unit values) under --eval default and learned; greedy
+    players throughout (values' own default, random, reads no evaluation). The learned compare is --eval auto:
+    each variant's players on its learned weights, or on the hand-set ones where learn rejected the fit (what
+    learning concluded is that variant's best evaluation)."""
     target = f"scenarios/{game}/{variant}.toml"
     out = [["learn", game], ["learn", target]]
-    for ev in ("default", "learned"):
+    for ev in ("default", "auto"):
         out.append(["compare", game, target, "--games", str(games), "--eval", ev])
     for ev in ("default", "learned"):
         out.append(["values", target, "--games", str(values_games), "--policy", "greedy", "--eval", ev])

@@ -97,13 +97,15 @@ def _bias_rows(game: str) -> list[str]:
     from simkit.report.analysis_examples import LEARN_VARIANTS
     name, unit = LEARN_VARIANTS[game]
     rows = []
+    base_ok, variant_ok = _learned(game, 0).accepted, _learned(game, 1).accepted
     for which, ev in ((2, "default"), (3, "learned")):
         c = _result(game, which, "compare.json")
-        if c is None:
-            both = not _learned(game, 0).accepted and not _learned(game, 1).accepted
-            rows.append(f"| {game} ({name}) | {ev} | no learned evaluation: learn rejected the weights of "
-                        f"{'both variants' if both else 'a variant'} (they played weaker at every step) | | | |")
+        if ev == "learned" and not variant_ok:
+            rows.append(f"| {game} ({name}) | {ev} | no learned evaluation: learn rejected the variant's weights "
+                        f"(they played weaker at every step) | | | |")
             continue
+        if ev == "learned" and not base_ok:
+            ev = "learned (the default rules: hand-set, learn rejected their fit)"
         d = c["differences"]["first_player_advantage"]
         draws = c["differences"].get("draw_rate")
         v = _result(game, which + 2, "values.json")
