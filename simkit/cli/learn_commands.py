@@ -24,8 +24,8 @@ from simkit.cli.options import scenario_options
 @click.option("--accept-games", type=int, default=400, show_default=True,
               help="Pairs per acceptance match (each pair: both seat orders).")
 @click.option("--accept", "accept_policies", default=None, metavar="P1,P2",
-              help="The policies whose learned player must not be weaker than the default one.  [default: greedy "
-                   "and the game's search that reads the evaluation: mcts:50; Martian Chess "
+              help="The policies whose learned player must score at least 0.5 against the default one.  "
+                   "[default: greedy and the game's search that reads the evaluation: mcts:50; Martian Chess "
                    "mcts:50/mcts_prior_moves=greedy]")
 @click.option("--steps", default="1,0.5,0.25", show_default=True, metavar="T1,T2,...",
               help="How far toward the fit the played weights go (hand-set + T x (fitted - hand-set)), tried in "
@@ -43,8 +43,8 @@ def learn(target, sets, policy, games, seed, iterations, prior_sd, ridge, accept
     positional terms the game's evaluation weighs), fits a ridge logistic regression of the result on
     them (a draw is half a win; intervals cluster-robust by game), compares held-out log-loss with the
     hand-set weights, and plays the learned player against the default one (both seat orders). Weights
-    that are not weaker are stored for this variant (game + rules) and every command uses them from then
-    on (--eval auto); --eval default or POLICY@default plays the hand-set weights (docs/learn.md).
+    that score at least 0.5 in every match are stored for this variant (game + rules) and every command
+    uses them from then on (--eval auto); --eval default or POLICY@default plays the hand-set weights (docs/learn.md).
 
     \b
     Examples:
