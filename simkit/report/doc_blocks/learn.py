@@ -170,3 +170,26 @@ def _beats():
             "| --- | --- | --- | --- | ---: | --- |\n")
     rows = [r for g in ("martian_chess", "skorm", "storm_the_castle", "warfare") for r in _beats_rows(g)]
     return head + "\n".join(rows) + "\n"
+
+
+@block("learn-mc-search", "docs/learn.md", "mcts",
+       "python -m simkit.report.analysis_examples learn-compare-martian-chess (its store: simkit learn martian_chess)",
+       "simkit matchup martian_chess --policies mcts:400@default,mcts:400/mcts_prior_moves=greedy@learned --games 200")
+def _mc_search():
+    """Martian Chess's default mcts:400 against the search that reads the learned weights (greedy priors), on the
+    default rules, with the weights the example's `simkit learn martian_chess` stored."""
+    import os
+    from simkit.report import analysis_examples as ex
+    from simkit.report.doc_blocks.search_players import matchup_table
+    _learned("martian_chess", 0)   # runs the example when it has not been run
+    store = (Path("runs/examples") / ex.learn_example_name("martian_chess") / "store").resolve()
+    before = os.environ.get("SIMKIT_EVALUATIONS")
+    os.environ["SIMKIT_EVALUATIONS"] = str(store)
+    try:
+        return matchup_table("martian_chess",
+                             "--policies mcts:400@default,mcts:400/mcts_prior_moves=greedy@learned --games 200")
+    finally:
+        if before is None:
+            os.environ.pop("SIMKIT_EVALUATIONS", None)
+        else:
+            os.environ["SIMKIT_EVALUATIONS"] = before
