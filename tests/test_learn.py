@@ -221,3 +221,14 @@ def test_the_hand_set_weights_are_the_prior_of_a_weight_the_games_barely_see():
     free = fit_weights(data, hand, scale=1.0, ridge=1e-6, prior_sd=0.0)
     assert abs(with_prior["weights"][0] - 0.9) < 0.15 and abs(free["weights"][0] - 0.9) < 0.15
     assert abs(with_prior["weights"][1] - 1.0) < abs(free["weights"][1] - 1.0) - 0.5
+
+
+def test_acceptance_needs_at_least_even_in_every_match():
+    """One player's gain does not pay for the other's loss: Warfare!'s default-rules weights once passed with
+    greedy 0.527 and the search 0.473 [0.440, 0.507] (a 1,000-pair matchup then showed the search weaker)."""
+    from simkit.analysis.learn import accepted
+    greedy = {"policy": "greedy", "score": 0.527, "ci": [0.495, 0.559]}
+    search = {"policy": "mcts:50", "score": 0.473, "ci": [0.440, 0.507]}
+    assert not accepted([greedy, search])
+    assert accepted([greedy, {**search, "score": 0.5, "ci": [0.47, 0.53]}])
+    assert not accepted([])

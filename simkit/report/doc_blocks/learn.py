@@ -80,8 +80,16 @@ def _register(game: str):
         lambda: _text(game, 1) + "\n" + _moved(game, name, unit))
 
 
-for _g in ("martian_chess", "skorm", "storm_the_castle", "warfare"):
+GAMES = ("martian_chess", "skorm", "storm_the_castle", "warfare")
+for _g in GAMES:
     _register(_g)
+
+
+def _table_block(name: str, head: str, rows_of) -> None:
+    """A block of docs/learn.md: one table over every game's learn-compare example, ``rows_of(game)`` its rows."""
+    block(name, "docs/learn.md", "slow",
+          *("python -m simkit.report.analysis_examples learn-compare-" + g.replace("_", "-") for g in GAMES))(
+        lambda: head + "\n".join(r for g in GAMES for r in rows_of(g)) + "\n")
 
 
 def _result(game: str, which: int, fname: str) -> dict | None:
@@ -119,15 +127,9 @@ def _bias_rows(game: str) -> list[str]:
     return rows
 
 
-@block("learn-bias", "docs/learn.md", "slow",
-       *("python -m simkit.report.analysis_examples learn-compare-" + g.replace("_", "-")
-         for g in ("martian_chess", "skorm", "storm_the_castle", "warfare")))
-def _bias():
-    head = ("| game (variant) | players' evaluation | first-player advantage, variant - default [95%] | draw rate, "
-            "variant - default | the unit's ablation value in the variant [95%] | ablation ranking in the variant |\n"
-            "| --- | --- | --- | --- | --- | --- |\n")
-    rows = [r for g in ("martian_chess", "skorm", "storm_the_castle", "warfare") for r in _bias_rows(g)]
-    return head + "\n".join(rows) + "\n"
+_table_block("learn-bias", "| game (variant) | players' evaluation | first-player advantage, variant - default [95%] | "
+             "draw rate, variant - default | the unit's ablation value in the variant [95%] | ablation ranking in the "
+             "variant |\n| --- | --- | --- | --- | --- | --- |\n", _bias_rows)
 
 
 def _verdict(lo: float, hi: float) -> str:
@@ -162,14 +164,8 @@ def _beats_rows(game: str) -> list[str]:
     return rows
 
 
-@block("learn-beats", "docs/learn.md", "slow",
-       *("python -m simkit.report.analysis_examples learn-compare-" + g.replace("_", "-")
-         for g in ("martian_chess", "skorm", "storm_the_castle", "warfare")))
-def _beats():
-    head = ("| game | rules | match (both seat orders, common seeds) | learned's score [95%] | pairs | verdict |\n"
-            "| --- | --- | --- | --- | ---: | --- |\n")
-    rows = [r for g in ("martian_chess", "skorm", "storm_the_castle", "warfare") for r in _beats_rows(g)]
-    return head + "\n".join(rows) + "\n"
+_table_block("learn-beats", "| game | rules | match (both seat orders, common seeds) | learned's score [95%] | pairs "
+             "| verdict |\n| --- | --- | --- | --- | ---: | --- |\n", _beats_rows)
 
 
 @block("learn-mc-search", "docs/learn.md", "mcts",
