@@ -90,8 +90,9 @@ def run_bench(games=None, *, seconds=1.0, repeats=3, log=None, mcts_budget=None,
     ``policies`` / ``thread_counts`` restrict the cells (default: every policy, 1 thread and all threads).
     """
     from simkit.games import GAMES, get_game
-    from simkit.policies import MCTS, policy_vector, side_params
+    from simkit.policies import MCTS, policy_vector
     from simkit.scenario import load_scenario
+    from simkit.scenario.evaluation import describe
     budgets = (mcts_budget,) if mcts_budget else tuple(mcts_budgets)
     top = numba.config.NUMBA_NUM_THREADS
     results = []
@@ -101,8 +102,9 @@ def run_bench(games=None, *, seconds=1.0, repeats=3, log=None, mcts_budget=None,
         base_params = scenario.params()
         for policy in _cells(spec, budgets, policies):
             base = MCTS if policy.startswith(f"{MCTS}:") else policy
-            # a policy's own knobs (mcts:400/mcts_reuse=true) in both sides' rows, as a run plays them
-            params = side_params(spec, scenario.rules, base_params, (policy, policy))
+            # a policy's own knobs (mcts:400/mcts_reuse=true) and the evaluation a run would play (--eval auto:
+            # the learned weights `simkit learn` stored for the default scenario, if any) in both sides' rows
+            params = scenario.params_for((policy, policy), base_params)
             pid = tuple(int(x) for x in policy_vector(spec, (policy, policy)))
             for threads in sorted({min(t, top) for t in thread_counts or (1, top)}):
                 set_threads(threads)
@@ -121,7 +123,7 @@ def run_bench(games=None, *, seconds=1.0, repeats=3, log=None, mcts_budget=None,
                 row = {"game": name, "policy": policy, "threads": threads, "games": n,
                        "plies_per_s": pps, "games_per_s": gps, "plies_per_cpu_s": cpu,
                        "games_per_cpu_s": statistics.median(n / max(ct, 1e-9) for _, ct, _ in rates),
-                       "length_unit": spec.length_unit}
+                       "length_unit": spec.length_unit, "evaluation": describe(scenario.evaluation)}
                 if base == MCTS and threads == 1:
                     row["iterations_per_cpu_s"] = _iterations_per_s(spec, policy, seconds)
                 results.append(row)
@@ -129,7 +131,8 @@ def run_bench(games=None, *, seconds=1.0, repeats=3, log=None, mcts_budget=None,
                     its = row.get("iterations_per_cpu_s")
                     log(f"{name:18s} {policy:14s} threads={threads}: {pps:,.0f} {spec.length_unit}/s, "
                         f"{rate_text(gps)} games/s, {cpu:,.0f} {spec.length_unit} per CPU-second"
-                        + (f", {its:,.0f} search iterations per CPU-second" if its else ""))
+                        + (f", {its:,.0f} search iterations per CPU-second" if its else "")
+                        + (" (learned evaluation)" if scenario.evaluation is not None else ""))
     set_threads(None)
     return {"environment": environment(), "seconds": seconds, "repeats": repeats, "results": results}
 

@@ -446,3 +446,30 @@ def test_bench_plays_a_policys_own_knobs(monkeypatch):
     monkeypatch.setattr(bench, "_iterations_per_s", lambda *a: None)
     bench.run_bench(["warfare"], policies=("mcts:4", "mcts:4/mcts_reuse=true"), thread_counts=(1,), repeats=1)
     assert rows[0] == [0.0, 0.0] and rows[-1] == [1.0, 1.0]
+
+
+def test_bench_plays_the_evaluation_a_run_would(monkeypatch, tmp_path):
+    """With learned weights stored for the default scenario, a run plays them (--eval auto): so does bench, and
+    its rows say so (it measured the hand-set weights whatever was stored)."""
+    import simkit.bench as bench
+    from simkit.games import get_game
+    from simkit.scenario import load_scenario
+    from simkit.scenario.evaluation import save_learned
+    spec = get_game("martian_chess")
+    rows = []
+
+    def fake(spec, params, pvec, n, seed):
+        rows.append(np.asarray(params[spec.eval_slot])[:, :len(spec.eval_features)].tolist())
+        return 1.0, 1.0, 10
+
+    monkeypatch.setattr(bench, "_measure", fake)
+    monkeypatch.setenv("SIMKIT_EVALUATIONS", str(tmp_path / "store"))
+    hand = bench.run_bench(["martian_chess"], policies=("greedy",), thread_counts=(1,), repeats=1)["results"][0]
+    weights = [2.0, -0.5, -0.25, 0.125]
+    save_learned(spec, load_scenario("martian_chess").rules,
+                 {"features": list(spec.eval_features), "weights": weights, "games": 100,
+                  "logloss_learned": 0.6, "logloss_default": 0.65})
+    rows.clear()
+    learned = bench.run_bench(["martian_chess"], policies=("greedy",), thread_counts=(1,), repeats=1)["results"][0]
+    assert hand["evaluation"].startswith("default") and learned["evaluation"].startswith("learned")
+    assert rows[-1] == [weights, weights]

@@ -46,13 +46,15 @@ class Scenario:
         """Stage 2: the flat numpy parameter arrays the kernels take."""
         return self.spec.prepare(self.rules)
 
-    def params_for(self, policies):
+    def params_for(self, policies, base=None):
         """The parameter arrays for a game between these two policies: a policy's own search knobs
-        (``mcts:400/mcts_c=0.5``) go into its side's row of the knob table."""
+        (``mcts:400/mcts_c=0.5``) go into its side's row of the knob table, and each side's evaluation
+        (learned or hand-set) into its row of the weight table. ``base``: ``self.params()`` when the
+        caller prepared it already (the rules are prepared once for many policies)."""
         from simkit.policies import parse_policy, side_params
         from simkit.scenario.evaluation import with_evaluations
         spec = self.spec
-        params = side_params(spec, self.rules, self.params(), policies)
+        params = side_params(spec, self.rules, self.params() if base is None else base, policies)
         owns = [None if str(n).startswith("python:") else parse_policy(spec, n).evaluation for n in policies]
         return with_evaluations(spec, self.rules, params, owns, self.learned)
 
