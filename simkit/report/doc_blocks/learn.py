@@ -168,24 +168,39 @@ _table_block("learn-beats", "| game | rules | match (both seat orders, common se
              "| verdict |\n| --- | --- | --- | --- | ---: | --- |\n", _beats_rows)
 
 
-@block("learn-mc-search", "docs/learn.md", "mcts",
-       "python -m simkit.report.analysis_examples learn-compare-martian-chess (its store: simkit learn martian_chess)",
-       "simkit matchup martian_chess --policies mcts:400@default,mcts:400/mcts_prior_moves=greedy@learned --games 200")
-def _mc_search():
-    """Martian Chess's default mcts:400 against the search that reads the learned weights (greedy priors), on the
-    default rules, with the weights the example's `simkit learn martian_chess` stored."""
+# the searches a designer balances with (mcts:400), learned weights against hand-set ones: each game's rules and
+# variant that has learned weights, the matchup's games per seat order (a Storm or Warfare! game costs seconds)
+SEARCH_400 = (("martian_chess", "martian_chess", "mcts:400/mcts_prior_moves=greedy", 200),
+              ("skorm", "skorm", "mcts:400", 200),
+              ("skorm", "scenarios/skorm/archers_range4.toml", "mcts:400", 200),
+              ("storm_the_castle", "scenarios/storm_the_castle/heavy_cavalry.toml", "mcts:400", 100),
+              ("warfare", "scenarios/warfare/short_bows.toml", "mcts:400", 100))
+
+
+@block("learn-search-400", "docs/learn.md", "mcts",
+       "python -m simkit.report.analysis_examples learn-compare-GAME (each game's store of learned weights)",
+       *(f"simkit matchup {t} --policies {p}@learned,mcts:400@default --games {n}" for _g, t, p, n in SEARCH_400))
+def _search_400():
+    """mcts:400 on learned weights against the default mcts:400, with the weights each game's example stored
+    (Martian Chess's search that reads them: greedy priors)."""
     import os
     from simkit.report import analysis_examples as ex
-    from simkit.report.doc_blocks.search_players import matchup_table
-    _learned("martian_chess", 0)   # runs the example when it has not been run
-    store = (Path("runs/examples") / ex.learn_example_name("martian_chess") / "store").resolve()
+    from simkit.report.doc_blocks import simkit_json
+    lines = ["| rules | match (both seat orders, common seeds) | learned's score [95%] | draws | pairs |",
+             "| --- | --- | --- | ---: | ---: |"]
     before = os.environ.get("SIMKIT_EVALUATIONS")
-    os.environ["SIMKIT_EVALUATIONS"] = str(store)
     try:
-        return matchup_table("martian_chess",
-                             "--policies mcts:400@default,mcts:400/mcts_prior_moves=greedy@learned --games 200")
+        for game, target, search, n in SEARCH_400:
+            _learned(game, 0)   # runs the example when it has not been run
+            os.environ["SIMKIT_EVALUATIONS"] = str((Path("runs/examples") / ex.learn_example_name(game) / "store")
+                                                   .resolve())
+            m = simkit_json(f"matchup {target} --policies {search}@learned,mcts:400@default --games {n}")
+            c = next(c for c in m["cells"] if c["policy"].endswith("@learned"))
+            lines.append(f"| {Path(target).stem} | {c['policy']} vs {c['opponent']} | {c['score']:.3f} "
+                         f"[{c['ci'][0]:.3f}, {c['ci'][1]:.3f}] | {100 * c['draw_rate']:.1f}% | {c['games']:,} |")
     finally:
         if before is None:
             os.environ.pop("SIMKIT_EVALUATIONS", None)
         else:
             os.environ["SIMKIT_EVALUATIONS"] = before
+    return "\n".join(lines) + "\n"
