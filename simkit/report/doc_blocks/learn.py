@@ -186,7 +186,7 @@ def _search_400():
     import os
     from simkit.report import analysis_examples as ex
     from simkit.report.doc_blocks import simkit_json
-    lines = ["| rules | match (both seat orders, common seeds) | learned's score [95%] | draws | pairs |",
+    lines = ["| game: rules | match (both seat orders, common seeds) | learned's score [95%] | draws | pairs |",
              "| --- | --- | --- | ---: | ---: |"]
     before = os.environ.get("SIMKIT_EVALUATIONS")
     try:
@@ -196,7 +196,8 @@ def _search_400():
                                                    .resolve())
             m = simkit_json(f"matchup {target} --policies {search}@learned,mcts:400@default --games {n}")
             c = next(c for c in m["cells"] if c["policy"].endswith("@learned"))
-            lines.append(f"| {Path(target).stem} | {c['policy']} vs {c['opponent']} | {c['score']:.3f} "
+            rules = "default rules" if target == game else Path(target).stem
+            lines.append(f"| {game}: {rules} | {c['policy']} vs {c['opponent']} | {c['score']:.3f} "
                          f"[{c['ci'][0]:.3f}, {c['ci'][1]:.3f}] | {100 * c['draw_rate']:.1f}% | {c['games']:,} |")
     finally:
         if before is None:
