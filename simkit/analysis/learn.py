@@ -403,6 +403,6 @@ def markdown(res: LearnResult) -> str:
                          f"[{m['ci'][0]:.3f}, {m['ci'][1]:.3f}] | {m['games']:,} | {m['draw_rate']:.1%} |")
     verdict = (f"accepted at step {res.step:g}: " + ("stored for this variant, used by every command (--eval auto)"
                                                      if res.stored else "not stored (--no-store)") if res.accepted
-               else "rejected at every step: the learned player plays weaker; the default weights stay")
+               else "rejected at every step: the learned player scored below 0.5 in a match; the default weights stay")
     lines += ["", f"Verdict: {verdict}.", ""]
     return "\n".join(lines)

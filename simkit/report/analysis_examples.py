@@ -140,7 +140,7 @@ def run_example(name: str, runs: Path, reports: Path) -> Path:
         r = subprocess.run([sys.executable, "-m", "simkit", *cmd, "--out", str(d), *yes], stdout=subprocess.DEVNULL,
                            stderr=subprocess.PIPE, env=env)
         if r.returncode == 2 and b"no learned evaluation" in r.stderr:
-            # learn rejected a variant's weights (they played weaker): there is no learned evaluation to compare
+            # learn rejected a variant's weights (below 0.5 in a match): there is no learned evaluation to compare
             # with, and the example says so instead of inventing one
             d.mkdir(parents=True, exist_ok=True)
             (d / "skipped.txt").write_text(r.stderr.decode().strip() + "\n")

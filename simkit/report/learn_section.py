@@ -82,7 +82,8 @@ def learn_section(d: LearnData, w, anchor: str):
                                     f"{m['games']:,} pairs.", "learn_matches", m["ci"][1] < 0.5))
     ok = bool(s.get("accepted", accepted(s.get("matches", []))))
     sec.findings.append(Finding(f"Accepted at step {s.get('step', 1.0):g} (the played weights: hand-set + step x "
-                                f"(fitted - hand-set)): not weaker in any match." if ok else
-                                "Rejected at every step: the learned player plays weaker; the hand-set weights stay.",
+                                f"(fitted - hand-set)): at least 0.5 in every match." if ok else
+                                "Rejected at every step: the learned player scored below 0.5 in a match; the hand-set "
+                                "weights stay.",
                                 "learn_matches", not ok))
     return sec

@@ -110,7 +110,7 @@ def _bias_rows(game: str) -> list[str]:
         c = _result(game, which, "compare.json")
         if ev == "learned" and not variant_ok:
             rows.append(f"| {game} ({name}) | {ev} | no learned evaluation: learn rejected the variant's weights "
-                        f"(they played weaker at every step) | | | |")
+                        f"(below 0.5 in a match at every step) | | | |")
             continue
         if ev == "learned" and not base_ok:
             ev = "learned (the default rules: hand-set, learn rejected their fit)"
