@@ -168,40 +168,43 @@ _table_block("learn-beats", "| game | rules | match (both seat orders, common se
              "| verdict |\n| --- | --- | --- | --- | ---: | --- |\n", _beats_rows)
 
 
-# the searches a designer balances with (mcts:400), learned weights against hand-set ones: each game's rules and
-# variant that has learned weights, the matchup's games per seat order (a Storm or Warfare! game costs seconds)
-SEARCH_400 = (("martian_chess", "martian_chess", "mcts:400/mcts_prior_moves=greedy", 200),
-              ("skorm", "skorm", "mcts:400", 200),
-              ("skorm", "scenarios/skorm/archers_range4.toml", "mcts:400", 200),
-              ("storm_the_castle", "scenarios/storm_the_castle/heavy_cavalry.toml", "mcts:400", 100),
-              ("warfare", "scenarios/warfare/short_bows.toml", "mcts:400", 100))
+# the search a designer balances with (mcts:400) on learned weights against the default one: each game's rules and
+# variant whose learned weights learn accepted, its games per seat order (a Storm or Warfare! game costs seconds)
+SEARCH_400_GAMES = {"martian_chess": 200, "skorm": 200, "storm_the_castle": 100, "warfare": 100}
+
+
+def _search_400_cells() -> list[tuple]:
+    """(game, target, search, games) of every accepted learned evaluation of the examples; the search is the game's
+    learn_search at budget 400 (Martian Chess's reads the weights through greedy priors)."""
+    from simkit.games import get_game
+    from simkit.report.analysis_examples import LEARN_VARIANTS
+    cells = []
+    for game, n in SEARCH_400_GAMES.items():
+        search = get_game(game).learn_search.replace("mcts:50", "mcts:400", 1)
+        for which, target in ((0, game), (1, f"scenarios/{game}/{LEARN_VARIANTS[game][0]}.toml")):
+            if _learned(game, which).accepted:
+                cells.append((game, target, search, n))
+    return cells
 
 
 @block("learn-search-400", "docs/learn.md", "mcts",
        "python -m simkit.report.analysis_examples learn-compare-GAME (each game's store of learned weights)",
-       *(f"simkit matchup {t} --policies {p}@learned,mcts:400@default --games {n}" for _g, t, p, n in SEARCH_400))
+       "simkit matchup TARGET --policies SEARCH@learned,mcts:400@default --games N for each rules and variant whose "
+       "weights learn accepted (SEARCH_400_GAMES)")
 def _search_400():
-    """mcts:400 on learned weights against the default mcts:400, with the weights each game's example stored
-    (Martian Chess's search that reads them: greedy priors)."""
+    """mcts:400 on learned weights against the default mcts:400, with the weights each game's example stored."""
     import os
+    from unittest import mock
     from simkit.report import analysis_examples as ex
     from simkit.report.doc_blocks import simkit_json
     lines = ["| game: rules | match (both seat orders, common seeds) | learned's score [95%] | draws | pairs |",
              "| --- | --- | --- | ---: | ---: |"]
-    before = os.environ.get("SIMKIT_EVALUATIONS")
-    try:
-        for game, target, search, n in SEARCH_400:
-            _learned(game, 0)   # runs the example when it has not been run
-            os.environ["SIMKIT_EVALUATIONS"] = str((Path("runs/examples") / ex.learn_example_name(game) / "store")
-                                                   .resolve())
+    for game, target, search, n in _search_400_cells():
+        store = (Path("runs/examples") / ex.learn_example_name(game) / "store").resolve()
+        with mock.patch.dict(os.environ, {"SIMKIT_EVALUATIONS": str(store)}):
             m = simkit_json(f"matchup {target} --policies {search}@learned,mcts:400@default --games {n}")
-            c = next(c for c in m["cells"] if c["policy"].endswith("@learned"))
-            rules = "default rules" if target == game else Path(target).stem
-            lines.append(f"| {game}: {rules} | {c['policy']} vs {c['opponent']} | {c['score']:.3f} "
-                         f"[{c['ci'][0]:.3f}, {c['ci'][1]:.3f}] | {100 * c['draw_rate']:.1f}% | {c['games']:,} |")
-    finally:
-        if before is None:
-            os.environ.pop("SIMKIT_EVALUATIONS", None)
-        else:
-            os.environ["SIMKIT_EVALUATIONS"] = before
+        c = next(c for c in m["cells"] if c["policy"].endswith("@learned"))
+        rules = "default rules" if target == game else Path(target).stem
+        lines.append(f"| {game}: {rules} | {c['policy']} vs {c['opponent']} | {c['score']:.3f} "
+                     f"[{c['ci'][0]:.3f}, {c['ci'][1]:.3f}] | {100 * c['draw_rate']:.1f}% | {c['games']:,} |")
     return "\n".join(lines) + "\n"
