@@ -87,7 +87,7 @@ def test_the_interrupted_directory_holds_no_result_file(tmp_path):
     assert c["manifest"]["status"] == "interrupted" and c["manifest"]["games_kept"] == 600
     assert not (out / "sweep.csv").exists() and not (out / "sweep.parquet").exists()
     assert json.loads((out / "cells" / "000000" / "manifest.json").read_text())["status"] == "complete"
-    assert len(list((out / "cells" / "000001" / "chunks").glob("chunk-*.parquet"))) == 2
+    assert len(list((out / "cells" / "000001" / "chunks").glob("chunk-*.npz"))) == 2
 
 
 def test_resume_names_the_option_that_differs(tmp_path, runner):

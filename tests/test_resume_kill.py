@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 
+import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
@@ -40,7 +41,7 @@ def _start_and_kill(out, sig, extra=(), group=False):
         while time.time() < deadline:
             if p.poll() is not None:
                 pytest.fail(f"the run ended before it could be killed: {p.stderr.read().decode()[-500:]}")
-            if len(list((out / "chunks").glob("chunk-*.parquet"))) >= 3 if (out / "chunks").exists() else False:
+            if len(list((out / "chunks").glob("chunk-*.npz"))) >= 3 if (out / "chunks").exists() else False:
                 break
             time.sleep(0.01)
         else:
@@ -76,12 +77,14 @@ def test_killed_run_resumes_to_the_uninterrupted_games_parquet(runner, tmp_path,
         assert rc == -signal.SIGKILL
         assert manifest["status"] == "running"
     assert not (out / "games.parquet").exists()       # an unfinished run never looks complete
-    kept = len(list((out / "chunks").glob("chunk-*.parquet")))
+    kept = len(list((out / "chunks").glob("chunk-*.npz")))
     assert 3 <= kept < GAMES // 100
     if sig == signal.SIGKILL:   # damage: a truncated chunk and a chunk whose aggregate is gone are replayed
-        chunks = sorted((out / "chunks").glob("chunk-*.parquet"))
+        chunks = sorted((out / "chunks").glob("chunk-*.npz"))
         chunks[0].write_bytes(chunks[0].read_bytes()[:10])
-        (out / "chunks" / chunks[1].name.replace("chunk-", "agg-").replace(".parquet", ".npy")).unlink()
+        with np.load(chunks[1]) as z:
+            kept_parts = {k: z[k] for k in z.files if k != "aggregate"}
+        np.savez(chunks[1], **kept_parts)
     r = invoke(runner, ["run", *ARGS, "--out", out, "--resume"])
     assert r.exit_code == 0, r.output
     assert json.loads(r.output)["games"] == GAMES

@@ -35,7 +35,7 @@ def test_interrupted_run_keeps_chunks_and_resumes_to_identical_records(tmp_path)
     assert part.interrupted and part.games_done == 180
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["status"] == "interrupted" and manifest["games_done"] == 180
-    assert len(list((out / "chunks").glob("chunk-*.parquet"))) == 3
+    assert len(list((out / "chunks").glob("chunk-*.npz"))) == 3
     assert not (out / "games.parquet").exists()      # an unfinished run never looks complete
     done = simulate(sc, CFG, out_dir=out, resume=True, progress=False)
     assert not done.interrupted and done.games_done == 400
@@ -207,7 +207,7 @@ def test_out_of_order_interrupt_keeps_prefix_and_resume_replays_only_the_gap(tmp
     assert json.loads((out / "manifest.json").read_text())["games_done"] == 120
     from simkit.backends.store import read_records
     assert np.array_equal(read_records(out, sc.spec), full[:120])   # the stored chunk past the gap is not read
-    assert (out / "chunks" / "chunk-000000000180.parquet").exists()  # ... but kept for resume
+    assert (out / "chunks" / "chunk-000000000180.npz").exists()  # ... but kept for resume
 
     played = []
 

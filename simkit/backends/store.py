@@ -1,8 +1,12 @@
 """The run directory: manifest, finished chunks, records and summary on disk.
 
     DIR/manifest.json   resolved scenario, config, versions, status, timing
-    DIR/chunks/         one parquet + one .npy per finished chunk (while running)
+    DIR/chunks/         one .npz per finished chunk (while running): its records, aggregate, time
     DIR/games.parquet   one row per game (written when the run is complete)
+
+A chunk's records are kept raw (NumPy, in the narrowest integer type that holds them) and encoded
+to Parquet once, when the run completes: a chunk stored as Parquet was encoded, read back and
+encoded again, 30% of a 1,000,000-game random run (docs/speed.md, "Whole runs").
     DIR/aggregate.csv   the game's aggregate (e.g. deaths per cell)
     DIR/summary.json    the `--json` object
     DIR/tally.npz       the run's tally (`engine/tally.py`): a finished run reloads in O(1)
@@ -83,7 +87,19 @@ def start_run(out: Path, scenario, config, threads: int, command: dict | None = 
     atomic_write_json(out / "manifest.json", manifest)
 
 
-ELAPSED_KEY = b"simkit.elapsed_s"   # a chunk file's metadata: the seconds the run waited for it
+ELAPSED_KEY = b"simkit.elapsed_s"   # a traced chunk's Parquet metadata: the seconds the run waited for it
+
+
+def _narrow(records: np.ndarray) -> np.ndarray:
+    """The records in the narrowest signed integer type that holds them all (loaded back as int32):
+    a chunk on disk is then about a quarter of its int32 size."""
+    if records.size == 0:
+        return records
+    lo, hi = int(records.min()), int(records.max())
+    for t in (np.int8, np.int16):
+        if np.iinfo(t).min <= lo and hi <= np.iinfo(t).max:
+            return records.astype(t)
+    return records
 
 
 def write_chunk(out: Path, spec, seed: int, start: int, records: np.ndarray, aggregate: np.ndarray,
@@ -91,17 +107,21 @@ def write_chunk(out: Path, spec, seed: int, start: int, records: np.ndarray, agg
     """Store one finished chunk; ``elapsed`` (the time spent on it) travels with it, so a resumed
     run's speed counts the time of every session, not only the last one's. ``extra``: columns of
     tags every row carries (a playtest: the person's side)."""
-    import pyarrow.parquet as pq
-    path = out / "chunks" / f"chunk-{start:012d}.parquet"
-    tmp = path.with_name(f".{path.name}.tmp")
-    table = _records_table(records, spec, start, seed, extra)
-    pq.write_table(table.replace_schema_metadata({ELAPSED_KEY: repr(float(elapsed)).encode()}), tmp)
-    agg_tmp = out / "chunks" / f".agg-{start:012d}.npy.tmp.npy"
-    np.save(agg_tmp, np.asarray(aggregate, dtype=np.int64))
-    for p in (agg_tmp, tmp):   # on disk before the renames, so a power cut cannot leave a renamed empty file
-        _fsync(p)
-    os.replace(agg_tmp, out / "chunks" / f"agg-{start:012d}.npy")
-    os.replace(tmp, path)  # the parquet last: its presence means the chunk is whole
+    path = out / "chunks" / f"chunk-{start:012d}.npz"
+    tmp = path.with_name(f".{path.name}.tmp.npz")
+    tags = {f"tag_{k}": np.int64(v) for k, v in (extra or {}).items()}
+    np.savez(tmp, records=_narrow(np.asarray(records)), aggregate=np.asarray(aggregate, dtype=np.int64),
+             elapsed=np.float64(elapsed), seed=np.int64(seed), **tags)
+    _fsync(tmp)   # on disk before the rename, so a power cut cannot leave a renamed empty file
+    os.replace(tmp, path)  # one file: its presence means the chunk is whole
+
+
+def _read_chunk(path: Path) -> dict:
+    """A chunk file's parts: records (int32), aggregate, elapsed, seed and extra tags."""
+    with np.load(path) as z:
+        return {"records": z["records"].astype(np.int32), "aggregate": z["aggregate"],
+                "elapsed": float(z["elapsed"]), "seed": int(z["seed"]),
+                "extra": {k[4:]: int(z[k]) for k in z.files if k.startswith("tag_")}}
 
 
 def _fsync(path: Path):
@@ -157,10 +177,8 @@ def load_chunks(out: Path, scenario, config, manifest: dict | None = None):
     by `check_resume` unless its ``manifest`` is given). A complete run's chunks are cut from its
     games.parquet (the whole aggregate and elapsed time come with the first chunk), so a longer
     command replays a finished sub-run chunk by chunk, exactly as it first saw it."""
-    import pyarrow.parquet as pq
     if manifest is None:
         manifest = check_resume(out, scenario, config)
-    fields = scenario.spec.record_fields
     if manifest.get("status") == "complete":
         records = read_records(out, scenario.spec)
         total = load_tally(out, scenario.spec)
@@ -173,23 +191,16 @@ def load_chunks(out: Path, scenario, config, manifest: dict | None = None):
             first = False
         return
     sizes = dict(config.chunks())
-    for path in sorted((out / "chunks").glob("chunk-*.parquet")):
-        try:
-            start = int(path.stem.split("-")[1])
-        except (IndexError, ValueError):
-            continue
+    for start, path in _chunk_paths(out):
         if start not in sizes:
             continue
         try:  # a damaged or half-missing chunk is played again (and overwritten)
-            table = pq.read_table(path, columns=list(fields))
-            records = np.column_stack([table[f].to_numpy() for f in fields]).astype(np.int32)
-            aggregate = np.load(out / "chunks" / f"agg-{start:012d}.npy")
-            elapsed = float((table.schema.metadata or {}).get(ELAPSED_KEY, b"0"))
+            chunk = _read_chunk(path)
         except Exception:
             continue
-        if len(records) != sizes[start]:
+        if len(chunk["records"]) != sizes[start]:
             continue
-        yield start, records, aggregate, elapsed
+        yield start, chunk["records"], chunk["aggregate"], chunk["elapsed"]
 
 
 TALLY = "tally.npz"
@@ -222,14 +233,12 @@ def finish_run(out: Path, result, complete: bool, records: bool = True):
     elif complete:
         # the counted games are a prefix 0..games_done-1; a chunk finished past it (Dask, stopped
         # early) is not part of the run
-        paths = [p for s, p in _chunk_paths(out) if s < result.games_done]
+        paths = [(s, p) for s, p in _chunk_paths(out) if s < result.games_done]
         tmp = out / ".games.parquet.tmp"
         writer = None
-        if len(paths) == 1:   # the one chunk already is games.parquet: no second pass
-            os.replace(paths[0], out / "games.parquet")
-            paths = []
-        for p in paths:  # stream chunk by chunk: memory stays bounded
-            t = pq.read_table(p).replace_schema_metadata(None)
+        for start, p in paths:  # chunk by chunk, each encoded once: memory stays bounded
+            chunk = _read_chunk(p)
+            t = _records_table(chunk["records"], spec, start, chunk["seed"], chunk["extra"])
             if writer is None:
                 writer = pq.ParquetWriter(tmp, t.schema)
             writer.write_table(t)
@@ -257,7 +266,7 @@ def finish_run(out: Path, result, complete: bool, records: bool = True):
 def _chunk_paths(out: Path) -> list[tuple[int, Path]]:
     """(start, path) of the chunk files of a run directory, by start."""
     found = []
-    for p in (out / "chunks").glob("chunk-*.parquet"):
+    for p in (out / "chunks").glob("chunk-*.npz"):
         try:
             found.append((int(p.stem.split("-")[1]), p))
         except (IndexError, ValueError):
@@ -276,9 +285,8 @@ def read_records(out: Path, spec) -> np.ndarray:
     for start, p in _chunk_paths(out):
         if start != nxt:   # a gap: later chunks are stored for --resume, not part of the games so far
             break
-        t = pq.read_table(p, columns=fields)
-        parts.append(t)
-        nxt = start + t.num_rows
+        parts.append(_read_chunk(p)["records"])
+        nxt = start + len(parts[-1])
     if not parts:
         return np.zeros((0, len(fields)), dtype=np.int32)
-    return np.concatenate([np.column_stack([t[f].to_numpy() for f in fields]) for t in parts]).astype(np.int32)
+    return np.concatenate(parts)
