@@ -263,10 +263,15 @@ def _softmax_nb(scores, n, temp, out):
         if s > hi:
             hi = s
     tot = 0.0
+    last_x = 1.0      # no x is > 0: the first score always computes its exp
+    last_e = 0.0
     for k in range(n):
         x = (min(scores[k], 1.0e6) - hi) / temp
-        out[k] = np.exp(x) if x > -700.0 else 0.0
-        tot += out[k]
+        if x != last_x:   # runs of equal scores (quiet moves, captures of the same piece) share one exp
+            last_x = x
+            last_e = np.exp(x) if x > -700.0 else 0.0
+        out[k] = last_e
+        tot += last_e
     for k in range(n):
         out[k] /= tot
 
