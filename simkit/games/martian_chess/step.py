@@ -115,7 +115,7 @@ def chosen_move_nb(P, S, policies, rng, trees, S1, S2s, sb, sm):
     return choose_greedy_nb(board, meta, rays, rules, weights[p], moves, k, rng, sb, sm), n
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def record_ply_nb(rules, board, meta, mv, rec, deaths, snapshot_ply):
     """Play ``mv`` for the side to move and count it: captures, kills and losses by piece, field
     promotions, the deaths per cell, and the material snapshot taken before ply ``snapshot_ply``.
