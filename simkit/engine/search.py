@@ -610,7 +610,7 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
                 n = k if k > 0 else n
             guess = ti[node, TI_FIRST]
             for k in range(n):
-                ch = _find_child_nb(ti, node, codes[k], guess)
+                ch = _find_child_nb(ti, node, np.int64(codes[k]), np.int64(guess))
                 if ch < 0:
                     return False
                 ti[ch, TI_STAMP] = stamp
@@ -747,7 +747,7 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
                         guess = ti[node, TI_FIRST]
                         mover = ti[node, TI_MOVER]
                         for k in range(n):
-                            ch = _find_child_nb(ti, node, codes[k], guess)
+                            ch = _find_child_nb(ti, node, np.int64(codes[k]), np.int64(guess))
                             if ch < 0:
                                 ch = _append_child_nb(ti, tf, node, codes[k], mover, priors[k],
                                                       decisive and scores[k] >= DECISIVE, it)
@@ -761,7 +761,8 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
                     if ch < 0:          # nothing legal is known here (a full tree): score the position
                         r = leaf_value_nb(P, S, S2, knobs, horizon, draw0, outs, probs, ti, tf, node, rng)
                         break
-                    apply_nb(P, S, ti[ch, TI_CODE], rng)
+                    # int64, as every other call passes a code: one compiled apply per game, not two
+                    apply_nb(P, S, np.int64(ti[ch, TI_CODE]), rng)
                 node = ch
                 path[depth] = node
                 depth += 1

@@ -38,6 +38,8 @@ class MartianChessSteps(GameSteps):
         super().__init__(spec, params)
         self.init_board, rays, rules, weights, mc = params
         self.P = (rays, rules, weights, mc)
+        # the search's view of the position (a side's weights and knobs): its hooks then compile once, for both
+        self._P0 = (rays, rules, weights[0], mc[0])
         self.max_decisions = int(rules[R_MAX_PLIES])
         pips = int(self.init_board.sum())
         self.obs_low = np.zeros(OBS_SIZE, np.float32)
@@ -58,7 +60,7 @@ class MartianChessSteps(GameSteps):
         start_turn_nb(meta, rules)      # the search state's convention: the mover's turn started
 
     def status(self, S):
-        return int(search.status_nb(self.P, S))     # (a mover with no move: the draw, MC-5, recorded here)
+        return int(search.status_nb(self._P0, S))     # (a mover with no move: the draw, MC-5, recorded here)
 
     def to_move(self, S):
         return int(S[1][M_TO_MOVE])
@@ -79,8 +81,7 @@ class MartianChessSteps(GameSteps):
         return features(self, S)
 
     def evaluate(self, S):
-        rays, rules, weights, mc = self.P
-        return float(search.evaluate_nb((rays, rules, weights[0], mc[0]), S))    # (only mcts_scale: shared)
+        return float(search.evaluate_nb(self._P0, S))    # (only mcts_scale: shared)
 
     def choose(self, S, policies, rng):
         cap = tree_capacity(max_budget(policies), SEARCH_WIDTH)

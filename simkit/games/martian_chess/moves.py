@@ -353,13 +353,13 @@ def apply_move_nb(board, meta, rules, mv):
     # end checks, in RULES order
     if meta[M_PIPS] == 0 or meta[M_PIPS + 1] == 0:
         meta[M_END] = END_TERRITORY
-        meta[M_WINNER] = decide_nb(meta, p)
+        meta[M_WINNER] = decide_nb(meta, np.int64(p))
     elif meta[M_CALLED] and meta[M_CLOCK] >= rules[R_CLOCK_PLIES]:
         meta[M_END] = END_CLOCK
-        meta[M_WINNER] = decide_nb(meta, -1)
+        meta[M_WINNER] = decide_nb(meta, np.int64(-1))
     elif meta[M_PLY] >= rules[R_MAX_PLIES]:
         meta[M_END] = END_LIMIT
-        meta[M_WINNER] = decide_nb(meta, -1)
+        meta[M_WINNER] = decide_nb(meta, np.int64(-1))
     meta[M_TO_MOVE] = 1 - p
     return captured
 

@@ -92,7 +92,8 @@ def batch_nb(init_board, rays, rules, weights, mc, seed, start, firsts, policies
         moves = np.zeros(MAX_MOVES, dtype=np.int32)
         rng = np.zeros(1, dtype=np.uint64)
         log = np.zeros(0, dtype=np.int32)
-        trees = (new_tree_nb(tree_cap, MAX_MOVES, 1), new_tree_nb(tree_cap, MAX_MOVES, 1))
+        trees = (new_tree_nb(tree_cap, np.int64(MAX_MOVES), np.int64(1)),   # int64: as the step API's call
+                 new_tree_nb(tree_cap, np.int64(MAX_MOVES), np.int64(1)))
         S = new_state_nb()
         S2s = (new_state_nb(), new_state_nb())
         tv = np.zeros(0, dtype=np.float64)   # no trajectory in the batch

@@ -7,6 +7,7 @@ A game is: ``init_game_nb``, then per ply the start of the mover's turn,
 (``S = (board, meta, moves)``, the mover's turn started), so the step API, the search and
 the batch kernel share one position and one set of rules.
 """
+import numpy as np
 from numba import njit
 
 from simkit.engine.rng import rng_below_nb
@@ -121,7 +122,7 @@ def record_ply_nb(rules, board, meta, mv, rec, deaths, snapshot_ply):
     promotions, the deaths per cell, and the material snapshot taken before ply ``snapshot_ply``.
     Returns 1 if the move captured."""
     if meta[M_PLY] == snapshot_ply:
-        material_nb(board, rec, F_SNAP)
+        material_nb(board, rec, np.int64(F_SNAP))
     p = meta[M_TO_MOVE]
     s = mv // 32
     t = mv % 32
@@ -142,7 +143,7 @@ def record_ply_nb(rules, board, meta, mv, rec, deaths, snapshot_ply):
 def finish_record_nb(board, meta, rec, snapshot_ply):
     """The record's result columns and final material; a game that ended before ply ``snapshot_ply``
     (or no snapshot: -1) has the final material as its snapshot."""
-    material_nb(board, rec, F_FINAL)
+    material_nb(board, rec, np.int64(F_FINAL))
     if not 0 <= snapshot_ply < meta[M_PLY]:
         for k in range(6):
             rec[F_SNAP + k] = rec[F_FINAL + k]

@@ -59,7 +59,7 @@ class SkormSteps(GameSteps):
         high[-2:] = 2, max_plies
         self.obs_high = high
         maxa = int(max_actions_nb(params))
-        self._codes = np.zeros(maxa, np.int64)
+        self._codes = np.zeros(maxa, np.int32)    # int32, as the search's buffer: decisions_nb compiles once
         self._scores = np.zeros(maxa, np.float64)
         self._outs = np.zeros(6, np.int64)
         self._probs = np.zeros(6, np.float64)
@@ -95,7 +95,7 @@ class SkormSteps(GameSteps):
         n = search.decisions_nb(self.P, S, self._codes, self._scores)
         if n == 0:      # no action: the pass (SK-8)
             return np.array([self.pass_code], np.int64)
-        return np.sort(self._codes[:n])
+        return np.sort(self._codes[:n].astype(np.int64))
 
     def apply(self, S, code, rng, rec, agg, snapshot_ply):
         step_decision_nb(self.P, S, np.int64(code), rng, rec, agg, np.int64(snapshot_ply))
