@@ -161,9 +161,10 @@ def play_game_nb(params, seed, game, first, policies, snapshot_ply, cell, face, 
     return li
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def play_block_nb(params, seed, start, lo, hi, firsts, policies, tree_cap, snapshot_ply, records, agg, log, tv, tl):
-    """Games start+lo .. start+hi-1 on one block's scratch (run_batch_nb's loop body)."""
+    """Games start+lo .. start+hi-1 on one block's scratch (run_batch_nb's loop body; inlined there: as a
+    function of its own it optimised and emitted the whole game again, 3 s of every cold compile)."""
     ip = params[P_I]
     N = ip[I_N]
     P = ip[I_P]
