@@ -667,7 +667,7 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
         fpu = knobs[MC_FPU]
         decisive = knobs[MC_DECISIVE] > 0.5
         closed = closed_loop_nb(P)
-        player = to_move_nb(P, root)
+        player = np.int64(to_move_nb(P, root))   # int64 whatever the game keeps: one compiled determinise_nb
         horizon = turn_nb(P, root) + np.int64(knobs[MC_CUTOFF])
         # contempt: the searching side counts a finished draw as 1/2 - mcts_contempt (a draw-averse player)
         draw0 = 0.5 - knobs[MC_CONTEMPT] if player == 0 else 0.5 + knobs[MC_CONTEMPT]

@@ -102,7 +102,7 @@ class StormTheCastleSteps(GameSteps):
         turn[6:10] = iopt[O_POINTS] + iopt[O_BONUS2], 2, maxt, 2
         self._put(high, "turn", turn)
         self.obs_high = high
-        self._codes = np.zeros(int(iopt[O_BUF]), np.int64)
+        self._codes = np.zeros(int(iopt[O_BUF]), np.int32)   # int32, as the search's buffer: decisions_nb compiles once
         self._scores = np.zeros(int(iopt[O_BUF]), np.float64)
         self._outs = np.zeros(search.MAX_OUTCOMES, np.int64)
         self._probs = np.zeros(search.MAX_OUTCOMES, np.float64)
@@ -156,7 +156,7 @@ class StormTheCastleSteps(GameSteps):
 
     def legal(self, S):
         n = search.decisions_nb(self.P, S, self._codes, self._scores)
-        return np.sort(self._codes[:n])
+        return np.sort(self._codes[:n].astype(np.int64))
 
     def apply(self, S, code, rng, rec, agg, snapshot_ply):
         play_code_nb(self.P, S, np.int64(code), rng, rec, agg, np.int64(snapshot_ply))
