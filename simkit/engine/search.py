@@ -127,21 +127,25 @@ def new_tree_nb(cap, maxa, maxo):
 @njit(cache=True, _nrt=False, inline="always")
 def copy_into_nb(src, dst):
     """Copy C-contiguous ``src`` into ``dst`` of the same shape, for a game's ``copy_nb``: slice assignment
-    (``dst[:, :] = src``) needs numba's reference counting, which the engine is compiled without."""
-    a = src.reshape(src.size)
-    b = dst.reshape(dst.size)
-    for i in range(a.shape[0]):
-        b[i] = a[i]
+    (``dst[:, :] = src``) needs numba's reference counting, which the engine is compiled without. The
+    arrays are walked flat (``.flat`` of a C array is one running index): a ``reshape`` view called numba's
+    C helper for every array of every copy, twice the cost of copying a small array."""
+    out = dst.flat
+    i = 0
+    for x in src.flat:
+        out[i] = x
+        i += 1
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def same_array_nb(a, b):
     """Are C-contiguous ``a`` and ``b`` (same shape) equal element by element? For a game's ``same_nb``."""
-    x = a.reshape(a.size)
-    y = b.reshape(b.size)
-    for i in range(x.shape[0]):
-        if x[i] != y[i]:
+    y = b.flat
+    i = 0
+    for x in a.flat:
+        if x != y[i]:
             return False
+        i += 1
     return True
 
 
