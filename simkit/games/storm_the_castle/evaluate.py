@@ -20,7 +20,6 @@ turns that follow, then by the squashed material lead.
 """
 import numpy as np
 from numba import njit
-from numba.cpython.unsafe.numbers import trailing_zeros
 
 from simkit.games.storm_the_castle.moves import modifier_nb, stack_masks_nb
 from simkit.games.storm_the_castle.policies import card_value_nb, p_success_nb
@@ -142,9 +141,7 @@ def take_chance_nb(ctab, spi, adj, dist, keep, iopt, ptable, cards, sp, g, s, fr
     ek = keep[1 - s]
     top = sp[ek, 0]
     bot = sp[ek, 1]
-    masks = stack_masks_nb(s, cards, sp, ctab)
-    enemy = masks[0]
-    mown = masks[4]
+    enemy = stack_masks_nb(s, cards, sp, ctab)[0]
     attacks = 2 if fresh else 2 - g[G_ATTACKS]
     walkers = 0
     melee = 0
@@ -152,14 +149,10 @@ def take_chance_nb(ctab, spi, adj, dist, keep, iopt, ptable, cards, sp, g, s, fr
     p1 = 0.0            # the two best chances of killing the keep's top card
     p2 = 0.0
     pm = 0.0            # the best by a melee attacker
-    # only the spaces holding s's stacks (a stack is one side's), ascending: the same units in the same
-    # order as a scan over every space, without the scan's tests of the empty and enemy ones
-    while mown != 0:
-        x = trailing_zeros(mown)
-        mown &= mown - 1
+    for x in range(sp.shape[0]):
         for j in range(2):
             c = sp[x, j]
-            if c < 0 or (not fresh and cards[c, C_ACTED] != 0):
+            if c < 0 or cards[c, C_OWNER] != s or (not fresh and cards[c, C_ACTED] != 0):
                 continue
             t = cards[c, C_TYPE]
             mv = ctab[t, T_MOVE]
