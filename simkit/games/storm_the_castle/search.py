@@ -585,7 +585,7 @@ def attack_gain_nb(P, S, a, b, extra, d01):
     return gain
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")   # one caller (decisions_nb): no call with P and S per option
 def prior_nb(P, S, k, n):
     """Option ``k``'s prior score: its one-ply change of the lead, card-value units (module doc), with the
     searcher's weight row ``w``: a card of type t counts w[t] on the board, w[T + t] in hand, w[2T] the
