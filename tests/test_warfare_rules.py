@@ -283,7 +283,7 @@ def test_greedy_prefers_a_flank_attack():
     out = np.zeros(4, np.int64)
     acted = np.zeros(p.nu, np.int64)
     sc = greedy_attack_nb(np.int64(0), p.P, p.occ, p.usq, p.uface, p.utype, p.uside, acted, np.int64(p.nu),
-                          False, np.int64(0), out, p.rng, p.P[16][0])
+                          False, np.int64(0), out, p.rng, p.P[16][0], np.zeros(2 * (12 + 12), np.int64))
     assert out[0] == 0 and out[3] in (1, 2)
     assert sc == pytest.approx(2.0)            # value(infantry) * 1
     t = int(out[1])
@@ -343,5 +343,5 @@ def test_greedy_takes_the_winning_kill():
     out = np.zeros(4, np.int64)
     acted = np.zeros(p.nu, np.int64)
     sc = greedy_attack_nb(np.int64(0), p.P, p.occ, p.usq, p.uface, p.utype, p.uside, acted, np.int64(p.nu),
-                          True, np.int64(0), out, p.rng, p.P[16][0])
+                          True, np.int64(0), out, p.rng, p.P[16][0], np.zeros(2 * (12 + 12), np.int64))
     assert out[0] == 0 and out[3] == 1 and sc == pytest.approx(0.5 * 1002 - 0.5 * 2)

@@ -167,3 +167,43 @@ def test_greedy_threat_map_equals_the_stencil_per_square():
             assert (gmap[2] == want).all()
             n += 1
     assert n > 4
+
+
+@pytest.mark.parametrize("W,H,n", [(12, 12, 36), (40, 12, 150)])
+def test_enemy_box_masks_visit_the_enemies_in_the_box_in_id_order(W, H, n):
+    """The attack scans (greedy_attack_nb, candidates.unit_attacks_nb and best_attack_nb) visit only the
+    enemies policies.box_mask_nb finds within Chebyshev distance r, from mask_span_nb's lo to hi: the same
+    enemies in the same (ascending id) order as testing every enemy's distance. Up to 64 ids in the enemy
+    span the masks are exact; with more (the 150-unit board) ids share bits and the scan tests each one."""
+    from simkit.games.warfare.policies import box_mask_nb, enemy_masks_nb, enemy_span_nb, mask_span_nb
+    rs = np.random.default_rng(3)
+    sqx = np.arange(W * H, dtype=np.int64) % W
+    sqy = np.arange(W * H, dtype=np.int64) // W
+    checked = 0
+    for _trial in range(30):
+        usq = rs.choice(W * H, n, replace=False).astype(np.int64)
+        usq[rs.random(n) < 0.3] = -1                  # the dead
+        uside = (np.arange(n) >= n // 2).astype(np.int64)
+        for side in (0, 1):
+            elo, ehi = enemy_span_nb(np.int64(side), usq, uside, np.int64(n))
+            em = np.zeros(2 * (W + H), np.int64)
+            exact = enemy_masks_nb(np.int64(side), usq, uside, sqx, sqy, np.int64(W), np.int64(H), elo, ehi, em)
+            assert exact == (ehi - elo <= 64)
+            for _probe in range(20):
+                x, y, r = int(rs.integers(0, W)), int(rs.integers(0, H)), int(rs.integers(1, 6))
+                want = [v for v in range(n) if usq[v] >= 0 and uside[v] != side
+                        and max(abs(sqx[usq[v]] - x), abs(sqy[usq[v]] - y)) <= r]
+                bm = box_mask_nb(em, np.int64(W), np.int64(H), np.int64(x), np.int64(y), np.int64(r))
+                got = []
+                if bm != 0:
+                    lo, hi = mask_span_nb(bm, exact, elo, ehi)
+                    for v in range(lo, hi):
+                        if (int(bm) >> ((v - elo) & 63)) & 1 == 0:
+                            continue
+                        if not exact and (usq[v] < 0 or uside[v] == side or max(
+                                abs(sqx[usq[v]] - x), abs(sqy[usq[v]] - y)) > r):
+                            continue
+                        got.append(v)
+                assert got == want
+                checked += 1
+    assert checked == 30 * 2 * 20

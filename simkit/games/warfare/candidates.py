@@ -29,8 +29,8 @@ import numpy as np
 from numba import njit
 
 from .moves import INSTANT_ATT, INSTANT_DEF, angle_nb, combat_kind_nb, in_arc_nb
-from .policies import (CL_ADVANCE, CL_NONE, activation_class_nb, attack_score_nb, best_facing_nb, enemy_span_nb,
-                       melee_facing_nb, pos_score_nb, score_bound_nb)
+from .policies import (CL_ADVANCE, CL_NONE, activation_class_nb, attack_score_nb, best_facing_nb, box_mask_nb,
+                       enemy_masks_nb, enemy_span_nb, mask_span_nb, melee_facing_nb, pos_score_nb, score_bound_nb)
 from .state import ARC, DXA, DYA, INNER, IP_H, IP_N0, IP_NSQ, IP_P2, IP_W, WIN_LO
 
 END, STAY, ADVANCE = 0, 1, 2
@@ -121,14 +121,15 @@ def decision_class_nb(P, occ, usq, utype, side, code):
 
 @njit(inline="always", **INNER)     # one caller (gen_decisions_nb): no call passing P and the state per unit
 def unit_attacks_nb(u, m, side, last, with_pos, P, occ, usq, uface, utype, uside, nu, gmap, gf, psc, pt, pf,
-                    ppos, val, elo, ehi):
+                    ppos, val, elo, ehi, em, exact):
     """For every enemy v unit u can attack after moving up to m steps: the best approach by the greedy
     attack score (psc[v], NEG if none), then (``with_pos`` != 0) by the greedy position score; its square
     pt[v] and facing pf[v]. Returns the best score over all enemies (NEG if none). ``val``: the unit values
     both scores use (a weight row, state.P_EVAL, or fp: the rules' values). (Flags are int64 or
     computed bools, never literals: numba would compile a copy per literal value.) ``elo``, ``ehi``:
-    policies.enemy_span_nb, the ids the enemies are scanned over. The evaluation's attack potential scans
-    with its own copy of this loop (best_attack_nb)."""
+    policies.enemy_span_nb, the ids the enemies are scanned over; ``em``, ``exact``: policies.enemy_masks_nb,
+    the enemies in reach found by box_mask_nb (the same enemies in the same order as testing each). The
+    evaluation's attack potential scans with its own copy of this loop (best_attack_nb)."""
     ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs, ev = P
     W = ip[IP_W]
     H = ip[IP_H]
@@ -141,19 +142,28 @@ def unit_attacks_nb(u, m, side, last, with_pos, P, occ, usq, uface, utype, uside
     top = NEG
     if typ == ARC:
         rg = urange[typ]
+        um = box_mask_nb(em, W, H, sqx[sq], sqy[sq], m + rg)     # every enemy any destination can shoot at
+        if um == 0:
+            return top
         for jj in range(destn[m, sq]):
             t = dest[m, sq, jj]
             if occ[t] != -1 and t != sq:
                 continue
             tx = sqx[t]
             ty = sqy[t]
+            bm = um & box_mask_nb(em, W, H, tx, ty, rg)
+            if bm == 0:
+                continue
             mask = dmask[m, sq, jj]
-            for v in range(elo, ehi):
-                if usq[v] < 0 or uside[v] == side:
+            lo, hi = mask_span_nb(bm, exact, elo, ehi)
+            for v in range(lo, hi):
+                if (bm >> ((v - elo) & 63)) & 1 == 0:
+                    continue
+                if not exact and (usq[v] < 0 or uside[v] == side):
                     continue
                 vx = sqx[usq[v]]
                 vy = sqy[usq[v]]
-                if abs(vx - tx) > rg or abs(vy - ty) > rg:
+                if not exact and (abs(vx - tx) > rg or abs(vy - ty) > rg):
                     continue
                 for k in range(4):
                     f = k if side == 0 or k == 1 or k == 3 else 2 - k
@@ -175,12 +185,18 @@ def unit_attacks_nb(u, m, side, last, with_pos, P, occ, usq, uface, utype, uside
         return top
     ux = sqx[sq]
     uy = sqy[sq]
-    for v in range(elo, ehi):
-        if usq[v] < 0 or uside[v] == side:
+    bm = box_mask_nb(em, W, H, ux, uy, m + 1)
+    if bm == 0:
+        return top
+    lo, hi = mask_span_nb(bm, exact, elo, ehi)
+    for v in range(lo, hi):
+        if (bm >> ((v - elo) & 63)) & 1 == 0:
+            continue
+        if not exact and (usq[v] < 0 or uside[v] == side):
             continue
         vx = sqx[usq[v]]
         vy = sqy[usq[v]]
-        if abs(vx - ux) > m + 1 or abs(vy - uy) > m + 1:
+        if not exact and (abs(vx - ux) > m + 1 or abs(vy - uy) > m + 1):
             continue
         for ox in range(-1, 2):
             for oy in range(-1, 2):
@@ -235,10 +251,10 @@ def certain_kill_nb(u, v, t, f, P, usq, uface, utype):
 
 @njit(**INNER)
 def gen_decisions_nb(side, phase2, P, occ, usq, uface, utype, uside, acted, alive, nu, n0, gmap, gf, psc, pt, pf,
-                     ppos, codes, scores, val):
+                     ppos, codes, scores, val, em):
     """The candidate activations of ``side`` (module docstring): codes and scores; returns the count.
     The greedy maps of ``side`` (gmap, gf) must be current. ``val``: the weight row the scores use (the
-    searcher's, state.P_EVAL)."""
+    searcher's, state.P_EVAL). ``em``: scratch of 2 (W + H) (policies.enemy_masks_nb)."""
     ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs, ev = P
     W = ip[IP_W]
     H = ip[IP_H]
@@ -251,6 +267,7 @@ def gen_decisions_nb(side, phase2, P, occ, usq, uface, utype, uside, acted, aliv
     last = alive[1 - side] == 1
     base = 0 if side == 0 else n0
     elo, ehi = enemy_span_nb(side, usq, uside, nu)
+    exact = enemy_masks_nb(side, usq, uside, sqx, sqy, W, H, elo, ehi, em)
     for u in range(nu):
         if uside[u] != side or usq[u] < 0 or acted[u] != 0:
             continue
@@ -321,7 +338,7 @@ def gen_decisions_nb(side, phase2, P, occ, usq, uface, utype, uside, acted, aliv
         if phase2:
             continue
         unit_attacks_nb(u, m, side, last, np.int64(1), P, occ, usq, uface, utype, uside, nu, gmap, gf, psc, pt, pf,
-                        ppos, val, elo, ehi)
+                        ppos, val, elo, ehi, em, exact)
         own = val[utype[u]]
         for v in range(elo, ehi):       # psc is NEG outside the span (no enemy there)
             # an attack that certainly kills the attacker (Cavalry into a Spearman's front) is never offered
@@ -338,7 +355,7 @@ def gen_decisions_nb(side, phase2, P, occ, usq, uface, utype, uside, acted, aliv
 
 
 @njit(inline="always", **INNER)
-def best_attack_nb(u, side, no_bonus, floor, P, occ, usq, uface, utype, uside, psc, elo, ehi):
+def best_attack_nb(u, side, no_bonus, floor, P, occ, usq, uface, utype, uside, psc, elo, ehi, em, exact):
     """Unit u's best attack score from where it stands (moves up to its move, then attacks), in the rules'
     values (fp; ``no_bonus``: attack_potential_nb's flag): unit_attacks_nb's scan with ``with_pos`` 0 and its
     result bit for bit (the same per-enemy running best psc[v], the same 1e-12 steps), less what the
@@ -359,19 +376,28 @@ def best_attack_nb(u, side, no_bonus, floor, P, occ, usq, uface, utype, uside, p
     top = floor
     if typ == ARC:
         rg = urange[typ]
+        um = box_mask_nb(em, W, H, sqx[sq], sqy[sq], m + rg)     # every enemy any destination can shoot at
+        if um == 0:
+            return top
         for jj in range(destn[m, sq]):
             t = dest[m, sq, jj]
             if occ[t] != -1 and t != sq:
                 continue
             tx = sqx[t]
             ty = sqy[t]
+            bm = um & box_mask_nb(em, W, H, tx, ty, rg)
+            if bm == 0:
+                continue
             mask = dmask[m, sq, jj]
-            for v in range(elo, ehi):
-                if usq[v] < 0 or uside[v] == side:
+            lo, hi = mask_span_nb(bm, exact, elo, ehi)
+            for v in range(lo, hi):
+                if (bm >> ((v - elo) & 63)) & 1 == 0:
+                    continue
+                if not exact and (usq[v] < 0 or uside[v] == side):
                     continue
                 vx = sqx[usq[v]]
                 vy = sqy[usq[v]]
-                if abs(vx - tx) > rg or abs(vy - ty) > rg:
+                if not exact and (abs(vx - tx) > rg or abs(vy - ty) > rg):
                     continue
                 if score_bound_nb(utype[v], fp, no_bonus, lose) <= top:
                     continue
@@ -388,12 +414,18 @@ def best_attack_nb(u, side, no_bonus, floor, P, occ, usq, uface, utype, uside, p
         return top
     ux = sqx[sq]
     uy = sqy[sq]
-    for v in range(elo, ehi):
-        if usq[v] < 0 or uside[v] == side:
+    bm = box_mask_nb(em, W, H, ux, uy, m + 1)
+    if bm == 0:
+        return top
+    lo, hi = mask_span_nb(bm, exact, elo, ehi)
+    for v in range(lo, hi):
+        if (bm >> ((v - elo) & 63)) & 1 == 0:
+            continue
+        if not exact and (usq[v] < 0 or uside[v] == side):
             continue
         vx = sqx[usq[v]]
         vy = sqy[usq[v]]
-        if abs(vx - ux) > m + 1 or abs(vy - uy) > m + 1:
+        if not exact and (abs(vx - ux) > m + 1 or abs(vy - uy) > m + 1):
             continue
         if score_bound_nb(utype[v], fp, no_bonus, lose) <= top:
             continue
@@ -425,7 +457,7 @@ def best_attack_nb(u, side, no_bonus, floor, P, occ, usq, uface, utype, uside, p
 
 @njit(**INNER)
 def attack_potential_nb(side, limit, skip_acted, P, occ, usq, uface, utype, uside, acted, nu, gmap, gf, psc, pt,
-                        pf, ppos, top):
+                        pf, ppos, top, em):
     """The sum of the ``limit`` largest positive best-attack scores of ``side``'s units (each unit's
     best attack from where it stands, greedy attack score; units that acted skipped when ``skip_acted``
     != 0): what it threatens to win if it moved now. ``top`` (len >= limit) is scratch. Scored with the
@@ -436,6 +468,7 @@ def attack_potential_nb(side, limit, skip_acted, P, occ, usq, uface, utype, usid
     no_bonus = limit < 0      # False, as a computed bool: no bonus for the last enemy unit
     # the best any attack on the enemies left can score (score_bound_nb, per attacker type: its own value)
     elo, ehi = enemy_span_nb(side, usq, uside, nu)
+    exact = enemy_masks_nb(side, usq, uside, sqx, sqy, ip[IP_W], ip[IP_H], elo, ehi, em)
     won = 0.0
     for v in range(elo, ehi):
         if usq[v] >= 0 and uside[v] != side:
@@ -451,7 +484,7 @@ def attack_potential_nb(side, limit, skip_acted, P, occ, usq, uface, utype, usid
         lose = -fp[utype[u]] if fp[utype[u]] < 0.0 else 0.0
         if won + lose <= floor:
             continue
-        s = best_attack_nb(u, side, no_bonus, floor, P, occ, usq, uface, utype, uside, psc, elo, ehi)
+        s = best_attack_nb(u, side, no_bonus, floor, P, occ, usq, uface, utype, uside, psc, elo, ehi, em, exact)
         if s <= 0.0:
             continue
         # keep the limit largest in top[0..kk), descending (insertion)

@@ -19,7 +19,7 @@ from .moves import attack_nb, can_act_nb, cap_winner_nb, count_activations_nb, m
     turn_limit_nb
 from .policies import BANNED, BANNED_EPS, RANDOM, random_target_nb
 from .state import (ARC, DEF_DIES, END_ANNIHILATION, END_MOVE_LIMIT, END_STALEMATE, IP_ACT, IP_ACT2, IP_MAXT,
-                    IP_N0, IP_N1, IP_NSQ, NFIELDS, R_LOSSES, R_SNAP, RECORD_FIELDS)
+                    IP_H, IP_N0, IP_N1, IP_NSQ, IP_W, NFIELDS, R_LOSSES, R_SNAP, RECORD_FIELDS)
 from .step import (begin_game_nb, count_activation_nb, count_advance_nb, count_roll_nb, finish_record_nb, material_nb,
                    policy_activation_nb, policy_advance_nb)
 
@@ -214,7 +214,7 @@ def batch_nb(P, seed, start, firsts, policies, snapshot_turn, records, agg, cap,
         gf = np.zeros(4, dtype=np.float64)
         plan = np.zeros((nu, 3), dtype=np.int64)
         plansc = np.zeros(nu, dtype=np.float64)
-        gout = np.zeros(4, dtype=np.int64)
+        gout = np.zeros(4 + 2 * (ip[IP_W] + ip[IP_H]), dtype=np.int64)    # greedy's choice, then its scratch
         rng = np.zeros(1, dtype=np.uint64)
         log = np.zeros((0, LOG_COLS), dtype=np.int64)
         boards = np.zeros((0, nu, 2), dtype=np.int64)
@@ -296,7 +296,8 @@ def _play_recorded(params, seed, game, first, policies, snapshot_ply, trace, tra
                         np.zeros(nu, np.int64), np.zeros(nu, np.int64), np.zeros(nu, np.int64),
                         np.zeros(2, np.int64), np.zeros(nbuf, np.int64), np.zeros(nu + 1, np.int64),
                         np.zeros((3, nsq), np.int64), np.zeros(4, np.float64), np.zeros((nu, 3), np.int64),
-                        np.zeros(nu, np.float64), np.zeros(4, np.int64), np.zeros(1, np.uint64), Wk)
+                        np.zeros(nu, np.float64), np.zeros(4 + 2 * (ip[IP_W] + ip[IP_H]), np.int64),
+                        np.zeros(1, np.uint64), Wk)
     return rec, agg, log[:nlog], boards, tval, tloss, tlegal
 
 

@@ -37,6 +37,7 @@ Without a ban every policy draws from the game's stream exactly as before.
 """
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 from simkit.engine.rng import argmax_step_nb, rng_below_nb
 
@@ -102,6 +103,45 @@ def enemy_span_nb(side, usq, uside, nu):
                 lo = v
             hi = v + 1
     return lo, hi
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def enemy_masks_nb(side, usq, uside, sqx, sqy, W, H, elo, ehi, em):
+    """The enemies' row and column masks for the attack scans (box_mask_nb): em[y] (y < H) and em[H + x]
+    have bit (v - elo) & 63 set for every living enemy v of ``side`` on row y / column x (``elo``, ``ehi``:
+    enemy_span_nb). ``em``: scratch of H + W. Returns whether the masks are exact: the span fits the 64
+    bits (a game's numbering, up to 64 units a side), so a bit is one enemy; beyond, ids share bits and a
+    box's mask is a superset of the enemies in the box, which the scans then test one by one."""
+    for i in range(W + H):
+        em[i] = 0
+    for v in range(elo, ehi):
+        if usq[v] >= 0 and uside[v] != side:
+            b = np.int64(1) << ((v - elo) & 63)
+            em[sqy[usq[v]]] |= b
+            em[H + sqx[usq[v]]] |= b
+    return ehi - elo <= 64
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def box_mask_nb(em, W, H, x, y, r):
+    """The enemies within Chebyshev distance r of (x, y) (enemy_masks_nb's bits): rows y - r..y + r ANDed
+    with columns x - r..x + r."""
+    rm = np.int64(0)
+    for yy in range(max(y - r, 0), min(y + r + 1, H)):
+        rm |= em[yy]
+    cm = np.int64(0)
+    for xx in range(max(x - r, 0), min(x + r + 1, W)):
+        cm |= em[H + xx]
+    return rm & cm
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def mask_span_nb(bm, exact, elo, ehi):
+    """The ids a scan over the box mask ``bm`` need visit: from its lowest to its highest bit when exact
+    (ascending ids, as the full scan: the same candidates in the same order), else the whole span."""
+    if not exact:
+        return elo, ehi
+    return elo + trailing_zeros(bm), min(ehi, elo + 64 - leading_zeros(bm))
 
 
 @njit(**INNER)
@@ -413,13 +453,13 @@ def attack_score_nb(at, dt, ang, ranged, dtree, ip, val, wintab, last):
 
 
 @njit(cache=True, _nrt=False)
-def greedy_attack_nb(side, P, occ, usq, uface, utype, uside, acted, nu, last, ban, out, rng, val):
+def greedy_attack_nb(side, P, occ, usq, uface, utype, uside, acted, nu, last, ban, out, rng, val, em):
     """Best attack over unacted units: out = (u, square, facing, target); returns its score. ``val``: the
     unit values it scores with (the mover's row of the weight table in play, the searcher's in a search).
 
     ``last``: the enemy has one unit left, so a kill wins — its value counts 1000 more. ``ban``: the
     side's ban mask (ACTION_CLASSES): the units whose attack class it bans are left out (greedy never
-    swaps, so an attack's class is its unit's)."""
+    swaps, so an attack's class is its unit's). ``em``: scratch of 2 (W + H) (enemy_masks_nb)."""
     ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs, ev = P
     W = ip[IP_W]
     H = ip[IP_H]
@@ -427,6 +467,9 @@ def greedy_attack_nb(side, P, occ, usq, uface, utype, uside, acted, nu, last, ba
     ties = 0
     out[0] = -1
     elo, ehi = enemy_span_nb(side, usq, uside, nu)
+    # each unit scans only the enemies its box mask holds, in id order: the same candidates in the same
+    # order as a scan of every enemy (those outside the box fail its distance test), a fraction of the time
+    exact = enemy_masks_nb(side, usq, uside, sqx, sqy, W, H, elo, ehi, em)
     for u in range(nu):
         if uside[u] != side or usq[u] < 0 or acted[u] != 0:
             continue
@@ -443,19 +486,28 @@ def greedy_attack_nb(side, P, occ, usq, uface, utype, uside, acted, nu, last, ba
         uy = sqy[sq]
         if at == ARC:
             rg = urange[at]
+            um = box_mask_nb(em, W, H, ux, uy, m + rg)     # every enemy any destination can shoot at
+            if um == 0:
+                continue
             for j in range(destn[m, sq]):
                 t = dest[m, sq, j]
                 if occ[t] != -1 and t != sq:
                     continue
                 tx = sqx[t]
                 ty = sqy[t]
+                bm = um & box_mask_nb(em, W, H, tx, ty, rg)
+                if bm == 0:
+                    continue
                 mask = dmask[m, sq, j]
-                for v in range(elo, ehi):
-                    if usq[v] < 0 or uside[v] == side:
+                lo, hi = mask_span_nb(bm, exact, elo, ehi)
+                for v in range(lo, hi):
+                    if (bm >> ((v - elo) & 63)) & 1 == 0:
+                        continue
+                    if not exact and (usq[v] < 0 or uside[v] == side):
                         continue
                     vx = sqx[usq[v]]
                     vy = sqy[usq[v]]
-                    if abs(vx - tx) > rg or abs(vy - ty) > rg:
+                    if not exact and (abs(vx - tx) > rg or abs(vy - ty) > rg):
                         continue
                     if score_bound_nb(utype[v], val, last, lose) < best:
                         continue
@@ -473,12 +525,18 @@ def greedy_attack_nb(side, P, occ, usq, uface, utype, uside, acted, nu, last, ba
                                 out[3] = v
                             break
             continue
-        for v in range(elo, ehi):
-            if usq[v] < 0 or uside[v] == side:
+        bm = box_mask_nb(em, W, H, ux, uy, m + 1)
+        if bm == 0:
+            continue
+        lo, hi = mask_span_nb(bm, exact, elo, ehi)
+        for v in range(lo, hi):
+            if (bm >> ((v - elo) & 63)) & 1 == 0:
+                continue
+            if not exact and (usq[v] < 0 or uside[v] == side):
                 continue
             vx = sqx[usq[v]]
             vy = sqy[usq[v]]
-            if abs(vx - ux) > m + 1 or abs(vy - uy) > m + 1:
+            if not exact and (abs(vx - ux) > m + 1 or abs(vy - uy) > m + 1):
                 continue
             if score_bound_nb(utype[v], val, last, lose) < best:
                 continue
@@ -513,7 +571,8 @@ def greedy_attack_nb(side, P, occ, usq, uface, utype, uside, acted, nu, last, ba
 @njit(**INNER)
 def greedy_choose_nb(side, phase2, turn, P, occ, usq, uface, utype, uside, acted, alive, nu, ban,
                      gmap, gf, plan, plansc, out, rng, val):
-    """The greedy commander's next activation: out = (u, square, facing, target) or u = -1 (end).
+    """The greedy commander's next activation: out = (u, square, facing, target) or u = -1 (end); out[4:]
+    is scratch, at least 2 (W + H) long (greedy_attack_nb's enemy masks).
     ``val``: the weight row it scores unit values with (state.P_EVAL: the mover's row in play).
     ``ban``: the side's ban mask (ACTION_CLASSES): no attack of a banned class; with ``move`` banned
     the turn ends where greedy would have moved (its moves never swap: ``swap`` changes nothing)."""
@@ -527,7 +586,7 @@ def greedy_choose_nb(side, phase2, turn, P, occ, usq, uface, utype, uside, acted
             plan[u, 0] = -2
     if not phase2:
         sc = greedy_attack_nb(side, P, occ, usq, uface, utype, uside, acted, nu, alive[1 - side] == 1, ban, out,
-                              rng, val)
+                              rng, val, out[4:])
         if out[0] >= 0 and sc >= fp[G_THRESH]:
             return
     if ban != 0 and banned_nb(ban, CL_MOVE):

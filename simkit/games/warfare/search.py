@@ -91,7 +91,8 @@ def new_state_nb(nu, nsq, nbuf, act):
     return (np.zeros(nsq, np.int64), np.zeros(nu, np.int64), np.zeros(nu, np.int64), np.zeros(nu, np.int64),
             np.zeros(2, np.int64), np.zeros(M_N, np.int64), np.zeros(nu, np.int64), np.zeros(nu, np.int64),
             np.zeros((3, nsq), np.int64), np.zeros(4, np.float64), np.zeros((nu, 3), np.int64),
-            np.zeros(nu, np.float64), np.zeros(4, np.int64), np.zeros(nbuf, np.int64), np.zeros(nu + 1, np.int64),
+            np.zeros(nu, np.float64), np.zeros(4 + 2 * nsq, np.int64), np.zeros(nbuf, np.int64),
+            np.zeros(nu + 1, np.int64),
             np.zeros(NFIELDS, np.int32), np.zeros(nsq, np.int64), np.zeros(nu, np.float64), np.zeros(nu, np.int64),
             np.zeros(nu, np.int64), np.zeros(nu, np.float64), np.zeros(max(act, 1), np.float64))
 
@@ -313,7 +314,8 @@ def decisions_nb(P, S, codes, scores):
                      - pos_score_nb(u, usq[u], uface[u], side, P, occ, usq, utype, uside, gmap, gf, val))
         return 2
     return gen_decisions_nb(side, meta[M_TURN] < 2, P, occ, usq, uface, utype, uside, acted, alive, usq.shape[0],
-                            ip[IP_N0], gmap, gf, S[S_PSC], S[S_PT], S[S_PF], S[S_PPOS], codes, scores, val)
+                            ip[IP_N0], gmap, gf, S[S_PSC], S[S_PT], S[S_PF], S[S_PPOS], codes, scores, val,
+                            S[S_GOUT][4:])
 
 
 @njit(**INNER)
@@ -380,9 +382,10 @@ def threat_nb(P, S):
     tm = 0.0
     if meta[M_TURN] >= 2 and left > 0:
         tm = attack_potential_nb(mover, left, np.int64(1), P, occ, usq, uface, utype, uside, acted, nu, S[S_GMAP],
-                                 S[S_GF], S[S_PSC], S[S_PT], S[S_PF], S[S_PPOS], S[S_TOP])
+                                 S[S_GF], S[S_PSC], S[S_PT], S[S_PF], S[S_PPOS], S[S_TOP],
+                                 S[S_GOUT][4:])
     to = attack_potential_nb(1 - mover, ip[IP_ACT], np.int64(0), P, occ, usq, uface, utype, uside, acted, nu,
-                             S[S_GMAP], S[S_GF], S[S_PSC], S[S_PT], S[S_PF], S[S_PPOS], S[S_TOP])
+                             S[S_GMAP], S[S_GF], S[S_PSC], S[S_PT], S[S_PF], S[S_PPOS], S[S_TOP], S[S_GOUT][4:])
     t = tm - 0.5 * to
     return t if mover == 0 else -t
 
