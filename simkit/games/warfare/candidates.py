@@ -119,6 +119,19 @@ def decision_class_nb(P, occ, usq, utype, side, code):
     return activation_class_nb(u, t, j > 0, occ, usq, utype)
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def in_box_nb(bm, v, elo, exact, usq, uside, side, sqx, sqy, ux, uy, r):
+    """Is unit ``v`` an enemy within Chebyshev distance ``r`` of (ux, uy)? Its bit in the box mask ``bm``
+    answers when the masks are exact; beyond 64 ids they alias, and the unit is tested as before."""
+    if (bm >> ((v - elo) & 63)) & 1 == 0:
+        return False
+    if exact:
+        return True
+    if usq[v] < 0 or uside[v] == side:
+        return False
+    return abs(sqx[usq[v]] - ux) <= r and abs(sqy[usq[v]] - uy) <= r
+
+
 @njit(inline="always", **INNER)     # one caller (gen_decisions_nb): no call passing P and the state per unit
 def unit_attacks_nb(u, m, side, last, with_pos, P, occ, usq, uface, utype, uside, nu, gmap, gf, psc, pt, pf,
                     ppos, val, elo, ehi, em, exact):
@@ -190,14 +203,10 @@ def unit_attacks_nb(u, m, side, last, with_pos, P, occ, usq, uface, utype, uside
         return top
     lo, hi = mask_span_nb(bm, exact, elo, ehi)
     for v in range(lo, hi):
-        if (bm >> ((v - elo) & 63)) & 1 == 0:
-            continue
-        if not exact and (usq[v] < 0 or uside[v] == side):
+        if not in_box_nb(bm, v, elo, exact, usq, uside, side, sqx, sqy, ux, uy, m + 1):
             continue
         vx = sqx[usq[v]]
         vy = sqy[usq[v]]
-        if not exact and (abs(vx - ux) > m + 1 or abs(vy - uy) > m + 1):
-            continue
         for ox in range(-1, 2):
             for oy in range(-1, 2):
                 if ox == 0 and oy == 0:
@@ -419,14 +428,10 @@ def best_attack_nb(u, side, no_bonus, floor, P, occ, usq, uface, utype, uside, p
         return top
     lo, hi = mask_span_nb(bm, exact, elo, ehi)
     for v in range(lo, hi):
-        if (bm >> ((v - elo) & 63)) & 1 == 0:
-            continue
-        if not exact and (usq[v] < 0 or uside[v] == side):
+        if not in_box_nb(bm, v, elo, exact, usq, uside, side, sqx, sqy, ux, uy, m + 1):
             continue
         vx = sqx[usq[v]]
         vy = sqy[usq[v]]
-        if not exact and (abs(vx - ux) > m + 1 or abs(vy - uy) > m + 1):
-            continue
         if score_bound_nb(utype[v], fp, no_bonus, lose) <= top:
             continue
         for ox in range(-1, 2):
