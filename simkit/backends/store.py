@@ -6,7 +6,7 @@
 
 A chunk's records are kept raw (NumPy, in the narrowest integer type that holds them) and encoded
 to Parquet once, when the run completes: a chunk stored as Parquet was encoded, read back and
-encoded again, 30% of a 1,000,000-game random run (docs/speed.md, "Whole runs").
+encoded again, 26% of a 1,000,000-game random run (docs/speed.md, "Whole runs").
     DIR/aggregate.csv   the game's aggregate (e.g. deaths per cell)
     DIR/summary.json    the `--json` object
     DIR/tally.npz       the run's tally (`engine/tally.py`): a finished run reloads in O(1)
