@@ -219,7 +219,33 @@ def random_bit_nb(mask, rng):
 
 @njit(cache=True, _nrt=False)
 def greedy_maps_nb(side, P, usq, utype, uside, nu, gmap, gf):
-    """Nearest enemy (Chebyshev distance, id) and threat (enemies able to attack) per square."""
+    """The greedy commander's maps of ``side``: nearest enemy (Chebyshev distance, id) and threat (enemies
+    able to attack) per square (enemy_maps_nb), and its formation line gf[1]; gf[3] = 0: the maps are
+    current (greedy_choose_nb)."""
+    enemy_maps_nb(side, P, usq, utype, uside, nu, gmap)
+    gf[1] = formation_line_nb(side, P, usq, utype, uside, nu)
+    gf[3] = 0.0
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def formation_line_nb(side, P, usq, utype, uside, nu):
+    """The mean row of ``side``'s living non-archers, in its own view (rows counted from its back row)."""
+    H = P[0][IP_H]
+    sqy = P[14]
+    tot = 0.0
+    cnt = 0
+    for v in range(nu):
+        if usq[v] >= 0 and uside[v] == side and utype[v] != ARC:
+            vy = sqy[usq[v]]
+            tot += vy if side == 0 else H - 1 - vy
+            cnt += 1
+    return tot / cnt if cnt > 0 else H   # only archers left: no formation to keep
+
+
+@njit(cache=True, _nrt=False)
+def enemy_maps_nb(side, P, usq, utype, uside, nu, gmap):
+    """Nearest enemy of ``side`` (Chebyshev distance gmap[0], id gmap[1]) and threat (gmap[2]: enemies able
+    to attack the square) per square: functions of where the enemies stand, nothing else."""
     ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs, ev = P
     W = ip[IP_W]
     H = ip[IP_H]
@@ -230,18 +256,11 @@ def greedy_maps_nb(side, P, usq, utype, uside, nu, gmap, gf):
     for q in range(nsq):
         near_d[q] = KEY_EMPTY     # the packed key (distance BIG, id BIG) until the transform below unpacks it
         threat[q] = 0
-    tot = 0.0
-    cnt = 0
     for v in range(nu):
-        if usq[v] < 0:
+        if usq[v] < 0 or uside[v] == side:
             continue
         vx = sqx[usq[v]]
         vy = sqy[usq[v]]
-        if uside[v] == side:
-            if utype[v] != ARC:
-                tot += vy if side == 0 else H - 1 - vy
-                cnt += 1
-            continue
         near_d[usq[v]] = v       # key: distance 0, id v
         t = utype[v]
         m = umove[t]
@@ -313,7 +332,6 @@ def greedy_maps_nb(side, P, usq, utype, uside, nu, gmap, gf):
         near_d[q] = b >> KEY_SH
         e = b & KEY_LOW
         near_u[q] = -1 if e == BIG else e
-    gf[1] = tot / cnt if cnt > 0 else H   # only archers left: no formation to keep
 
 
 @njit(**INNER)
@@ -568,6 +586,70 @@ def greedy_attack_nb(side, P, occ, usq, uface, utype, uside, acted, nu, last, ba
     return best
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def maps_current_nb(side, P, usq, utype, uside, nu, gmap, gf):
+    """Make stale enemy maps (gf[3], greedy_choose_nb) current before they are read."""
+    if gf[3] != 0.0:
+        maps_store_nb(side, P, usq, utype, uside, nu, gmap)
+        gf[3] = 0.0
+
+
+@njit(cache=True, _nrt=False)
+def maps_store_nb(side, P, usq, utype, uside, nu, gmap):
+    """enemy_maps_nb into gmap[0:3], through the store of earlier maps a search keeps below them.
+
+    The maps are a function of ``side`` and where each enemy id stands (and its type), nothing else (the
+    rules' tables are fixed for a workspace), and a search meets the same few enemy positions again and
+    again: its root turn's enemies stand still while the tree and the rollouts kill different ones, and
+    the next turn's maps are those of the few ends of the searcher's turn the tree has. gmap rows
+    3 + 4 e .. 6 + 4 e hold entry e (direct-mapped by a hash): its key (row 3 + 4 e: side + 1, then per
+    unit the enemy's square * 16 + type, -1 dead, -2 a friend) and its maps, copied back on a match
+    (compared in full: a hash collision only costs a recompute). Without a store (the kernels' greedy:
+    gmap has 3 rows) the maps are computed."""
+    nsq = gmap.shape[1]
+    cap = (gmap.shape[0] - 3) // 4
+    if cap == 0 or nu + 1 > nsq:
+        enemy_maps_nb(side, P, usq, utype, uside, nu, gmap)
+        return
+    h = side + 1
+    for v in range(nu):
+        h = h * -7046029254386353131 + key_entry_nb(side, v, usq, utype, uside)    # 0x9E37...7C15, wrapping
+    base = 3 + 4 * (((h >> 24) & 0xFFFFFFFF) % cap)
+    key = gmap[base]
+    same = key[0] == side + 1
+    if same:
+        for v in range(nu):
+            if key[1 + v] != key_entry_nb(side, v, usq, utype, uside):
+                same = False
+                break
+    if same:
+        for r in range(3):
+            src = gmap[base + 1 + r]
+            dst = gmap[r]
+            for q in range(nsq):
+                dst[q] = src[q]
+        return
+    enemy_maps_nb(side, P, usq, utype, uside, nu, gmap)
+    key[0] = side + 1
+    for v in range(nu):
+        key[1 + v] = key_entry_nb(side, v, usq, utype, uside)
+    for r in range(3):
+        src = gmap[r]
+        dst = gmap[base + 1 + r]
+        for q in range(nsq):
+            dst[q] = src[q]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def key_entry_nb(side, v, usq, utype, uside):
+    """Unit v's part of maps_store_nb's key."""
+    if uside[v] == side:
+        return -2
+    if usq[v] < 0:
+        return -1
+    return usq[v] * 16 + utype[v]
+
+
 @njit(**INNER)
 def greedy_choose_nb(side, phase2, turn, P, occ, usq, uface, utype, uside, acted, alive, nu, ban,
                      gmap, gf, plan, plansc, out, rng, val):
@@ -578,7 +660,12 @@ def greedy_choose_nb(side, phase2, turn, P, occ, usq, uface, utype, uside, acted
     the turn ends where greedy would have moved (its moves never swap: ``swap`` changes nothing)."""
     ip, tree, army, linesq, zone, umove, urange, dest, dmask, destn, reach, fp, wintab, sqx, sqy, knobs, ev = P
     if gf[0] != turn * 1000 + alive[1 - side]:
-        greedy_maps_nb(side, P, usq, utype, uside, nu, gmap, gf)
+        # a new turn or an enemy fewer: the maps are remade -- lazily. The formation line is taken now, from
+        # where the side stands (its units move on); the enemy maps only when a plan reads them (gf[3]: stale),
+        # often never (an attack, or only fresh plans, before the next kill). Until this key changes no enemy
+        # moves (only the side to move does) or dies, so they are then what they would be now.
+        gf[1] = formation_line_nb(side, P, usq, utype, uside, nu)
+        gf[3] = 1.0
         gf[0] = turn * 1000 + alive[1 - side]
     if gf[2] != turn:   # plans last a turn (kept, though the maps change, when an enemy dies)
         gf[2] = turn
@@ -604,6 +691,7 @@ def greedy_choose_nb(side, phase2, turn, P, occ, usq, uface, utype, uside, acted
         # stale: never made this turn, its square taken, or the unit moved since -- an epsilon side's random
         # swap moves the friend too, and the old plan can be out of that friend's reach
         if t == -2 or (occ[t] != -1 and t != usq[u]) or plan[u, 2] != usq[u]:
+            maps_current_nb(side, P, usq, utype, uside, nu, gmap, gf)
             m = umove[utype[u]]
             if phase2 and m > ip[IP_P2]:
                 m = ip[IP_P2]

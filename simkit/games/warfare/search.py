@@ -54,8 +54,8 @@ from .candidates import ADVANCE, END, STAY, arc_max_nb, arc_square_nb, attack_po
     decode_nb, gen_decisions_nb
 from .moves import (ROLL, angle_nb, attack_nb, can_act_nb, cap_winner_nb, combat_kind_nb, move_nb, surround_after_nb,
                     turn_limit_nb)
-from .policies import greedy_advance_nb, greedy_choose_nb, greedy_maps_nb, pos_score_nb, random_move_nb, \
-    random_target_nb
+from .policies import formation_line_nb, greedy_advance_nb, greedy_choose_nb, maps_current_nb, pos_score_nb, \
+    random_move_nb, random_target_nb
 from .state import (ARC, DEF_DIES, EV_THREAT, FP_MCTS, INNER, IP_ACT, IP_CAP, IP_H, IP_MAXT, IP_MAXU, IP_N0, IP_N1,
                     IP_NSQ, IP_W, NFIELDS)
 
@@ -76,6 +76,8 @@ M_N = 16      # M_SNAP: the step API's flag, the record's material snapshot take
 # children one search iteration may add: a decision offers END, up to four moves per unit that has not
 # acted and its attacks -- 30 to 80 in the default battle; a full tree stops growing (engine/search.py)
 SEARCH_WIDTH = 96
+# entries of a scratch state's store of greedy maps (policies.maps_store_nb)
+MAPS_STORE = 256
 
 
 def max_decisions(params) -> int:
@@ -86,11 +88,12 @@ def max_decisions(params) -> int:
 
 
 @njit(cache=True)
-def new_state_nb(nu, nsq, nbuf, act):
-    """A search state's arrays (module docstring); ``act`` bounds the activations of a turn."""
+def new_state_nb(nu, nsq, nbuf, act, mcap=0):
+    """A search state's arrays (module docstring); ``act`` bounds the activations of a turn; ``mcap``: the
+    entries of the greedy maps' store below the maps (policies.maps_store_nb; copy_nb leaves it)."""
     return (np.zeros(nsq, np.int64), np.zeros(nu, np.int64), np.zeros(nu, np.int64), np.zeros(nu, np.int64),
             np.zeros(2, np.int64), np.zeros(M_N, np.int64), np.zeros(nu, np.int64), np.zeros(nu, np.int64),
-            np.zeros((3, nsq), np.int64), np.zeros(4, np.float64), np.zeros((nu, 3), np.int64),
+            np.zeros((3 + 4 * mcap, nsq), np.int64), np.zeros(4, np.float64), np.zeros((nu, 3), np.int64),
             np.zeros(nu, np.float64), np.zeros(4 + 2 * nsq, np.int64), np.zeros(nbuf, np.int64),
             np.zeros(nu + 1, np.int64),
             np.zeros(NFIELDS, np.int32), np.zeros(nsq, np.int64), np.zeros(nu, np.float64), np.zeros(nu, np.int64),
@@ -135,14 +138,18 @@ def material_lead_nb(val, usq, utype, uside, nu):
 
 @njit(**INNER)
 def ensure_maps_nb(P, S, side):
-    """The greedy maps of ``side``, recomputed under the key the greedy commander uses."""
+    """The greedy maps of ``side``, recomputed under the key the greedy commander uses, or made current
+    where it left them stale (policies.greedy_choose_nb)."""
     turn = S[S_META][M_TURN]
     alive = S[S_ALIVE]
     gf = S[S_GF]
     key = turn * 1000 + alive[1 - side]
-    if gf[0] != key:
-        greedy_maps_nb(side, P, S[S_USQ], S[S_TYPE], S[S_SIDE], S[S_USQ].shape[0], S[S_GMAP], gf)
+    usq, utype, uside = S[S_USQ], S[S_TYPE], S[S_SIDE]
+    if gf[0] != key:        # as greedy_choose_nb: the line from where the side stands now, the maps stale
+        gf[1] = formation_line_nb(side, P, usq, utype, uside, usq.shape[0])
+        gf[3] = 1.0
         gf[0] = key
+    maps_current_nb(side, P, usq, utype, uside, usq.shape[0], S[S_GMAP], gf)
 
 
 # ------------------------------------------------------------------ the game, as the search plays it
@@ -258,6 +265,14 @@ def _copy2_nb(a, b):
             b[i, j] = a[i, j]
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def _copy_maps_nb(a, b):
+    """The greedy maps (rows 0..2), not the store below them (a state's own: policies.maps_store_nb)."""
+    for i in range(3):
+        for j in range(a.shape[1]):
+            b[i, j] = a[i, j]
+
+
 @njit(**INNER)
 def copy_nb(P, src, dst):
     """The position, meta and the greedy caches (a loop each: the arrays differ in type)."""
@@ -271,7 +286,7 @@ def copy_nb(P, src, dst):
     _copy1_nb(src[S_SIDE], dst[S_SIDE])
     _copy1_nb(src[S_GF], dst[S_GF])
     _copy1_nb(src[S_PLANSC], dst[S_PLANSC])
-    _copy2_nb(src[S_GMAP], dst[S_GMAP])
+    _copy_maps_nb(src[S_GMAP], dst[S_GMAP])
     _copy2_nb(src[S_PLAN], dst[S_PLAN])
 
 
@@ -538,8 +553,9 @@ def new_workspace_nb(P, cap, maxa):
     nsq = ip[IP_NSQ]
     nbuf = P[7].shape[2] + 8 + P[4].shape[1]
     act = ip[IP_ACT] + 8
-    return (new_tree_nb(cap, maxa, 2), new_state_nb(nu, nsq, nbuf, act), new_state_nb(nu, nsq, nbuf, act),
-            new_state_nb(nu, nsq, nbuf, act))
+    # the scratch states keep a store of greedy maps (policies.maps_store_nb): the root's maps are made once
+    return (new_tree_nb(cap, maxa, 2), new_state_nb(nu, nsq, nbuf, act), new_state_nb(nu, nsq, nbuf, act, MAPS_STORE),
+            new_state_nb(nu, nsq, nbuf, act, MAPS_STORE))
 
 
 @njit(**INNER)

@@ -25,7 +25,8 @@ from simkit.policies import EPS_SCALE, POL_BAN, POL_BUDGET, POL_EPS
 from .candidates import ADVANCE, END, STAY, A0, act_code_nb, arc_index_nb, arc_max_nb, arc_square_nb, decode_nb
 from .moves import arc_enemies_nb, face_mask_nb, gen_dests_nb, move_nb
 from .policies import (BANNED, BANNED_EPS, CL_ADVANCE, MCTS, RANDOM, RANDOM_WHOLE, banned_nb, greedy_advance_nb,
-                       greedy_choose_nb, greedy_maps_nb, random_move_nb, random_target_nb, restricted_random_nb)
+                       greedy_choose_nb, greedy_maps_nb, maps_current_nb, random_move_nb, random_target_nb,
+                       restricted_random_nb)
 from .search import (M_ADVSQ, M_ADVU, M_EVAL, M_LIMIT, M_MATE, M_NACT, M_PAM, M_PASSES, M_PDM, M_PLAYER, M_PU,
                      M_RESULT, M_SNAP, M_TURN, S_AGG, S_BUF, S_GF, S_GMAP, S_GOUT, S_META, S_PLAN, S_PLANSC, S_REC,
                      S_TBUF, apply_nb, begin_turn_nb, chance_nb, choose_nb, settle_nb, value_nb)
@@ -183,6 +184,7 @@ def policy_advance_nb(P, Wk, policies, player, turn, nact, limit, u, tsq, mate, 
     if gf[0] != turn * 1000 + alive[1 - player]:     # the greedy maps' key (search.ensure_maps_nb)
         greedy_maps_nb(player, P, usq, utype, uside, usq.shape[0], gmap, gf)
         gf[0] = turn * 1000 + alive[1 - player]
+    maps_current_nb(player, P, usq, utype, uside, usq.shape[0], gmap, gf)     # made lazily (greedy_choose_nb)
     return 1 if greedy_advance_nb(u, tsq, player, P, occ, usq, uface, utype, uside, gmap, gf, P[16][player]) else 0
 
 
