@@ -3,9 +3,10 @@
 The game loop is made of step.py's pieces (the start, a scripted side's choice, the snapshot, the
 record's last columns) and turn.py's (a turn's start and end), which the step API (env.py) calls too."""
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from simkit.engine.rng import rng_seed_nb
+from simkit.engine.threads import run_blocks
 from simkit.games.storm_the_castle.evaluate import lead_nb
 from simkit.games.storm_the_castle.search import encode_nb, new_search_nb, search_code_nb, tree_capacity
 from simkit.games.storm_the_castle.moves import apply_nb, begin_turn_nb, gen_actions_nb, gen_dispatch_nb
@@ -146,22 +147,21 @@ def play_game_nb(ctab, wt, copies, spi, adj, dist, keep, iopt, fopt, ptable, pri
     return nl
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True)
 def run_batch_nb(ctab, wt, copies, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, eidx, mp,
                  seed, start, firsts, pols, snapshot, cap, records, agg, b0, b1):
-    """Blocks b0..b1-1 of the chunk, in prange. ``cap``: search-tree nodes for the largest MCTS
-    budget (search.tree_capacity), allocated once per block.
+    """Blocks b0..b1-1 of the chunk (engine/threads.py runs blocks on threads). ``cap``: search-tree nodes
+    for the largest MCTS budget (search.tree_capacity), allocated once per block.
 
-    The one batch kernel still ``parallel=True`` (the others are serial kernels driven by
-    engine/threads.py): measured side by side on an idle machine, this game's random turns
-    ran 11% faster in the prange body than in the same loop serial (157.8k vs 139.9k turns
-    per CPU-second, 1 thread), which costs it the gufunc's extra compile."""
+    Serial and ``nogil`` as every game's batch kernel: a ``parallel=True`` kernel also compiled its prange
+    body as a gufunc with two wrappers, each optimising and emitting the whole game again (6.7 s of LLVM
+    finalising of a 50 s cold compile, scripts/compile_profile.py)."""
     n = firsts.shape[0]
     nblocks = min(n, agg.shape[0])
     nc = iopt[O_NC]
     ns = iopt[O_NS]
     nt = iopt[O_T]
-    for blk in prange(b0, min(b1, nblocks)):
+    for blk in range(b0, min(b1, nblocks)):
         lo = blk * n // nblocks
         hi = (blk + 1) * n // nblocks
         cards = np.zeros((2 * nc, NCF), np.int32)
@@ -223,7 +223,7 @@ def run_chunk(params, seed, start, firsts, policies, snapshot_ply):
     if n:
         args = (*kernel_args(p), np.int64(seed), np.int64(start), np.asarray(firsts, np.int8),
                 pv, np.int64(snapshot_ply), np.int64(tree_capacity(max_budget(pv))), records, agg)
-        run_batch_nb(*args, np.int64(0), np.int64(min(n, agg.shape[0])))
+        run_blocks(lambda b0, b1: run_batch_nb(*args, np.int64(b0), np.int64(b1)), agg.shape[0])
     return records, agg.sum(axis=0)
 
 
