@@ -96,9 +96,11 @@ K_NEW, K_DECISION, K_CHANCE, K_TERMINAL = 0, 1, 2, 3
 # ti columns (int32)
 TI_CODE, TI_PARENT, TI_FIRST, TI_NEXT, TI_OWNER, TI_KIND, TI_MOVER, TI_PROVEN, TI_STAMP = range(9)
 TI_N = 9
-# tf columns (float64): visits, summed reward of the owner, availability, prior (decision) or probability (outcome)
-TF_VISITS, TF_VALUE, TF_AVAIL, TF_PRIOR = range(4)
-TF_N = 4
+# tf columns (float64): visits, summed reward of the owner, availability, prior (decision) or probability
+# (outcome), and the mean reward value / visits of a visited node (kept with them, _set_visits_nb: selection
+# reads every child's mean at every descent, and its division was most of a closed-loop selection's time)
+TF_VISITS, TF_VALUE, TF_AVAIL, TF_PRIOR, TF_MEAN = range(5)
+TF_N = 5
 ROOT = 0
 # ti[ROOT, ...] and tf[ROOT, ...] also hold the tree's bookkeeping in columns no root uses
 TI_COUNT = TI_CODE             # nodes in use (the root's code is meaningless)
@@ -183,6 +185,7 @@ def _init_node_nb(ti, tf, c, code, parent, owner, prior):
     ti[c, TI_STAMP] = -1
     tf[c, TF_VISITS] = 0.0
     tf[c, TF_VALUE] = 0.0
+    tf[c, TF_MEAN] = 0.0
     tf[c, TF_AVAIL] = 0.0
     tf[c, TF_PRIOR] = prior
 
@@ -231,8 +234,16 @@ def reroot_nb(ti, tf, mp, r):
 
 
 @njit(cache=True, _nrt=False, inline="always")
+def _set_visits_nb(tf, node, visits, value):
+    """A node's visits and summed reward, and with them its mean (the same division, made once per update)."""
+    tf[node, TF_VISITS] = visits
+    tf[node, TF_VALUE] = value
+    tf[node, TF_MEAN] = value / visits
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def _mean_nb(tf, ch):
-    return tf[ch, TF_VALUE] / tf[ch, TF_VISITS]
+    return tf[ch, TF_MEAN]
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -267,15 +278,26 @@ def _softmax_nb(scores, n, temp, out):
         if s > hi:
             hi = s
     tot = 0.0
-    last_x = 1.0      # no x is > 0: the first score always computes its exp
-    last_e = 0.0
+    # the last two distinct exponents and their exps (no x is > 0: 1.0 is no exponent): a decision's scores
+    # take few values (quiet moves and a few kinds of capture, interleaved), and each exp is ~20 ns
+    x1 = 1.0
+    e1 = 0.0
+    x2 = 1.0
+    e2 = 0.0
     for k in range(n):
         x = (min(scores[k], 1.0e6) - hi) / temp
-        if x != last_x:   # runs of equal scores (quiet moves, captures of the same piece) share one exp
-            last_x = x
-            last_e = np.exp(x) if x > -700.0 else 0.0
-        out[k] = last_e
-        tot += last_e
+        if x == x1:
+            e = e1
+        elif x == x2:
+            e = e2
+            x2, e2 = x1, e1
+            x1, e1 = x, e
+        else:
+            e = np.exp(x) if x > -700.0 else 0.0
+            x2, e2 = x1, e1
+            x1, e1 = x, e
+        out[k] = e
+        tot += e
     for k in range(n):
         out[k] /= tot
 
@@ -367,7 +389,7 @@ def _select_closed_nb(ti, tf, node, c_puct, fpu, rng):
     of the node's visits (``avail`` = the node's visits) and an untried child's Q is the node's own mean
     for its mover (its first visit scored the position itself) minus ``fpu``. One pass."""
     visits = tf[node, TF_VISITS]
-    mean = tf[node, TF_VALUE] / visits
+    mean = tf[node, TF_MEAN]
     q_new = (mean if ti[node, TI_OWNER] == ti[node, TI_MOVER] else 1.0 - mean) - fpu
     explore = c_puct * np.sqrt(visits)
     best = -1.0e300
@@ -375,14 +397,21 @@ def _select_closed_nb(ti, tf, node, c_puct, fpu, rng):
     ties = 0
     lost = -1
     ch = ti[node, TI_FIRST]
-    while ch >= 0:
+    if ch < 0:
+        return -1
+    # a closed-loop node's children were made together (_expand_decisions_nb) and stay contiguous (reroot_nb
+    # keeps the order): step to ch + 1 rather than follow TI_NEXT, so the next child's loads need not wait
+    # for this one's link (the same children in the same order; selection was a sixth of Martian Chess's search)
+    while True:
         if ti[ch, TI_PROVEN] == -1:
             lost = ch
         else:
             n = tf[ch, TF_VISITS]
             q = child_q_nb(ti, tf, ch) if n > 0.0 else q_new
             best, pick, ties = _puct_pick_nb(q + explore * tf[ch, TF_PRIOR] / (1.0 + n), best, pick, ties, ch, rng)
-        ch = ti[ch, TI_NEXT]
+        if ti[ch, TI_NEXT] < 0:
+            break
+        ch += 1
     return lost if pick < 0 else pick    # every decision a proven loss: take one
 
 
@@ -495,8 +524,7 @@ def _owner_reward_nb(ti, node, reward0):
 def _backup_nb(ti, tf, path, depth, reward0):
     for i in range(depth):
         node = path[i]
-        tf[node, TF_VISITS] += 1.0
-        tf[node, TF_VALUE] += _owner_reward_nb(ti, node, reward0)
+        _set_visits_nb(tf, node, tf[node, TF_VISITS] + 1.0, tf[node, TF_VALUE] + _owner_reward_nb(ti, node, reward0))
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -574,8 +602,7 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
             v = settled_value_nb(P, S2, draw0)
             tot += probs[k] * v
             if o >= 0:
-                tf[o, TF_VISITS] = 1.0
-                tf[o, TF_VALUE] = _owner_reward_nb(ti, o, v)
+                _set_visits_nb(tf, o, 1.0, _owner_reward_nb(ti, o, v))
                 o = ti[o, TI_NEXT]
         return tot
 

@@ -184,11 +184,13 @@ def legal_from_nb(tab, meta, s, v, occ, ok1, ok2, ok3):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def count_moves_nb(board, meta, tab, rules, cnt):
-    """How many legal moves the mover has (the length gen_moves_nb's list would have).
+def count_moves_nb(board, meta, tab, rules, cnt, any_move=False):
+    """How many legal moves the mover has (the length gen_moves_nb's list would have); with ``any_move``
+    only whether it has one (> 0: the count stops after the first kind of piece that can move).
 
-    ``cnt`` (int32, >= 32) receives each own piece's move count at its cell; nth_move_nb
-    picks from it. One loop per kind, so the kind is not branched on per piece.
+    ``cnt`` (int32, >= 32) receives each own piece's legal landing cells (a 32-bit mask, stored as
+    int32) at its cell; nth_move_nb picks from it without working the piece's reach out again (that
+    was a sixth of a random ply). One loop per kind, so the kind is not branched on per piece.
     """
     p = meta[M_TO_MOVE]
     pawns = bits_of_nb(meta, 0)
@@ -207,9 +209,10 @@ def count_moves_nb(board, meta, tab, rules, cnt):
         m = tab[s, T_PAWN] & ok1
         if s == back_from:
             m &= ~back_to
-        c = popcount_nb(m)
-        cnt[s] = c
-        n += c
+        cnt[s] = np.int32(m)
+        n += popcount_nb(m)
+    if any_move and n > 0:
+        return n
     x = drones & zone
     while x:
         s = lowest_nb(x)
@@ -217,9 +220,10 @@ def count_moves_nb(board, meta, tab, rules, cnt):
         m = drone_reach_nb(tab, s, occ) & ok2
         if s == back_from:
             m &= ~back_to
-        c = popcount_nb(m)
-        cnt[s] = c
-        n += c
+        cnt[s] = np.int32(m)
+        n += popcount_nb(m)
+    if any_move and n > 0:
+        return n
     x = queens & zone
     while x:
         s = lowest_nb(x)
@@ -227,29 +231,27 @@ def count_moves_nb(board, meta, tab, rules, cnt):
         m = queen_reach_nb(tab, s, occ) & ok3
         if s == back_from:
             m &= ~back_to
-        c = popcount_nb(m)
-        cnt[s] = c
-        n += c
+        cnt[s] = np.int32(m)
+        n += popcount_nb(m)
     return n
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def nth_move_nb(board, meta, tab, rules, cnt, r):
-    """The move at index ``r`` of gen_moves_nb's list, from count_moves_nb's ``cnt`` (no list built)."""
+    """The move at index ``r`` of gen_moves_nb's list, from count_moves_nb's landing masks ``cnt`` (no list
+    built)."""
     p = meta[M_TO_MOVE]
-    pawns = bits_of_nb(meta, 0)
-    drones = bits_of_nb(meta, 1)
-    queens = bits_of_nb(meta, 2)
-    occ = pawns | drones | queens
-    own = occ & zone_mask_nb(p)
+    own = (bits_of_nb(meta, 0) | bits_of_nb(meta, 1) | bits_of_nb(meta, 2)) & zone_mask_nb(p)
     s = lowest_nb(own)
-    while r >= cnt[s]:   # the pieces in cell order, as gen_moves_nb lists them
-        r -= cnt[s]
+    full = np.int64(cnt[s]) & FULL
+    c = popcount_nb(full)
+    while r >= c:   # the pieces in cell order, as gen_moves_nb lists them
+        r -= c
         own &= own - 1
         s = lowest_nb(own)
+        full = np.int64(cnt[s]) & FULL
+        c = popcount_nb(full)
     v = board[s]
-    ok1, ok2, ok3 = landing_nb(meta, rules, p, pawns, drones, queens)
-    full = reach_nb(tab, s, v, occ) & legal_from_nb(tab, meta, s, v, occ, ok1, ok2, ok3)
     d0, d1, _ = piece_reach_nb(v)
     for d in range(d0, d1):
         m = full & tab[s, T_RAY + d]

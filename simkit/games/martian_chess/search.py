@@ -48,7 +48,7 @@ def status_nb(P, S):
     board, meta = S[0], S[1]
     if meta[M_END] >= 0:
         return meta[M_WINNER]
-    if count_moves_nb(board, meta, P[0], P[1], S[2]) == 0:
+    if count_moves_nb(board, meta, P[0], P[1], S[2], True) == 0:     # asked at every new node and leaf
         meta[M_END] = END_STALEMATE
         meta[M_WINNER] = -1
         return -1

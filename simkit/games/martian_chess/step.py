@@ -68,7 +68,7 @@ def policy_move_nb(P, S, policies, rng, trees, S1, S2s, sb, sm):
     board, meta, moves = S[0], S[1], S[2]
     p = meta[M_TO_MOVE]
     if policies[POL_ID + p] == RANDOM and policies[POL_EPS + p] == 0 and policies[POL_BAN + p] == 0:
-        n = count_moves_nb(board, meta, P[0], P[1], moves)   # moves holds its per-piece counts
+        n = count_moves_nb(board, meta, P[0], P[1], moves)   # moves holds its per-piece landing masks
         if n == 0:
             meta[M_END] = END_STALEMATE
             meta[M_WINNER] = -1
@@ -96,7 +96,7 @@ def chosen_move_nb(P, S, policies, rng, trees, S1, S2s, sb, sm):
     ban = policies[POL_BAN + p]   # ban:CLASS: the side chooses among its other moves only
     counted = (pid == RANDOM or eps > 0) and ban == 0
     if counted:
-        n = count_moves_nb(board, meta, rays, rules, moves)   # moves holds its per-piece counts
+        n = count_moves_nb(board, meta, rays, rules, moves)   # moves holds its per-piece landing masks
     else:
         n = gen_moves_nb(board, meta, rays, rules, moves)
     if n == 0:
