@@ -75,10 +75,21 @@ def decisions_nb(P, S, codes, scores):
     n = gen_moves_nb(board, meta, rays, rules, codes)
     p = meta[M_TO_MOVE]
     if P[3][MC_PRIOR_MOVES] == 0.0:
+        # every move that stays in the mover's zone captures nothing and moves no pips across: one outcome
+        # for all of them, worked out once (about half of a position's moves)
+        home = False
+        home_score = 0.0
         for i in range(n):
-            captured, _, _, end = move_outcome_nb(board, meta, rules, p, codes[i])
+            mv = codes[i]
+            if (mv % 32) // 16 == p and home:
+                scores[i] = home_score
+                continue
+            captured, _, _, end = move_outcome_nb(board, meta, rules, p, mv)
             # a move that ends the game scores its result (WIN >= DECISIVE: the decisive shortcut sees it)
             scores[i] = end if end == end else float(points_nb(rules, captured))
+            if (mv % 32) // 16 == p:
+                home = True
+                home_score = scores[i]
         return n
     pawns = bits_of_nb(meta, 0)
     drones = bits_of_nb(meta, 1)
