@@ -114,6 +114,7 @@ def test_bitboard_moves_equal_the_reference_and_count_then_select_equals_the_lis
     assert len(set(listed)) == n and set(listed) == ref
     cnt = np.zeros(st.MAX_MOVES, np.int32)
     assert mv.count_moves_nb(board, meta, tab, rules, cnt) == n
+    assert (mv.count_moves_nb(board, meta, tab, rules, cnt.copy(), True) > 0) == (n > 0)   # status_nb's question
     for r in range(n):   # every draw the random policy can make picks the listed move
         assert mv.nth_move_nb(board, meta, tab, rules, cnt, np.int64(r)) == out[r]
 

@@ -189,8 +189,8 @@ def count_moves_nb(board, meta, tab, rules, cnt, any_move=False):
     only whether it has one (> 0: the count stops after the first kind of piece that can move).
 
     ``cnt`` (int32, >= 32) receives each own piece's legal landing cells (a 32-bit mask, stored as
-    int32) at its cell; nth_move_nb picks from it without working the piece's reach out again (that
-    was a sixth of a random ply). One loop per kind, so the kind is not branched on per piece.
+    int32) at its cell; nth_move_nb picks from it without working the piece's reach out again. One
+    loop per kind, so the kind is not branched on per piece.
     """
     p = meta[M_TO_MOVE]
     pawns = bits_of_nb(meta, 0)

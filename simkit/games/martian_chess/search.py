@@ -81,13 +81,14 @@ def decisions_nb(P, S, codes, scores):
         home_score = 0.0
         for i in range(n):
             mv = codes[i]
-            if (mv % 32) // 16 == p and home:
+            stays = (mv % 32) // 16 == p
+            if stays and home:
                 scores[i] = home_score
                 continue
             captured, _, _, end = move_outcome_nb(board, meta, rules, p, mv)
             # a move that ends the game scores its result (WIN >= DECISIVE: the decisive shortcut sees it)
             scores[i] = end if end == end else float(points_nb(rules, captured))
-            if (mv % 32) // 16 == p:
+            if stays:
                 home = True
                 home_score = scores[i]
         return n
