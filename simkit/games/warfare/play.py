@@ -19,16 +19,19 @@ from .moves import attack_nb, can_act_nb, cap_winner_nb, count_activations_nb, m
     turn_limit_nb
 from .policies import BANNED, BANNED_EPS, RANDOM, random_target_nb
 from .state import (ARC, DEF_DIES, END_ANNIHILATION, END_MOVE_LIMIT, END_STALEMATE, IP_ACT, IP_ACT2, IP_MAXT,
-                    IP_H, IP_N0, IP_N1, IP_NSQ, IP_W, NFIELDS, R_LOSSES, R_SNAP, RECORD_FIELDS)
+                    INNER, IP_H, IP_N0, IP_N1, IP_NSQ, IP_W, NFIELDS, R_LOSSES, R_SNAP, RECORD_FIELDS)
 from .step import (begin_game_nb, count_activation_nb, count_advance_nb, count_roll_nb, finish_record_nb, material_nb,
-                   policy_activation_nb, policy_advance_nb)
+                   mcts_advance_nb, policy_activation_nb, policy_advance_nb)
 
 LOG_COLS = 13
 # log row: turn, player, unit, from, to, facing, target, target_sq, outcome, angle, advanced, surround_kills,
 #          rolled  (unit -1: the player passed; outcome -1: no attack)
 
 
-@njit(cache=True, _nrt=False)
+# batch_nb is its only caller (traces and trajectories run a batch of one game), so no CPython wrapper; not
+# inlined there: batch_nb allocates, so it runs with numba's reference counting, and inlined the game's every
+# call would pay increfs and decrefs on its arrays (random games measured 4.7x slower)
+@njit(**INNER)
 def play_game_nb(P, seed, game, first, policies, snapshot_turn, rec, agg, log, boards, tval, tloss, tlegal,
                  occ, usq, uface, utype, uside, acted, alive, buf, tbuf, gmap, gf, plan, plansc, gout, rng, Wk):
     """Play one game; fill ``rec`` (one record row, int32) and add deaths per square into ``agg``.
@@ -135,8 +138,11 @@ def play_game_nb(P, seed, game, first, policies, snapshot_turn, rec, agg, log, b
                         count_roll_nb(rec, player, out)
                     # WF-5, WF-C: only the attacker advances after a melee kill, never an Archer
                     if out == DEF_DIES and at != ARC and alive[1 - player] > 0:
-                        adv = policy_advance_nb(P, Wk, policies, player, turn, nact - 1, limit, u, tsq, mate, occ,
-                                                usq, uface, utype, uside, acted, alive, gmap, gf, rng)
+                        adv = policy_advance_nb(P, policies, player, turn, u, tsq, occ, usq, uface, utype, uside,
+                                                alive, gmap, gf, rng)
+                        if adv < 0:
+                            adv = mcts_advance_nb(P, Wk, policies, player, turn, nact - 1, limit, u, tsq, mate, occ,
+                                                  usq, uface, utype, uside, acted, alive, rng)
                         if adv == 1:
                             move_nb(u, tsq, uface[u], occ, usq, uface)
                             count_advance_nb(rec, player)
@@ -187,12 +193,15 @@ def scratch(params):
 
 
 @njit(cache=True, nogil=True)
-def batch_nb(P, seed, start, firsts, policies, snapshot_turn, records, agg, cap, maxa, b0, b1):
+def batch_nb(P, seed, start, firsts, policies, snapshot_turn, records, agg, cap, maxa, b0, b1,
+             log, boards, tval, tloss, tlegal):
     """Play blocks b0..b1-1 of len(firsts) games; block b adds its deaths into agg[b]
-    (race-free; engine/threads.py runs blocks on threads).
+    (race-free; engine/threads.py runs blocks on threads). Returns the last game's log rows.
 
     ``cap``: search tree nodes per block (engine/search.py tree_capacity for the largest budget);
     ``maxa``: most decisions a position offers the search (search.max_decisions).
+    ``log``, ``boards``, ``tval``, ``tloss``, ``tlegal``: play_game_nb's trace and trajectory buffers,
+    empty (no rows) in a run; a trace plays one game through here.
     """
     ip = P[0]
     n = firsts.shape[0]
@@ -200,6 +209,7 @@ def batch_nb(P, seed, start, firsts, policies, snapshot_turn, records, agg, cap,
     nu = ip[IP_N0] + ip[IP_N1]
     nsq = ip[IP_NSQ]
     nbuf = P[7].shape[2] + 8 + P[4].shape[1]
+    nlog = 0
     for b in range(b0, b1):
         occ = np.zeros(nsq, dtype=np.int64)
         usq = np.zeros(nu, dtype=np.int64)
@@ -216,18 +226,14 @@ def batch_nb(P, seed, start, firsts, policies, snapshot_turn, records, agg, cap,
         plansc = np.zeros(nu, dtype=np.float64)
         gout = np.zeros(4 + 2 * (ip[IP_W] + ip[IP_H]), dtype=np.int64)    # greedy's choice, then its scratch
         rng = np.zeros(1, dtype=np.uint64)
-        log = np.zeros((0, LOG_COLS), dtype=np.int64)
-        boards = np.zeros((0, nu, 2), dtype=np.int64)
-        tval = np.zeros(0, dtype=np.float64)
-        tloss = np.zeros(0, dtype=np.int64)
-        tlegal = np.zeros(0, dtype=np.int64)
         Wk = new_workspace_nb(P, cap, maxa)
         lo = b * n // nblocks
         hi = (b + 1) * n // nblocks
         for i in range(lo, hi):
-            play_game_nb(P, seed, start + i, np.int64(firsts[i]), policies, snapshot_turn, records[i], agg[b],
+            nlog = play_game_nb(P, seed, start + i, np.int64(firsts[i]), policies, snapshot_turn, records[i], agg[b],
                          log, boards, tval, tloss, tlegal, occ, usq, uface, utype, uside, acted, alive, buf, tbuf,
                          gmap, gf, plan, plansc, gout, rng, Wk)
+    return nlog
 
 
 def _typed(params):
@@ -268,37 +274,36 @@ def run_chunk(params, seed, start, firsts, policies, snapshot_ply):
     if n:
         args = (P, np.int64(seed), np.int64(start), np.asarray(firsts, dtype=np.int8), pv,
                 np.int64(snapshot_ply), records, agg) + _search_sizes(P, pv)
-        run_blocks(lambda b0, b1: batch_nb(*args, np.int64(b0), np.int64(b1)), agg.shape[0])
+        nu = int(P[0][IP_N0] + P[0][IP_N1])
+        none = _buffers(nu, 0, 0, 0)
+        run_blocks(lambda b0, b1: batch_nb(*args, np.int64(b0), np.int64(b1), *none), agg.shape[0])
     return records, agg.sum(axis=0)
 
 
+def _buffers(nu, log_rows, board_turns, traj_turns):
+    """play_game_nb's trace buffers (log, boards) and trajectory buffers (tval, tloss, tlegal); 0 rows: none."""
+    return (np.zeros((log_rows, LOG_COLS), dtype=np.int64), np.full((board_turns, nu, 2), -1, dtype=np.int64),
+            np.zeros(traj_turns, dtype=np.float64), np.zeros(traj_turns, dtype=np.int64),
+            np.zeros(traj_turns, dtype=np.int64))
+
+
 def _play_recorded(params, seed, game, first, policies, snapshot_ply, trace, traj):
-    """One game through play_game_nb with the trace (log, boards) and/or trajectory buffers."""
+    """One game through the batch kernel with the trace (log, boards) or the trajectory buffers."""
     P = _typed(params)
     ip = P[0]
-    nu, nsq, nbuf = scratch(P)
+    nu, nsq, _ = scratch(P)
     maxt = int(ip[IP_MAXT])
     # a unit acts at most once a turn (WF-C1's extra activations included)
     rows = 2 * nu + (maxt + 2) * (min(int(ip[IP_ACT] + ip[IP_ACT2]), nu) + 1) + 16
-    log = np.zeros((rows if trace else 0, LOG_COLS), dtype=np.int64)
-    boards = np.full((maxt + 2 if trace else 0, nu, 2), -1, dtype=np.int64)
-    nt = maxt + 2 if traj else 0
-    tval = np.zeros(nt, dtype=np.float64)
-    tloss = np.zeros(nt, dtype=np.int64)
-    tlegal = np.zeros(nt, dtype=np.int64)
-    rec = np.zeros(NFIELDS, dtype=np.int32)
-    agg = np.zeros(nsq, dtype=np.int64)
+    bufs = _buffers(nu, rows if trace else 0, maxt + 2 if trace else 0, maxt + 2 if traj else 0)
+    records = np.zeros((1, NFIELDS), dtype=np.int32)
+    agg = np.zeros((1, nsq), dtype=np.int64)
     pv = _policy_vector(policies)
-    Wk = new_workspace_nb(P, *_search_sizes(P, pv))
-    nlog = play_game_nb(P, np.int64(seed), np.int64(game), np.int64(first), pv,
-                        np.int64(snapshot_ply), rec, agg, log, boards, tval, tloss, tlegal,
-                        np.zeros(nsq, np.int64), np.zeros(nu, np.int64), np.zeros(nu, np.int64),
-                        np.zeros(nu, np.int64), np.zeros(nu, np.int64), np.zeros(nu, np.int64),
-                        np.zeros(2, np.int64), np.zeros(nbuf, np.int64), np.zeros(nu + 1, np.int64),
-                        np.zeros((3, nsq), np.int64), np.zeros(4, np.float64), np.zeros((nu, 3), np.int64),
-                        np.zeros(nu, np.float64), np.zeros(4 + 2 * (ip[IP_W] + ip[IP_H]), np.int64),
-                        np.zeros(1, np.uint64), Wk)
-    return rec, agg, log[:nlog], boards, tval, tloss, tlegal
+    # game ``game`` of the seed's stream is game 0 of a batch that starts there
+    nlog = batch_nb(P, np.int64(seed), np.int64(game), np.array([first], dtype=np.int8), pv,
+                    np.int64(snapshot_ply), records, agg, *_search_sizes(P, pv), np.int64(0), np.int64(1), *bufs)
+    log, boards, tval, tloss, tlegal = bufs
+    return records[0], agg[0], log[:nlog], boards, tval, tloss, tlegal
 
 
 def play_one(params, seed, game, first, policies, snapshot_ply=-1):

@@ -93,23 +93,28 @@ def policy_activation_nb(P, Wk, policies, player, turn, nact, limit, occ, usq, u
     with epsilon > 0 first draws whether to play this decision as the random policy (nothing is drawn
     with epsilon 0). The random policy's target is -1 here: it is drawn after the move
     (``random_target_nb``), as the policy is defined. A side with a ban (id BANNED + its policy's) plays
-    out of line (restricted_activation_nb), after the unbanned policies' tests: their code is as before."""
+    out of line (restricted_activation_nb), after the unbanned policies' tests: their code is as before;
+    its search runs here, the one place the activations reach the search from."""
     nu = usq.shape[0]
     phase2 = turn < 2
     act = policies[player]
+    ban = np.int64(0)
     eps = policies[POL_EPS + player]
     if eps > 0 and rng_below_nb(rng, np.int64(EPS_SCALE)) < eps:
         act = RANDOM
     if act == RANDOM:
         u, t, f = random_move_nb(player, phase2, P, occ, usq, uside, utype, acted, nu, buf, tbuf, rng)
         return act, u, t, f, np.int64(-1)
+    if act >= BANNED:
+        act, u, t, f, tgt = restricted_activation_nb(P, policies, player, turn, occ, usq, uface, utype, uside, acted,
+                                                     alive, buf, tbuf, gmap, gf, plan, plansc, gout, rng)
+        if act != MCTS:
+            return act, u, t, f, tgt
+        ban = policies[POL_BAN + player]
     if act == MCTS:
         u, t, f, tgt = mcts_activation_nb(P, Wk, policies[POL_BUDGET + player], player, turn, nact, limit, occ, usq,
-                                          uface, utype, uside, acted, alive, np.int64(0), rng)
+                                          uface, utype, uside, acted, alive, ban, rng)
         return act, u, t, f, tgt
-    if act >= BANNED:
-        return restricted_activation_nb(P, Wk, policies, player, turn, nact, limit, occ, usq, uface, utype, uside,
-                                        acted, alive, buf, tbuf, gmap, gf, plan, plansc, gout, rng)
     greedy_choose_nb(player, phase2, turn, P, occ, usq, uface, utype, uside, acted, alive, nu, np.int64(0),
                      gmap, gf, plan, plansc, gout, rng, P[16][player])    # the mover's row (state.P_EVAL)
     return act, gout[0], gout[1], gout[2], gout[3]
@@ -131,13 +136,17 @@ def mcts_activation_nb(P, Wk, budget, player, turn, nact, limit, occ, usq, uface
     return u, t, f, tgt
 
 
+# Neither this nor policy_advance_nb calls the search: each compiled function that reaches it is one more
+# module LLVM optimises and emits with the whole search linked in (2.6-2.7 s each of a cold compile,
+# scripts/compile_profile.py); they say MCTS / -1 and their caller searches.
 @njit(**INNER)
-def restricted_activation_nb(P, Wk, policies, player, turn, nact, limit, occ, usq, uface, utype, uside, acted, alive,
-                             buf, tbuf, gmap, gf, plan, plansc, gout, rng):
+def restricted_activation_nb(P, policies, player, turn, occ, usq, uface, utype, uside, acted, alive, buf, tbuf, gmap,
+                             gf, plan, plansc, gout, rng):
     """policy_activation_nb for a side with the ban mask ``policies[POL_BAN + player]`` (``ban:CLASS:INNER``,
     policies.ACTION_CLASSES): INNER (id ``policies[player] - BANNED``, degrader at BANNED_EPS) among the
     unbanned decisions. Its random activation (``ban:CLASS:random``, or the degrader firing) comes whole
-    (policies.restricted_random_nb), target included, reported as RANDOM_WHOLE."""
+    (policies.restricted_random_nb), target included, reported as RANDOM_WHOLE. MCTS (nothing else
+    returned): the caller searches, with the ban."""
     nu = usq.shape[0]
     phase2 = turn < 2
     ban = policies[POL_BAN + player]
@@ -150,9 +159,7 @@ def restricted_activation_nb(P, Wk, policies, player, turn, nact, limit, occ, us
                                             ban, rng)
         return np.int64(RANDOM_WHOLE), u, t, f, tgt
     if act == MCTS:
-        u, t, f, tgt = mcts_activation_nb(P, Wk, policies[POL_BUDGET + player], player, turn, nact, limit, occ, usq,
-                                          uface, utype, uside, acted, alive, ban, rng)
-        return act, u, t, f, tgt
+        return act, np.int64(-1), np.int64(-1), np.int64(-1), np.int64(-1)
     greedy_choose_nb(player, phase2, turn, P, occ, usq, uface, utype, uside, acted, alive, nu, ban,
                      gmap, gf, plan, plansc, gout, rng, P[16][player])
     return act, gout[0], gout[1], gout[2], gout[3]
@@ -160,11 +167,10 @@ def restricted_activation_nb(P, Wk, policies, player, turn, nact, limit, occ, us
 
 # not inlined: it runs only after a melee kill, and inlined its code slowed the kernel's greedy games by ~8%
 @njit(**INNER)
-def policy_advance_nb(P, Wk, policies, player, turn, nact, limit, u, tsq, mate, occ, usq, uface, utype, uside,
-                      acted, alive, gmap, gf, rng):
+def policy_advance_nb(P, policies, player, turn, u, tsq, occ, usq, uface, utype, uside, alive, gmap, gf, rng):
     """WF-5: does unit ``u`` of ``player``, which has just killed on ``tsq``, advance into it (1) or
-    stay (0)? ``nact``: the activations the turn had before this one (the search's count). A side that
-    bans ``advance`` stays, and draws nothing: STAY is then its only decision."""
+    stay (0)? -1: the side searches (its caller asks mcts_advance_nb). A side that bans ``advance``
+    stays, and draws nothing: STAY is then its only decision."""
     act = policies[player]
     eps = policies[POL_EPS + player]
     ban = policies[POL_BAN + player]
@@ -178,14 +184,21 @@ def policy_advance_nb(P, Wk, policies, player, turn, nact, limit, u, tsq, mate, 
     if act == RANDOM:
         return rng_below_nb(rng, np.int64(2))
     if act == MCTS:
-        code = choose_nb(P, Wk, policies[POL_BUDGET + player], player, turn, nact, limit, u, tsq, u, mate,
-                         occ, usq, uface, utype, uside, acted, alive, ban, rng)
-        return 1 if code == ADVANCE else 0
+        return -1
     if gf[0] != turn * 1000 + alive[1 - player]:     # the greedy maps' key (search.ensure_maps_nb)
         greedy_maps_nb(player, P, usq, utype, uside, usq.shape[0], gmap, gf)
         gf[0] = turn * 1000 + alive[1 - player]
     maps_current_nb(player, P, usq, utype, uside, usq.shape[0], gmap, gf)     # made lazily (greedy_choose_nb)
     return 1 if greedy_advance_nb(u, tsq, player, P, occ, usq, uface, utype, uside, gmap, gf, P[16][player]) else 0
+
+
+@njit(inline="always", **INNER)
+def mcts_advance_nb(P, Wk, policies, player, turn, nact, limit, u, tsq, mate, occ, usq, uface, utype, uside,
+                    acted, alive, rng):
+    """The search's answer where policy_advance_nb says -1: 1 advance, 0 stay."""
+    code = choose_nb(P, Wk, policies[POL_BUDGET + player], player, turn, nact, limit, u, tsq, u, mate,
+                     occ, usq, uface, utype, uside, acted, alive, policies[POL_BAN + player], rng)
+    return 1 if code == ADVANCE else 0
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -332,9 +345,11 @@ def step_choose_nb(P, S, Wk, policies, rng):
     player = meta[M_PLAYER]
     turn = meta[M_TURN]
     if meta[M_ADVU] >= 0:
-        adv = policy_advance_nb(P, Wk, policies, player, turn, meta[M_NACT], meta[M_LIMIT], meta[M_ADVU],
-                                meta[M_ADVSQ], meta[M_MATE], occ, usq, uface, utype, uside, acted, alive, S[S_GMAP],
-                                S[S_GF], rng)
+        adv = policy_advance_nb(P, policies, player, turn, meta[M_ADVU], meta[M_ADVSQ], occ, usq, uface, utype,
+                                uside, alive, S[S_GMAP], S[S_GF], rng)
+        if adv < 0:
+            adv = mcts_advance_nb(P, Wk, policies, player, turn, meta[M_NACT], meta[M_LIMIT], meta[M_ADVU],
+                                  meta[M_ADVSQ], meta[M_MATE], occ, usq, uface, utype, uside, acted, alive, rng)
         return ADVANCE if adv == 1 else STAY
     act, u, t, f, tgt = policy_activation_nb(P, Wk, policies, player, turn, meta[M_NACT], meta[M_LIMIT], occ, usq,
                                              uface, utype, uside, acted, alive, S[S_BUF], S[S_TBUF], S[S_GMAP],
