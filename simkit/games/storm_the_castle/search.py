@@ -66,7 +66,7 @@ from simkit.engine.rng import rng_below_nb
 from simkit.engine.search import DECISIVE, ONGOING, copy_into_nb, make_search, new_tree_nb, same_array_nb
 from simkit.engine.search import tree_capacity as engine_tree_capacity
 from simkit.games.storm_the_castle.evaluate import closeness_nb, value_nb
-from simkit.games.storm_the_castle.moves import (apply_nb as rules_apply_nb, gen_actions_nb,
+from simkit.games.storm_the_castle.moves import (apply_nb as rules_apply_nb, gen_actions_inline_nb, gen_actions_nb,
                                                  gen_dispatch_nb, grave_top_unit_nb, modifier_nb)
 from simkit.games.storm_the_castle.policies import (P_GREEDY, P_RANDOM, assign_roles_nb, card_value_nb, choose_nb,
                                                     kind_class_nb)
@@ -526,18 +526,24 @@ def rollout_nb(P, S, policy, horizon, rng):
     if rp == P_GREEDY and g[G_PHASE] == PH_ACTIONS:
         assign_roles_nb(np.int64(g[G_SIDE]), cards, sp, ctab, dist, keep, iopt, role)
     while g[G_OVER] == 0 and g[G_TURN] < horizon:
-        n = options_nb(P, S)
-        if n > 1:
-            g[G_COULD] = 1
         ph = np.int64(g[G_PHASE])
         side = np.int64(g[G_SIDE])
-        k = choose_nb(rp, ph, side, n, buf, cards, sp, ctab, w, spi, dist, keep, fopt, ptable, prio, role, rng)
-        if careful == CAREFUL_BOTH or (careful == CAREFUL_SELF and side == pend[PD_ROOT]):
-            while k > 0 and leaves_keep_nb(P, S, k):
-                n -= 1              # drop the option (the row is not needed again: the buffer is rebuilt)
-                buf[k, 0], buf[k, 1], buf[k, 2] = buf[n, 0], buf[n, 1], buf[n, 2]
-                k = choose_nb(rp, ph, side, n, buf, cards, sp, ctab, w, spi, dist, keep, fopt, ptable, prio,
-                              role, rng)
+        if pend[PD_N] < 0:      # options_nb, with the action phase's generator inlined (moves.gen_actions)
+            if ph == PH_ACTIONS:
+                pend[PD_N] = gen_actions_inline_nb(side, cards, sp, S[2], S[3], g, ctab, spi, adj, dist, S[6], S[7],
+                                                   S[8], buf)
+            else:
+                pend[PD_N] = gen_nb(P, S)
+        n = np.int64(pend[PD_N])
+        if n > 1:
+            g[G_COULD] = 1
+        keep_safe = careful == CAREFUL_BOTH or (careful == CAREFUL_SELF and side == pend[PD_ROOT])
+        while True:             # one call site: choose_nb inlines greedy's scoring
+            k = choose_nb(rp, ph, side, n, buf, cards, sp, ctab, w, spi, dist, keep, fopt, ptable, prio, role, rng)
+            if not keep_safe or k == 0 or not leaves_keep_nb(P, S, k):
+                break
+            n -= 1              # drop the option (the row is not needed again: the buffer is rebuilt)
+            buf[k, 0], buf[k, 1], buf[k, 2] = buf[n, 0], buf[n, 1], buf[n, 2]
         play_option_nb(P, S, k, -1, rng)
         if rp == P_GREEDY and ph == PH_DISPATCH and g[G_PHASE] == PH_ACTIONS:
             assign_roles_nb(np.int64(g[G_SIDE]), cards, sp, ctab, dist, keep, iopt, role)
