@@ -66,8 +66,8 @@ from simkit.engine.rng import rng_below_nb
 from simkit.engine.search import DECISIVE, ONGOING, copy_into_nb, make_search, new_tree_nb, same_array_nb
 from simkit.engine.search import tree_capacity as engine_tree_capacity
 from simkit.games.storm_the_castle.evaluate import closeness_nb, value_nb
-from simkit.games.storm_the_castle.moves import (apply_nb as rules_apply_nb, gen_actions_inline_nb, gen_actions_nb,
-                                                 gen_dispatch_nb, grave_top_unit_nb, modifier_nb)
+from simkit.games.storm_the_castle.moves import (apply_inline_nb, apply_nb as rules_apply_nb, gen_actions_inline_nb,
+                                                 gen_actions_nb, gen_dispatch_nb, grave_top_unit_nb, modifier_nb)
 from simkit.games.storm_the_castle.policies import (P_GREEDY, P_RANDOM, assign_roles_nb, card_value_nb, choose_nb,
                                                     kind_class_nb)
 from simkit.games.storm_the_castle.policies import P_CRIT, p_success_nb
@@ -322,8 +322,8 @@ def play_option_nb(P, S, k, roll, rng):
     if kind == ACT_END:
         end_nb(P, S)
     else:
-        rules_apply_nb(np.int64(kind), np.int64(buf[k, 1]), np.int64(buf[k, 2]), np.int64(roll), cards, sp, zones, zn,
-                       g, ctab, spi, keep, iopt, rec, fidx, agg, rng)
+        apply_inline_nb(np.int64(kind), np.int64(buf[k, 1]), np.int64(buf[k, 2]), np.int64(roll), cards, sp, zones,
+                        zn, g, ctab, spi, keep, iopt, rec, fidx, agg, rng)
 
 
 @njit(cache=True, _nrt=False)
