@@ -20,6 +20,7 @@ turns that follow, then by the squashed material lead.
 """
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from simkit.games.storm_the_castle.moves import modifier_nb, stack_masks_nb
 from simkit.games.storm_the_castle.policies import card_value_nb, p_success_nb
@@ -132,9 +133,11 @@ def reaches_nb(adj, dist, enemy, x, mv, y, bq, bd):
 # inlined into value_nb, its one caller (three calls per leaf): a call passes its ten arrays field by
 # field, and pushing them was most of value_nb's own time (perf of mcts:400 self-play: 5.7% of the time)
 @njit(cache=True, _nrt=False, inline="always")
-def take_chance_nb(ctab, spi, adj, dist, keep, iopt, ptable, cards, sp, g, s, fresh, bq, bd):
+def take_chance_nb(ctab, spi, adj, dist, keep, iopt, ptable, cards, sp, g, s, fresh, enemy, own, bq, bd):
     """The chance that side ``s`` takes the enemy keep in its turn from this position, with the units
     it has not yet used and the attacks it has left (``fresh``: a whole turn, as after its draw).
+    ``enemy``, ``own``: the spaces topped by the other side's units and by ``s``'s (stack_masks_nb's
+    first and last masks for ``s``; a stack is one side's, so ``own`` holds all of ``s``'s units).
 
     Walking into the empty keep is certain; a Support unit alone on top dies without a roll (ST-3),
     and a melee attacker advances into the emptied space (a ranged kill needs another unit to walk
@@ -143,7 +146,6 @@ def take_chance_nb(ctab, spi, adj, dist, keep, iopt, ptable, cards, sp, g, s, fr
     ek = keep[1 - s]
     top = sp[ek, 0]
     bot = sp[ek, 1]
-    enemy = stack_masks_nb(s, cards, sp, ctab)[0]
     attacks = 2 if fresh else 2 - g[G_ATTACKS]
     walkers = 0
     melee = 0
@@ -151,7 +153,11 @@ def take_chance_nb(ctab, spi, adj, dist, keep, iopt, ptable, cards, sp, g, s, fr
     p1 = 0.0            # the two best chances of killing the keep's top card
     p2 = 0.0
     pm = 0.0            # the best by a melee attacker
-    for x in range(sp.shape[0]):
+    # only the spaces holding s's stacks, ascending (the order of a scan over every space), as in
+    # moves.gen_actions_nb
+    while own != 0:
+        x = trailing_zeros(own)
+        own &= own - 1
         for j in range(2):
             c = sp[x, j]
             if c < 0 or cards[c, C_OWNER] != s or (not fresh and cards[c, C_ACTED] != 0):
@@ -223,9 +229,12 @@ def value_nb(ctab, w, spi, adj, dist, keep, iopt, ptable, cards, sp, zones, zn, 
     race lasts at most the rounds left before it, and the material lead fades to a draw over the
     last CAP_FADE turns."""
     s = np.int64(g[G_SIDE])
-    now = take_chance_nb(ctab, spi, adj, dist, keep, iopt, ptable, cards, sp, g, s, False, bq, bd)
-    h_o = take_chance_nb(ctab, spi, adj, dist, keep, iopt, ptable, cards, sp, g, 1 - s, True, bq, bd)
-    h_s = take_chance_nb(ctab, spi, adj, dist, keep, iopt, ptable, cards, sp, g, s, True, bq, bd)
+    # one scan of the stacks for the three chances (each scanned for itself before: 1.10x mcts:400 self-play,
+    # with take_chance_nb's loop over the side's own stacks only): the other side's spaces are s's enemy ones
+    enemy, _, _, _, own = stack_masks_nb(s, cards, sp, ctab)
+    now = take_chance_nb(ctab, spi, adj, dist, keep, iopt, ptable, cards, sp, g, s, False, enemy, own, bq, bd)
+    h_o = take_chance_nb(ctab, spi, adj, dist, keep, iopt, ptable, cards, sp, g, 1 - s, True, own, enemy, bq, bd)
+    h_s = take_chance_nb(ctab, spi, adj, dist, keep, iopt, ptable, cards, sp, g, s, True, enemy, own, bq, bd)
     left_turns = max(iopt[O_MAXTURNS] - g[G_TURN] - 1, 0)     # whole turns after this one
     x = material_lead_nb(cards, sp, zones, zn, ctab, w, dist, keep) / scale
     base0 = 1.0 if x > 30.0 else (0.0 if x < -30.0 else 1.0 / (1.0 + np.exp(-x)))
