@@ -32,7 +32,7 @@ dispatched first leaves the position counted quiet.
 import numpy as np
 from numba import njit
 
-from simkit.games.storm_the_castle.moves import gen_dispatch_nb
+from simkit.games.storm_the_castle.moves import gen_dispatch_nb, stack_masks_nb
 from simkit.games.storm_the_castle.rules import O_BONUS2, O_BUF, O_POINTS, O_T, T_MOVE
 from simkit.games.storm_the_castle.search import PD_KIND
 from simkit.games.storm_the_castle.state import (C_ACTED, C_ITEM, C_OWNER, C_TYPE, G_ATTACKS, G_OVER, G_PHASE,
@@ -59,7 +59,7 @@ def quiet_nb(ctab, spi, iopt, cards, sp, zones, zn, g, pend):
     # nothing done this turn: the action phase's first decision if the dispatch phase had nothing to choose
     seen = np.zeros(iopt[O_T], np.int32)
     buf = np.zeros((iopt[O_BUF], 3), np.int32)
-    return gen_dispatch_nb(s, cards, sp, zones, zn, g, ctab, spi, seen, buf) == 1
+    return gen_dispatch_nb(s, stack_masks_nb(s, cards, sp, ctab), cards, sp, zones, zn, g, ctab, spi, seen, buf) == 1
 
 
 @njit(cache=True)

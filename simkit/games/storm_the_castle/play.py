@@ -9,7 +9,8 @@ from simkit.engine.rng import rng_seed_nb
 from simkit.engine.threads import run_blocks
 from simkit.games.storm_the_castle.evaluate import lead_nb
 from simkit.games.storm_the_castle.search import encode_nb, new_search_nb, search_code_nb, tree_capacity
-from simkit.games.storm_the_castle.moves import apply_nb, begin_turn_nb, gen_actions_nb, gen_dispatch_nb
+from simkit.games.storm_the_castle.moves import (apply_nb, begin_turn_nb, gen_actions_nb, gen_dispatch_nb,
+                                                 stack_masks_nb)
 from simkit.games.storm_the_castle.policies import P_GREEDY, assign_roles_nb
 from simkit.games.storm_the_castle.rules import O_BUF, O_F, O_MAXTURNS, O_NC, O_NS, O_T, Params
 from simkit.games.storm_the_castle.state import (ACT_END, EV_DRAW, EV_END, EV_TURN, G_CHOICE, G_COULD, G_OVER,
@@ -66,7 +67,7 @@ def turn_nb(pols, tabs, state, scratch, rec, agg, log, nl, srch):
     for i in range(drawn):
         nl = _log(log, nl, EV_DRAW, zones[s, L_HAND, zn[s, L_HAND] - drawn + i], -1, tag, 0, 0)
     while True:
-        n = gen_dispatch_nb(s, cards, sp, zones, zn, g, ctab, spi, seen, buf)
+        n = gen_dispatch_nb(s, stack_masks_nb(s, cards, sp, ctab), cards, sp, zones, zn, g, ctab, spi, seen, buf)
         if n > 1:
             g[G_COULD] = 1
             if g[G_CHOICE] == 0:
@@ -81,7 +82,8 @@ def turn_nb(pols, tabs, state, scratch, rec, agg, log, nl, srch):
     if pol == P_GREEDY:
         assign_roles_nb(s, cards, sp, ctab, dist, keep, iopt, role)
     while g[G_OVER] == 0:
-        n = gen_actions_nb(s, cards, sp, zones, zn, g, ctab, spi, adj, dist, seen, bq, bd, buf)
+        n = gen_actions_nb(s, stack_masks_nb(s, cards, sp, ctab), cards, sp, zones, zn, g, ctab, spi, adj, dist, seen,
+                           bq, bd, buf)
         if n > 1:
             g[G_COULD] = 1
             if g[G_CHOICE] == 0:
@@ -321,11 +323,11 @@ class Game:
         s = np.int64(self.g[G_SIDE])
         phase = self.g[G_PHASE] if phase is None else phase
         if phase == PH_DISPATCH:
-            n = gen_dispatch_nb(s, self.cards, self.sp, self.zones, self.zn, self.g, p.ctab, p.spi,
-                                self.seen, self.buf)
+            n = gen_dispatch_nb(s, stack_masks_nb(s, self.cards, self.sp, p.ctab), self.cards, self.sp, self.zones,
+                                self.zn, self.g, p.ctab, p.spi, self.seen, self.buf)
         else:
-            n = gen_actions_nb(s, self.cards, self.sp, self.zones, self.zn, self.g, p.ctab, p.spi, p.adj,
-                               p.dist, self.seen, self.bq, self.bd, self.buf)
+            n = gen_actions_nb(s, stack_masks_nb(s, self.cards, self.sp, p.ctab), self.cards, self.sp, self.zones,
+                               self.zn, self.g, p.ctab, p.spi, p.adj, p.dist, self.seen, self.bq, self.bd, self.buf)
         return [tuple(int(v) for v in self.buf[k]) for k in range(n)]
 
     def apply(self, action, roll=-1):

@@ -66,8 +66,10 @@ from simkit.engine.rng import rng_below_nb
 from simkit.engine.search import DECISIVE, ONGOING, copy_into_nb, make_search, new_tree_nb, same_array_nb
 from simkit.engine.search import tree_capacity as engine_tree_capacity
 from simkit.games.storm_the_castle.evaluate import closeness_nb, value_nb
-from simkit.games.storm_the_castle.moves import (apply_inline_nb, apply_nb as rules_apply_nb, gen_actions_inline_nb,
-                                                 gen_actions_nb, gen_dispatch_nb, grave_top_unit_nb, modifier_nb)
+from simkit.games.storm_the_castle.moves import (apply_inline_nb, apply_nb as rules_apply_nb, board_masks_nb,
+                                                 gen_actions_inline_nb, gen_actions_nb, gen_dispatch_nb,
+                                                 grave_top_unit_nb, modifier_nb, side_masks_nb, space_masks_nb,
+                                                 touched_nb)
 from simkit.games.storm_the_castle.policies import (P_GREEDY, P_RANDOM, assign_roles_nb, card_value_nb, choose_nb,
                                                     kind_class_nb)
 from simkit.games.storm_the_castle.policies import P_CRIT, p_success_nb
@@ -276,14 +278,16 @@ def turn_nb(P, S):
 # ---------------------------------------------------------------------------
 # playing on a search state
 @njit(cache=True, _nrt=False, inline="always")
-def gen_nb(P, S):
-    """The options of the decision the state is at (into ``buf``); their count."""
+def gen_nb(P, S, bm):
+    """The options of the decision the state is at (into ``buf``); their count. ``bm``: the state's
+    board masks (moves.board_masks_nb)."""
     ctab, spi, adj, dist = P[0], P[2], P[3], P[4]
     cards, sp, zones, zn, g, seen, bq, bd, buf = S[0], S[1], S[2], S[3], S[4], S[6], S[7], S[8], S[9]
     s = np.int64(g[G_SIDE])
+    masks = side_masks_nb(s, bm, sp.shape[0])
     if g[G_PHASE] == PH_DISPATCH:
-        return gen_dispatch_nb(s, cards, sp, zones, zn, g, ctab, spi, seen, buf)
-    return gen_actions_nb(s, cards, sp, zones, zn, g, ctab, spi, adj, dist, seen, bq, bd, buf)
+        return gen_dispatch_nb(s, masks, cards, sp, zones, zn, g, ctab, spi, seen, buf)
+    return gen_actions_nb(s, masks, cards, sp, zones, zn, g, ctab, spi, adj, dist, seen, bq, bd, buf)
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -291,7 +295,7 @@ def options_nb(P, S):
     """``buf``'s options of the current decision, generated unless already there."""
     pend = S[5]
     if pend[PD_N] < 0:
-        pend[PD_N] = gen_nb(P, S)
+        pend[PD_N] = gen_nb(P, S, board_masks_nb(S[0], S[1], P[0]))
     return np.int64(pend[PD_N])
 
 
@@ -525,15 +529,18 @@ def rollout_nb(P, S, policy, horizon, rng):
     careful = np.int64(knobs[MC_CAREFUL])
     if rp == P_GREEDY and g[G_PHASE] == PH_ACTIONS:
         assign_roles_nb(np.int64(g[G_SIDE]), cards, sp, ctab, dist, keep, iopt, role)
+    # the board masks kept from one decision to the next: each action refreshes the spaces it touched
+    # instead of options_nb's scan of every space (moves.board_masks_nb)
+    bm = board_masks_nb(cards, sp, ctab)
     while g[G_OVER] == 0 and g[G_TURN] < horizon:
         ph = np.int64(g[G_PHASE])
         side = np.int64(g[G_SIDE])
-        if pend[PD_N] < 0:      # options_nb, with the action phase's generator inlined (moves.gen_actions)
+        if pend[PD_N] < 0:      # options_nb, with the kept masks and the action phase's generator inlined
             if ph == PH_ACTIONS:
-                pend[PD_N] = gen_actions_inline_nb(side, cards, sp, S[2], S[3], g, ctab, spi, adj, dist, S[6], S[7],
-                                                   S[8], buf)
+                pend[PD_N] = gen_actions_inline_nb(side, side_masks_nb(side, bm, sp.shape[0]), cards, sp, S[2], S[3],
+                                                   g, ctab, spi, adj, dist, S[6], S[7], S[8], buf)
             else:
-                pend[PD_N] = gen_nb(P, S)
+                pend[PD_N] = gen_nb(P, S, bm)
         n = np.int64(pend[PD_N])
         if n > 1:
             g[G_COULD] = 1
@@ -544,7 +551,12 @@ def rollout_nb(P, S, policy, horizon, rng):
                 break
             n -= 1              # drop the option (the row is not needed again: the buffer is rebuilt)
             buf[k, 0], buf[k, 1], buf[k, 2] = buf[n, 0], buf[n, 1], buf[n, 2]
+        x1, x2 = touched_nb(buf[k, 0], buf[k, 1], buf[k, 2], cards, ctab)
         play_option_nb(P, S, k, -1, rng)
+        if x1 >= 0:
+            bm = space_masks_nb(cards, sp, ctab, x1, bm)
+        if x2 >= 0:
+            bm = space_masks_nb(cards, sp, ctab, x2, bm)
         if rp == P_GREEDY and ph == PH_DISPATCH and g[G_PHASE] == PH_ACTIONS:
             assign_roles_nb(np.int64(g[G_SIDE]), cards, sp, ctab, dist, keep, iopt, role)
     pend[PD_N] = -1
