@@ -569,8 +569,8 @@ def apply(kind, a, b, roll, cards, sp, zones, zn, g, ctab, spi, keep, iopt, rec,
 
 
 apply_nb = njit(cache=True, _nrt=False)(apply)
-# the search's copy (search.play_option_nb: the rollouts' and the tree's decisions): a call passes its 14
-# arrays field by field (perf of mcts:400 self-play: as much as apply_nb's own 2.5% of the time)
+# the rollouts' copy (search.rollout_nb): a call passes its 14 arrays field by field (perf of mcts:400
+# self-play: as much as apply_nb's own 2.5% of the time)
 apply_inline_nb = njit(_nrt=False, inline="always")(apply)
 
 

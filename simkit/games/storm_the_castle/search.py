@@ -326,8 +326,8 @@ def play_option_nb(P, S, k, roll, rng):
     if kind == ACT_END:
         end_nb(P, S)
     else:
-        apply_inline_nb(np.int64(kind), np.int64(buf[k, 1]), np.int64(buf[k, 2]), np.int64(roll), cards, sp, zones,
-                        zn, g, ctab, spi, keep, iopt, rec, fidx, agg, rng)
+        rules_apply_nb(np.int64(kind), np.int64(buf[k, 1]), np.int64(buf[k, 2]), np.int64(roll), cards, sp, zones, zn,
+                       g, ctab, spi, keep, iopt, rec, fidx, agg, rng)
 
 
 @njit(cache=True, _nrt=False)
@@ -552,7 +552,12 @@ def rollout_nb(P, S, policy, horizon, rng):
             n -= 1              # drop the option (the row is not needed again: the buffer is rebuilt)
             buf[k, 0], buf[k, 1], buf[k, 2] = buf[n, 0], buf[n, 1], buf[n, 2]
         x1, x2 = touched_nb(buf[k, 0], buf[k, 1], buf[k, 2], cards, ctab)
-        play_option_nb(P, S, k, -1, rng)
+        pend[PD_N] = -1         # play_option_nb, with the rules' apply inlined (moves.apply_inline_nb)
+        if buf[k, 0] == ACT_END:
+            end_nb(P, S)
+        else:
+            apply_inline_nb(np.int64(buf[k, 0]), np.int64(buf[k, 1]), np.int64(buf[k, 2]), np.int64(-1), cards, sp,
+                            S[2], S[3], g, ctab, spi, keep, iopt, S[11], fidx, S[12], rng)
         if x1 >= 0:
             bm = space_masks_nb(cards, sp, ctab, x1, bm)
         if x2 >= 0:
