@@ -143,10 +143,7 @@ def greedy_sorc_nb(s, a, b, n, buf, cards, sp, ctab, spi, keep, fopt, ptable):
     return -1.0
 
 
-# inlined into its callers (choose_nb's: the rollouts' and the game's greedy decision): a call passes its
-# 13 arrays field by field, and pushing them cost half as much as the scoring (perf of mcts:400 self-play)
-@njit(cache=True, _nrt=False, inline="always")
-def greedy_choose_nb(phase, s, n, buf, cards, sp, ctab, cval, spi, dist, keep, fopt, ptable, prio, role, rng):
+def greedy_choose(phase, s, n, buf, cards, sp, ctab, cval, spi, dist, keep, fopt, ptable, prio, role, rng):
     """Greedy's pick among buf[:n]: the best score, ties uniformly (argmax_step_nb's rule with
     eps 0: every option scored in order, a tie draws rng_below(ties)).
 
@@ -256,15 +253,29 @@ def greedy_choose_nb(phase, s, n, buf, cards, sp, ctab, cval, spi, dist, keep, f
     return pick
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def choose_nb(pol, phase, s, n, buf, cards, sp, ctab, cval, spi, dist, keep, fopt, ptable, prio, role, rng):
-    """Index of the chosen option among buf[:n] (index 0 is always 'end').
+greedy_choose_nb = njit(cache=True, _nrt=False)(greedy_choose)
+# the search rollouts' copy (search.rollout_nb's one call site, through rollout_choose_nb): a call passes its
+# 13 arrays field by field, and pushing them cost half as much as the scoring (perf of mcts:400 self-play).
+# Only there: inlined into the game's own decisions too (the game loop, the step API) it added 10 s to
+# the cold compile (scripts/compile_profile.py) for decisions that are a small part of a game's time.
+greedy_choose_inline_nb = njit(_nrt=False, inline="always")(greedy_choose)
 
-    A small dispatch inlined into its callers: random is one draw, greedy one call."""
-    if n == 1:
-        return np.int64(0)
-    if pol == P_RANDOM:
-        return rng_below_nb(rng, np.int64(n))
-    return greedy_choose_nb(np.int64(phase), np.int64(s), np.int64(n), buf, cards, sp, ctab, cval, spi, dist, keep,
-                            fopt, ptable, prio, role, rng)
+
+def _chooser(greedy):
+    @njit(cache=True, _nrt=False, inline="always")
+    def choose(pol, phase, s, n, buf, cards, sp, ctab, cval, spi, dist, keep, fopt, ptable, prio, role, rng):
+        """Index of the chosen option among buf[:n] (index 0 is always 'end').
+
+        A small dispatch inlined into its callers: random is one draw, greedy ``greedy``."""
+        if n == 1:
+            return np.int64(0)
+        if pol == P_RANDOM:
+            return rng_below_nb(rng, np.int64(n))
+        return greedy(np.int64(phase), np.int64(s), np.int64(n), buf, cards, sp, ctab, cval, spi, dist, keep,
+                      fopt, ptable, prio, role, rng)
+    return choose
+
+
+choose_nb = _chooser(greedy_choose_nb)                   # the game's decisions: greedy is one call
+rollout_choose_nb = _chooser(greedy_choose_inline_nb)    # the rollouts': greedy inlined
 

@@ -70,8 +70,8 @@ from simkit.games.storm_the_castle.moves import (apply_inline_nb, apply_nb as ru
                                                  gen_actions_inline_nb, gen_actions_nb, gen_dispatch_nb,
                                                  grave_top_unit_nb, modifier_nb, side_masks_nb, space_masks_nb,
                                                  touched_nb)
-from simkit.games.storm_the_castle.policies import (P_GREEDY, P_RANDOM, assign_roles_nb, card_value_nb, choose_nb,
-                                                    kind_class_nb)
+from simkit.games.storm_the_castle.policies import (P_GREEDY, P_RANDOM, assign_roles_nb, card_value_nb,
+                                                    kind_class_nb, rollout_choose_nb)
 from simkit.games.storm_the_castle.policies import P_CRIT, p_success_nb
 from simkit.games.storm_the_castle.rules import (K_ITEM, K_REG, O_BUF, O_CLEARS, O_F, O_MAXTURNS, O_NC, O_NS, O_T,
                                                  T_BONUS, T_KIND, T_MOVE, T_RANGE, T_ROLL)
@@ -524,7 +524,7 @@ def rollout_nb(P, S, policy, horizon, rng):
     (ctab, w, spi, adj, dist, keep, iopt, fopt, ptable, prio, fidx, knobs) = P
     cards, sp, g, pend, buf, role = S[0], S[1], S[4], S[5], S[9], S[10]
     if pend[PD_KIND] != 0:
-        _resolve_pending_nb(P, S, -1, rng)
+        _resolve_pending_nb(P, S, np.int64(-1), rng)
     rp = np.int64(P_GREEDY if policy == 1 else P_RANDOM)
     careful = np.int64(knobs[MC_CAREFUL])
     if rp == P_GREEDY and g[G_PHASE] == PH_ACTIONS:
@@ -545,8 +545,9 @@ def rollout_nb(P, S, policy, horizon, rng):
         if n > 1:
             g[G_COULD] = 1
         keep_safe = careful == CAREFUL_BOTH or (careful == CAREFUL_SELF and side == pend[PD_ROOT])
-        while True:             # one call site: choose_nb inlines greedy's scoring
-            k = choose_nb(rp, ph, side, n, buf, cards, sp, ctab, w, spi, dist, keep, fopt, ptable, prio, role, rng)
+        while True:             # one call site: rollout_choose_nb inlines greedy's scoring
+            k = rollout_choose_nb(rp, ph, side, n, buf, cards, sp, ctab, w, spi, dist, keep, fopt, ptable, prio, role,
+                                  rng)
             if not keep_safe or k == 0 or not leaves_keep_nb(P, S, k):
                 break
             n -= 1              # drop the option (the row is not needed again: the buffer is rebuilt)
@@ -637,7 +638,7 @@ def prior_nb(P, S, k, n):
             return 0.0
         return closeness_nb(dist, keep, s, b, d01, wadv) - closeness_nb(dist, keep, s, cards[a, C_POS], d01, wadv)
     if kind == ACT_ATTACK:
-        return attack_gain_nb(P, S, a, b, 0, d01)
+        return attack_gain_nb(P, S, a, b, np.int64(0), d01)
     if kind == ACT_CLERIC:
         u = grave_top_unit_nb(cards, zones, zn, ctab, s)
         v = w[cards[u, C_TYPE]]
@@ -652,7 +653,8 @@ def prior_nb(P, S, k, n):
     for i in range(n):
         if buf[i, 0] == ACT_ATTACK and buf[i, 1] == b:
             t = np.int64(buf[i, 2])
-            d = attack_gain_nb(P, S, b, t, np.int64(ctab[ta, T_BONUS]), d01) - attack_gain_nb(P, S, b, t, 0, d01)
+            d = (attack_gain_nb(P, S, b, t, np.int64(ctab[ta, T_BONUS]), d01)
+                 - attack_gain_nb(P, S, b, t, np.int64(0), d01))
             if d > best:
                 best = d
     return best

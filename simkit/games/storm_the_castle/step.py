@@ -154,7 +154,7 @@ def after_event_nb(P, S, turn, phase):
     cards, sp, g, role = S[0], S[1], S[4], S[10]
     if g[G_OVER] != 0:
         if g[G_TURN] == turn:
-            close_turn_nb(g, True)      # over: only counts the turn
+            close_turn_nb(g, np.bool_(True))      # over: only counts the turn (a bool, not a literal: one compile)
         return
     if g[G_PHASE] == PH_ACTIONS and (g[G_TURN] != turn or phase == PH_DISPATCH):
         assign_roles_nb(np.int64(g[G_SIDE]), cards, sp, ctab, dist, keep, iopt, role)
