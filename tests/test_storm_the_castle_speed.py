@@ -8,6 +8,7 @@ written from RULES.md's wording the pre-speed code followed (can_enter per space
 every unit, a scorer per option, argmax_step_nb's tie rule): the same options in the same
 order, the same greedy pick and the same RNG draws.
 """
+import copy
 from collections import deque
 
 import numpy as np
@@ -15,6 +16,7 @@ from hypothesis import given, settings, strategies as st
 
 from simkit.engine.rng import rng_below_nb
 from simkit.games.storm_the_castle import rules as R
+from simkit.games.storm_the_castle.moves import board_masks_nb, space_masks_nb, touched_nb
 from simkit.games.storm_the_castle.play import Game
 from simkit.games.storm_the_castle.policies import greedy_choose_nb
 from simkit.games.storm_the_castle.state import (ACT_ATTACK, ACT_CLERIC, ACT_DISPATCH, ACT_END, ACT_MOVE,
@@ -323,3 +325,27 @@ def test_generators_and_greedy_on_other_decks(seed, move, rng_, cost, points, so
         _generators_match(g, phase, s, opts)
         _greedy_matches(g, phase, s, opts)
     assert _walk(p, seed, 40, both) > 0
+
+
+# ---------------------------------------------------------------------------
+# the search rollout keeps the board masks between decisions (search.rollout_nb): after each action it
+# refreshes only the spaces touched_nb names, so those must be every space whose stack the action can change
+def _masks_follow_every_option(g, phase, s, opts):
+    p = g.p
+    for opt in opts[1:]:
+        for roll in (2, 7, 12):     # a critical failure, a middling roll, a critical success (ST-1)
+            h = copy.deepcopy(g)
+            bm = board_masks_nb(h.cards, h.sp, p.ctab)
+            kind, a, b = (np.int64(v) for v in opt)
+            touched = touched_nb(kind, a, b, h.cards, p.ctab)
+            h.apply(opt, roll)
+            for x in touched:
+                if x >= 0:
+                    bm = space_masks_nb(h.cards, h.sp, p.ctab, np.int64(x), bm)
+            assert bm == board_masks_nb(h.cards, h.sp, p.ctab), (phase, opt, roll)
+
+
+def test_kept_board_masks_equal_a_fresh_scan_after_every_option():
+    p = params()
+    n = sum(_walk(p, seed, 30, _masks_follow_every_option) for seed in range(3))
+    assert n > 150

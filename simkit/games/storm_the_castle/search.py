@@ -69,7 +69,7 @@ from simkit.games.storm_the_castle.evaluate import closeness_nb, value_nb
 from simkit.games.storm_the_castle.moves import (apply_inline_nb, apply_nb as rules_apply_nb, board_masks_nb,
                                                  gen_actions_inline_nb, gen_actions_nb, gen_dispatch_nb,
                                                  grave_top_unit_nb, modifier_nb, side_masks_nb, space_masks_nb,
-                                                 touched_nb)
+                                                 stack_masks_nb, touched_nb)
 from simkit.games.storm_the_castle.policies import (P_GREEDY, P_RANDOM, assign_roles_nb, card_value_nb,
                                                     kind_class_nb, rollout_choose_nb)
 from simkit.games.storm_the_castle.policies import P_CRIT, p_success_nb
@@ -278,13 +278,13 @@ def turn_nb(P, S):
 # ---------------------------------------------------------------------------
 # playing on a search state
 @njit(cache=True, _nrt=False, inline="always")
-def gen_nb(P, S, bm):
-    """The options of the decision the state is at (into ``buf``); their count. ``bm``: the state's
-    board masks (moves.board_masks_nb)."""
+def gen_nb(P, S):
+    """The options of the decision the state is at (into ``buf``); their count. (The rollouts keep their
+    masks between decisions and generate in rollout_nb.)"""
     ctab, spi, adj, dist = P[0], P[2], P[3], P[4]
     cards, sp, zones, zn, g, seen, bq, bd, buf = S[0], S[1], S[2], S[3], S[4], S[6], S[7], S[8], S[9]
     s = np.int64(g[G_SIDE])
-    masks = side_masks_nb(s, bm, sp.shape[0])
+    masks = stack_masks_nb(s, cards, sp, ctab)
     if g[G_PHASE] == PH_DISPATCH:
         return gen_dispatch_nb(s, masks, cards, sp, zones, zn, g, ctab, spi, seen, buf)
     return gen_actions_nb(s, masks, cards, sp, zones, zn, g, ctab, spi, adj, dist, seen, bq, bd, buf)
@@ -295,7 +295,7 @@ def options_nb(P, S):
     """``buf``'s options of the current decision, generated unless already there."""
     pend = S[5]
     if pend[PD_N] < 0:
-        pend[PD_N] = gen_nb(P, S, board_masks_nb(S[0], S[1], P[0]))
+        pend[PD_N] = gen_nb(P, S)
     return np.int64(pend[PD_N])
 
 
@@ -536,11 +536,12 @@ def rollout_nb(P, S, policy, horizon, rng):
         ph = np.int64(g[G_PHASE])
         side = np.int64(g[G_SIDE])
         if pend[PD_N] < 0:      # options_nb, with the kept masks and the action phase's generator inlined
+            masks = side_masks_nb(side, bm, sp.shape[0])
             if ph == PH_ACTIONS:
-                pend[PD_N] = gen_actions_inline_nb(side, side_masks_nb(side, bm, sp.shape[0]), cards, sp, S[2], S[3],
-                                                   g, ctab, spi, adj, dist, S[6], S[7], S[8], buf)
+                pend[PD_N] = gen_actions_inline_nb(side, masks, cards, sp, S[2], S[3], g, ctab, spi, adj, dist, S[6],
+                                                   S[7], S[8], buf)
             else:
-                pend[PD_N] = gen_nb(P, S, bm)
+                pend[PD_N] = gen_dispatch_nb(side, masks, cards, sp, S[2], S[3], g, ctab, spi, S[6], buf)
         n = np.int64(pend[PD_N])
         if n > 1:
             g[G_COULD] = 1
