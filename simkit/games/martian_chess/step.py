@@ -11,8 +11,9 @@ import numpy as np
 from numba import njit
 
 from simkit.engine.rng import rng_below_nb
+from simkit.games.martian_chess.bits import popcount_nb
 from simkit.games.martian_chess.moves import (
-    apply_move_nb, count_moves_nb, gen_moves_nb, nth_move_nb, set_bitboards_nb,
+    apply_move_nb, bits_of_nb, count_moves_nb, gen_moves_nb, nth_move_nb, set_bitboards_nb,
 )
 from simkit.games.martian_chess.policies import MCTS, RANDOM, choose_greedy_nb
 from simkit.games.martian_chess.search import choose_nb, drop_banned_moves_nb
@@ -24,14 +25,12 @@ from simkit.policies import EPS_SCALE, POL_BAN, POL_BUDGET, POL_EPS, POL_ID
 
 
 @njit(cache=True, _nrt=False)
-def material_nb(board, rec, offset):
-    """Count pieces by type in each zone into rec[offset + side * 3 + pips - 1]."""
-    for k in range(6):
-        rec[offset + k] = 0
-    for c in range(32):
-        v = board[c]
-        if v:
-            rec[offset + (c // 16) * 3 + v - 1] += 1
+def material_nb(meta, rec, offset):
+    """Count pieces by type in each zone into rec[offset + side * 3 + pips - 1] (popcounts of the bitboards)."""
+    for k in range(3):
+        b = bits_of_nb(meta, k)
+        rec[offset + k] = popcount_nb(b & 0xFFFF)
+        rec[offset + 3 + k] = popcount_nb(b >> 16)
 
 
 @njit(cache=True, _nrt=False)
@@ -122,7 +121,7 @@ def record_ply_nb(rules, board, meta, mv, rec, deaths, snapshot_ply):
     promotions, the deaths per cell, and the material snapshot taken before ply ``snapshot_ply``.
     Returns 1 if the move captured."""
     if meta[M_PLY] == snapshot_ply:
-        material_nb(board, rec, np.int64(F_SNAP))
+        material_nb(meta, rec, np.int64(F_SNAP))
     p = meta[M_TO_MOVE]
     s = mv // 32
     t = mv % 32
@@ -143,7 +142,7 @@ def record_ply_nb(rules, board, meta, mv, rec, deaths, snapshot_ply):
 def finish_record_nb(board, meta, rec, snapshot_ply):
     """The record's result columns and final material; a game that ended before ply ``snapshot_ply``
     (or no snapshot: -1) has the final material as its snapshot."""
-    material_nb(board, rec, np.int64(F_FINAL))
+    material_nb(meta, rec, np.int64(F_FINAL))
     if not 0 <= snapshot_ply < meta[M_PLY]:
         for k in range(6):
             rec[F_SNAP + k] = rec[F_FINAL + k]
