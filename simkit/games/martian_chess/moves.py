@@ -35,16 +35,6 @@ def start_turn_nb(meta, rules):
             meta[M_CLOCK] = 0
 
 
-@njit(cache=True, inline="always")
-def piece_reach_nb(pips):
-    """Directions (first, last+1 in the rays table) and range: pawn 1 diagonal, drone 2 straight, queen any."""
-    if pips == 1:
-        return 4, 8, 1
-    if pips == 2:
-        return 0, 4, 2
-    return 0, 8, 7
-
-
 # Bitboards (docs/games/martian_chess.md, "Speed"): bit c of a mask is cell c. Directions as in
 # state.build_rays; those that step to higher cells (+4, +1, +5, +3) list their cells in
 # distance order by ascending bit, the others (-4, -1, -3, -5) by descending bit.
@@ -239,29 +229,41 @@ def count_moves_nb(board, meta, tab, rules, cnt, any_move=False):
 @njit(cache=True, _nrt=False, inline="always")
 def nth_move_nb(board, meta, tab, rules, cnt, r):
     """The move at index ``r`` of gen_moves_nb's list, from count_moves_nb's landing masks ``cnt`` (no list
-    built)."""
+    built).
+
+    Both steps are prefix counts with no branch on the data (a walk that stopped at the piece, then at
+    the direction, mispredicted its exit, and the piece's kind its branch: a fifth of a random ply).
+    The piece is the last one, in cell order, with at most ``r`` moves before it; the direction the
+    last whose prefix is at most what remains (a piece's mask lies only on its own kind's rays, and
+    rays from one cell are disjoint, so the other kinds' directions count 0 and no kind is needed).
+    """
     p = meta[M_TO_MOVE]
-    own = (bits_of_nb(meta, 0) | bits_of_nb(meta, 1) | bits_of_nb(meta, 2)) & zone_mask_nb(p)
-    s = lowest_nb(own)
+    x = (bits_of_nb(meta, 0) | bits_of_nb(meta, 1) | bits_of_nb(meta, 2)) & zone_mask_nb(p)
+    s = 0
+    before = 0
+    acc = 0
+    while x:   # the pieces in cell order, as gen_moves_nb lists them
+        c = lowest_nb(x)
+        x &= x - 1
+        take = acc <= r
+        s = c if take else s
+        before = acc if take else before
+        acc += popcount_nb(np.int64(cnt[c]) & FULL)
+    r -= before
     full = np.int64(cnt[s]) & FULL
-    c = popcount_nb(full)
-    while r >= c:   # the pieces in cell order, as gen_moves_nb lists them
-        r -= c
-        own &= own - 1
-        s = lowest_nb(own)
-        full = np.int64(cnt[s]) & FULL
-        c = popcount_nb(full)
-    v = board[s]
-    d0, d1, _ = piece_reach_nb(v)
-    for d in range(d0, d1):
-        m = full & tab[s, T_RAY + d]
-        c = popcount_nb(m)
-        if r < c:
-            if not (RISING >> d) & 1:
-                r = c - 1 - r   # a falling ray lists its nearest cell (highest bit) first
-            return s * 32 + nth_bit_nb(m, r)
-        r -= c
-    return -1   # unreachable for 0 <= r < n
+    d = 0
+    before = 0
+    acc = 0
+    for k in range(8):   # directions in list order
+        acc += popcount_nb(full & tab[s, T_RAY + k])
+        past = acc <= r
+        d += past
+        before = acc if past else before
+    r -= before
+    m = full & tab[s, T_RAY + d]
+    if not (RISING >> d) & 1:
+        r = popcount_nb(m) - 1 - r   # a falling ray lists its nearest cell (highest bit) first
+    return s * 32 + nth_bit_nb(m, r)
 
 
 @njit(cache=True, _nrt=False)
