@@ -35,8 +35,8 @@ def _dispatchers(module, kernels: str):
         return d.targetoptions.get("nogil") or d.targetoptions.get("parallel")
     if kernels == "batch":
         return [d for d in own if batch(d)]
-    # the one-game kernel the traces and trajectories call (the batch kernel calls it too)
-    return [d for d in own if d.__name__ == "play_game_nb"] or [d for d in own if not batch(d)]
+    # the game kernel the traces and trajectories call (the batch kernel calls it too)
+    return [d for d in own if d.__name__ in ("play_game_nb", "play_games_nb")] or [d for d in own if not batch(d)]
 
 
 def _cached(disp) -> bool:
