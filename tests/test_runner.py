@@ -37,9 +37,12 @@ def test_interrupted_run_keeps_chunks_and_resumes_to_identical_records(tmp_path)
     assert manifest["status"] == "interrupted" and manifest["games_done"] == 180
     assert len(list((out / "chunks").glob("chunk-*.npz"))) == 3
     assert not (out / "games.parquet").exists()      # an unfinished run never looks complete
+    assert not (out / ".games.parquet.tmp").exists()  # ... and the file it was encoding as it went is gone
     done = simulate(sc, CFG, out_dir=out, resume=True, progress=False)
     assert not done.interrupted and done.games_done == 400
     assert np.array_equal(done.records(), full)
+    from simkit.backends.store import read_records
+    assert np.array_equal(read_records(out, sc.spec), full)   # the chunks found on disk were encoded too
     assert json.loads((out / "manifest.json").read_text())["status"] == "complete"
 
 

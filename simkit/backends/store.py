@@ -5,8 +5,10 @@
     DIR/games.parquet   one row per game (written when the run is complete)
 
 A chunk's records are kept raw (NumPy, in the narrowest integer type that holds them) and encoded
-to Parquet once, when the run completes: a chunk stored as Parquet was encoded, read back and
-encoded again, 26% of a 1,000,000-game random run (docs/speed.md, "Whole runs").
+to Parquet once: a chunk stored as Parquet was encoded, read back and encoded again, 26% of a
+1,000,000-game random run (docs/speed.md, "Whole runs"). A run encodes each chunk as it counts it,
+on a thread of its own (`RecordsWriter`), into a temporary file that becomes games.parquet only
+when the run completes; the chunk files stay the record of what is finished until then.
     DIR/aggregate.csv   the game's aggregate (e.g. deaths per cell)
     DIR/summary.json    the `--json` object
     DIR/tally.npz       the run's tally (`engine/tally.py`): a finished run reloads in O(1)
@@ -220,31 +222,84 @@ def load_tally(out: Path, spec):
         return Tally.from_arrays(spec, dict(z))
 
 
-def finish_run(out: Path, result, complete: bool, records: bool = True):
+class RecordsWriter:
+    """games.parquet, encoded chunk by chunk as a run counts them (in game order), on one thread of its
+    own: the encoding overlaps the next chunk's play, which runs without the GIL. It took a third of a
+    1,000,000-game random run's time when done at the end (docs/speed.md, "Whole runs").
+
+    The chunks go to a temporary file; `finish(games)` renames it to games.parquet when it holds
+    exactly games 0..games-1, and `discard()` removes it (an interrupted run keeps its chunk files).
+    """
+
+    def __init__(self, out: Path, spec, seed: int):
+        from concurrent.futures import ThreadPoolExecutor
+        self.out, self.spec, self.seed = out, spec, seed
+        self.tmp = out / ".games.parquet.tmp"
+        self.games = 0            # rows written (the thread's count)
+        self._writer = None
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="simkit-parquet")
+        self._jobs: list = []
+
+    def add(self, start: int, records: np.ndarray):
+        self._jobs.append(self._pool.submit(self._write, start, records))
+
+    def _write(self, start: int, records: np.ndarray):
+        if start != self.games:   # not the next games: the file can no longer become games.parquet
+            raise RuntimeError(f"chunk at game {start} follows game {self.games}")
+        import pyarrow.parquet as pq
+        t = _records_table(records, self.spec, start, self.seed)
+        if self._writer is None:
+            self._writer = pq.ParquetWriter(self.tmp, t.schema)
+        self._writer.write_table(t)
+        self.games += len(records)
+
+    def _close(self):
+        """Wait for the thread; close the file; raise what a write raised (a full disk)."""
+        self._pool.shutdown(wait=True)
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+        for job in self._jobs:
+            job.result()
+
+    def finish(self, games: int) -> bool:
+        """games.parquet from the chunks written, if they are games 0..games-1 (else False, nothing
+        kept: the caller encodes the chunk files)."""
+        try:
+            self._close()
+        except BaseException:
+            self.tmp.unlink(missing_ok=True)
+            raise
+        if self.games == games and games > 0:
+            os.replace(self.tmp, self.out / "games.parquet")
+            return True
+        self.tmp.unlink(missing_ok=True)
+        return False
+
+    def discard(self):
+        """Drop the file (an interrupted or failed run): its chunk files are what it keeps."""
+        try:
+            self._close()
+        except Exception:   # the run is not complete: nothing of the file is kept anyway
+            pass
+        self.tmp.unlink(missing_ok=True)
+
+
+def finish_run(out: Path, result, complete: bool, records: bool = True, written: RecordsWriter | None = None):
     """Close a run directory: summary.json and the manifest's status; a complete run also gets
     games.parquet (unless ``records`` is False: a sweep cell keeps only its tally), aggregate.csv
-    and tally.npz, and its chunk files go."""
-    import pyarrow.parquet as pq
+    and tally.npz, and its chunk files go. ``written``: the run's own writer, whose file becomes
+    games.parquet when it holds the whole run (else the chunk files are encoded here)."""
     spec = result.scenario.spec
     manifest = json.loads((out / "manifest.json").read_text())
     summary = result.summary()
+    if written is not None and not (complete and records):
+        written.discard()
     if complete and not records:
         save_tally(out, result.tally)
     elif complete:
-        # the counted games are a prefix 0..games_done-1; a chunk finished past it (Dask, stopped
-        # early) is not part of the run
-        paths = [(s, p) for s, p in _chunk_paths(out) if s < result.games_done]
-        tmp = out / ".games.parquet.tmp"
-        writer = None
-        for start, p in paths:  # chunk by chunk, each encoded once: memory stays bounded
-            chunk = _read_chunk(p)
-            t = _records_table(chunk["records"], spec, start, chunk["seed"], chunk["extra"])
-            if writer is None:
-                writer = pq.ParquetWriter(tmp, t.schema)
-            writer.write_table(t)
-        if writer is not None:
-            writer.close()
-            os.replace(tmp, out / "games.parquet")
+        if written is None or not written.finish(result.games_done):
+            _encode_chunks(out, spec, result.games_done)
         agg = result.tally.aggregate
         if agg is not None:
             labels = spec.aggregate_index(result.scenario.params()) if spec.aggregate_index else range(agg.size)
@@ -261,6 +316,26 @@ def finish_run(out: Path, result, complete: bool, records: bool = True):
     atomic_write_json(out / "manifest.json", manifest)
     if complete:  # only once the manifest says complete: a kill before this point leaves a resumable run
         shutil.rmtree(out / "chunks", ignore_errors=True)
+
+
+def _encode_chunks(out: Path, spec, games_done: int):
+    """games.parquet from the chunk files (a run whose own writer could not: a playtest, a resumed
+    replay)."""
+    import pyarrow.parquet as pq
+    # the counted games are a prefix 0..games_done-1; a chunk finished past it (Dask, stopped
+    # early) is not part of the run
+    paths = [(s, p) for s, p in _chunk_paths(out) if s < games_done]
+    tmp = out / ".games.parquet.tmp"
+    writer = None
+    for start, p in paths:  # chunk by chunk, each encoded once: memory stays bounded
+        chunk = _read_chunk(p)
+        t = _records_table(chunk["records"], spec, start, chunk["seed"], chunk["extra"])
+        if writer is None:
+            writer = pq.ParquetWriter(tmp, t.schema)
+        writer.write_table(t)
+    if writer is not None:
+        writer.close()
+        os.replace(tmp, out / "games.parquet")
 
 
 def _chunk_paths(out: Path) -> list[tuple[int, Path]]:

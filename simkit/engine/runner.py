@@ -248,6 +248,9 @@ class RunSession:
         self._chunks = iter(self.backend.map_chunks(spec.name, params, config.seed, todo, config.first,
                                                     policy_ids, config.snapshot_ply))
         self._closed = False
+        # games.parquet encoded as chunks are counted (a complete run reloaded writes nothing)
+        self.written = (store.RecordsWriter(out, spec, config.seed)
+                        if out is not None and records and not self.replay else None)
 
     def _advance(self):
         while self._pos < len(self._order) and self._order[self._pos] in self._held:
@@ -259,6 +262,8 @@ class RunSession:
         self.tally.add(records, aggregate)
         if self.keep:
             self.parts[start] = records
+        if self.written is not None:
+            self.written.add(start, records)
 
     def _next_chunk(self):
         import numba
@@ -298,23 +303,30 @@ class RunSession:
                 progress.games_saved(len(records))
         return start, records
 
-    def close(self):
+    def _stop(self):
         if not self._closed:
             self._closed = True
             if self.bar:
                 self.bar.close()
             self.backend.close()
 
+    def close(self):
+        """Abandon the session (an error): the backend stops, the Parquet file being written goes; the
+        finished chunks stay on disk for --resume."""
+        self._stop()
+        if self.written is not None:
+            self.written.discard()
+
     def finish(self, *, interrupted: bool = False, stopped: bool = False) -> RunResult:
         """Close the run: write summary and manifest (complete unless interrupted)."""
-        self.close()
+        self._stop()
         result = RunResult(self.scenario, self.config, self.tally, self.elapsed_before + self.elapsed, interrupted,
                            self.out,
                            self.parts if self.keep else {}, stopped_at_precision=stopped,
                            precision=self.precision, threads=self.threads, resumed_games=self.resumed_games)
         if self.out is not None and not self.replay:
             complete = not interrupted and (stopped or self.tally.games == self.config.games)
-            store.finish_run(self.out, result, complete=complete, records=self.records)
+            store.finish_run(self.out, result, complete=complete, records=self.records, written=self.written)
         return result
 
 
