@@ -6,9 +6,9 @@
 
 A chunk's records are kept raw (NumPy, in the narrowest integer type that holds them) and encoded
 to Parquet once: a chunk stored as Parquet was encoded, read back and encoded again, 26% of a
-1,000,000-game random run (docs/speed.md, "Whole runs"). A run encodes each chunk as it counts it,
-on a thread of its own (`RecordsWriter`), into a temporary file that becomes games.parquet only
-when the run completes; the chunk files stay the record of what is finished until then.
+1,000,000-game random run (docs/speed.md, "Whole runs"). A run writes its chunk files and encodes
+each chunk as it counts it on a thread of its own (`RunWriter`), into a temporary file that becomes
+games.parquet only when the run completes; the chunk files stay the record of what is finished until then.
     DIR/aggregate.csv   the game's aggregate (e.g. deaths per cell)
     DIR/summary.json    the `--json` object
     DIR/tally.npz       the run's tally (`engine/tally.py`): a finished run reloads in O(1)
@@ -222,28 +222,36 @@ def load_tally(out: Path, spec):
         return Tally.from_arrays(spec, dict(z))
 
 
-class RecordsWriter:
-    """games.parquet, encoded chunk by chunk as a run counts them (in game order), on one thread of its
-    own: the encoding overlaps the next chunk's play, which runs without the GIL. It took a third of a
-    1,000,000-game random run's time when done at the end (docs/speed.md, "Whole runs").
+class RunWriter:
+    """A run's files, written on one thread of its own in the order they are handed over: each finished
+    chunk's file (`chunk`), and games.parquet, encoded chunk by chunk as the run counts them in game
+    order (`counted`). The writing overlaps the next chunk's play, which runs without the GIL: done
+    at the end, the Parquet encoding took a third of a 1,000,000-game random run's time, and the
+    chunk files (an fsync each) another 5% (docs/speed.md, "Whole runs").
 
-    The chunks go to a temporary file; `finish(games)` renames it to games.parquet when it holds
-    exactly games 0..games-1, and `discard()` removes it (an interrupted run keeps its chunk files).
+    The Parquet rows go to a temporary file; `finish(games)` renames it to games.parquet when it holds
+    exactly games 0..games-1, and `abandon()` removes it. Both wait for every chunk file first: what
+    the run reported saved is on disk when either returns (a Ctrl-C keeps it).
     """
 
-    def __init__(self, out: Path, spec, seed: int):
+    def __init__(self, out: Path, spec, seed: int, records: bool = True):
         from concurrent.futures import ThreadPoolExecutor
-        self.out, self.spec, self.seed = out, spec, seed
+        self.out, self.spec, self.seed, self.records = out, spec, seed, records
         self.tmp = out / ".games.parquet.tmp"
-        self.games = 0            # rows written (the thread's count)
+        self.games = 0            # rows encoded (the thread's count)
         self._writer = None
-        self._pool = ThreadPoolExecutor(1, thread_name_prefix="simkit-parquet")
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="simkit-writer")
         self._jobs: list = []
 
-    def add(self, start: int, records: np.ndarray):
-        self._jobs.append(self._pool.submit(self._write, start, records))
+    def chunk(self, start: int, records: np.ndarray, aggregate: np.ndarray, elapsed: float):
+        self._jobs.append(self._pool.submit(write_chunk, self.out, self.spec, self.seed, start, records, aggregate,
+                                            elapsed))
 
-    def _write(self, start: int, records: np.ndarray):
+    def counted(self, start: int, records: np.ndarray):
+        if self.records:
+            self._jobs.append(self._pool.submit(self._encode, start, records))
+
+    def _encode(self, start: int, records: np.ndarray):
         if start != self.games:   # not the next games: the file can no longer become games.parquet
             raise RuntimeError(f"chunk at game {start} follows game {self.games}")
         import pyarrow.parquet as pq
@@ -263,38 +271,40 @@ class RecordsWriter:
             job.result()
 
     def finish(self, games: int) -> bool:
-        """games.parquet from the chunks written, if they are games 0..games-1 (else False, nothing
-        kept: the caller encodes the chunk files)."""
+        """games.parquet from the rows encoded, if they are games 0..games-1 (else False, nothing kept:
+        the caller encodes the chunk files)."""
         try:
             self._close()
         except BaseException:
             self.tmp.unlink(missing_ok=True)
             raise
-        if self.games == games and games > 0:
+        if self.records and self.games == games and games > 0:
             os.replace(self.tmp, self.out / "games.parquet")
             return True
         self.tmp.unlink(missing_ok=True)
         return False
 
-    def discard(self):
-        """Drop the file (an interrupted or failed run): its chunk files are what it keeps."""
+    def abandon(self):
+        """No games.parquet from this writer (an interrupted or failed run, or one without records): the
+        chunk files it was handed are written, the Parquet file goes."""
         try:
             self._close()
-        except Exception:   # the run is not complete: nothing of the file is kept anyway
+        except Exception:   # a failed write of an unfinished run: its chunk is played again on --resume
             pass
         self.tmp.unlink(missing_ok=True)
 
 
-def finish_run(out: Path, result, complete: bool, records: bool = True, written: RecordsWriter | None = None):
+def finish_run(out: Path, result, complete: bool, records: bool = True, written: RunWriter | None = None):
     """Close a run directory: summary.json and the manifest's status; a complete run also gets
     games.parquet (unless ``records`` is False: a sweep cell keeps only its tally), aggregate.csv
-    and tally.npz, and its chunk files go. ``written``: the run's own writer, whose file becomes
-    games.parquet when it holds the whole run (else the chunk files are encoded here)."""
+    and tally.npz, and its chunk files go. ``written``: the run's own writer (its chunk files are
+    written first), whose Parquet file becomes games.parquet when it holds the whole run (else the
+    chunk files are encoded here)."""
     spec = result.scenario.spec
     manifest = json.loads((out / "manifest.json").read_text())
     summary = result.summary()
     if written is not None and not (complete and records):
-        written.discard()
+        written.abandon()
     if complete and not records:
         save_tally(out, result.tally)
     elif complete:

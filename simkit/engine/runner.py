@@ -248,9 +248,10 @@ class RunSession:
         self._chunks = iter(self.backend.map_chunks(spec.name, params, config.seed, todo, config.first,
                                                     policy_ids, config.snapshot_ply))
         self._closed = False
-        # games.parquet encoded as chunks are counted (a complete run reloaded writes nothing)
-        self.written = (store.RecordsWriter(out, spec, config.seed)
-                        if out is not None and records and not self.replay else None)
+        # chunk files and games.parquet written as chunks finish and are counted (a complete run
+        # reloaded writes nothing)
+        self.written = (store.RunWriter(out, spec, config.seed, records)
+                        if out is not None and not self.replay else None)
 
     def _advance(self):
         while self._pos < len(self._order) and self._order[self._pos] in self._held:
@@ -263,7 +264,7 @@ class RunSession:
         if self.keep:
             self.parts[start] = records
         if self.written is not None:
-            self.written.add(start, records)
+            self.written.counted(start, records)
 
     def _next_chunk(self):
         import numba
@@ -288,9 +289,8 @@ class RunSession:
                 start, records, aggregate = self._next_chunk()
             except StopIteration:
                 return None
-            if self.out is not None:
-                store.write_chunk(self.out, self.scenario.spec, self.config.seed, start, records, aggregate,
-                                  elapsed=self.elapsed - before)
+            if self.written is not None:
+                self.written.chunk(start, records, aggregate, self.elapsed - before)
             self._held[start] = (records, aggregate)
             self._advance()
         start, records, aggregate = self._ready.popleft()
@@ -298,7 +298,7 @@ class RunSession:
         if start not in self._loaded:
             if self.bar:
                 self.bar.update(len(records))
-            if self.out is not None:      # counted and on disk: what a Ctrl-C from here on keeps
+            if self.out is not None:      # counted and handed to the writer: what a Ctrl-C from here on keeps
                 from simkit import progress
                 progress.games_saved(len(records))
         return start, records
@@ -315,7 +315,7 @@ class RunSession:
         finished chunks stay on disk for --resume."""
         self._stop()
         if self.written is not None:
-            self.written.discard()
+            self.written.abandon()
 
     def finish(self, *, interrupted: bool = False, stopped: bool = False) -> RunResult:
         """Close the run: write summary and manifest (complete unless interrupted)."""
