@@ -276,3 +276,42 @@ def test_a_searching_run_is_cut_into_small_chunks_a_scripted_one_into_large():
     assert len(RunConfig(games=2500, policies=("greedy", "random")).chunks()) == 5
     assert len(RunConfig(games=100, policies=("ban:capture:mcts:400", "greedy")).chunks()) == 7   # 16 a chunk
     assert RunConfig(games=2500, policies=("mcts:400", "mcts:400"), chunk_size=1000).chunks()[0] == (0, 1000)
+
+
+def test_the_run_writer_falls_at_most_a_few_chunks_behind_and_raises_what_a_write_raised(tmp_path, monkeypatch):
+    import threading
+
+    from simkit.backends import store
+    gate = threading.Event()
+    written = []
+
+    def stuck_write(out, spec, seed, start, *rest):   # a writer stuck on a slow disk until the gate opens
+        gate.wait(10)
+        written.append(start)
+
+    monkeypatch.setattr(store, "write_chunk", stuck_write)
+    spec = load_scenario("martian_chess").spec
+    w = store.RunWriter(tmp_path, spec, 0, records=False)
+    rec, agg = np.zeros((1, 1), np.int32), np.zeros(1, np.int64)
+    for k in range(store.RunWriter.BEHIND):    # handed over without waiting
+        w.chunk(k, rec, agg, 0.0)
+    one_more = threading.Thread(target=w.chunk, args=(store.RunWriter.BEHIND, rec, agg, 0.0))
+    one_more.start()
+    one_more.join(0.3)
+    assert one_more.is_alive() and written == []          # the run waits for its writer
+    gate.set()
+    one_more.join(10)
+    assert not one_more.is_alive()
+    assert w.finish(0) is False and written == list(range(store.RunWriter.BEHIND + 1))
+
+    def full_disk(*args):
+        raise OSError("No space left on device")
+
+    monkeypatch.setattr(store, "write_chunk", full_disk)
+    w = store.RunWriter(tmp_path, spec, 0, records=False)
+    w.chunk(0, rec, agg, 0.0)
+    with pytest.raises(OSError, match="No space"):          # a complete run does not end as if saved
+        w.finish(1)
+    w = store.RunWriter(tmp_path, spec, 0, records=False)
+    w.chunk(0, rec, agg, 0.0)
+    w.abandon()                                            # an interrupted one keeps what it has, quietly

@@ -22,6 +22,7 @@ import json
 import os
 import shutil
 import time
+from collections import deque
 from pathlib import Path
 
 import numpy as np
@@ -241,15 +242,26 @@ class RunWriter:
         self.games = 0            # rows encoded (the thread's count)
         self._writer = None
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="simkit-writer")
-        self._jobs: list = []
+        self._jobs: deque = deque()   # submitted, not yet seen finished (at most BEHIND)
+        self._error: BaseException | None = None
+
+    # jobs the writer may fall behind by: a run playing faster than it writes waits, so the records
+    # waiting to be written stay a few chunks (memory does not grow with the run)
+    BEHIND = 4
+
+    def _submit(self, fn, *args):
+        self._jobs.append(self._pool.submit(fn, *args))
+        while self._jobs and (self._jobs[0].done() or len(self._jobs) > self.BEHIND):
+            job = self._jobs.popleft()
+            if job.exception() is not None and self._error is None:   # exception() waits for it
+                self._error = job.exception()
 
     def chunk(self, start: int, records: np.ndarray, aggregate: np.ndarray, elapsed: float):
-        self._jobs.append(self._pool.submit(write_chunk, self.out, self.spec, self.seed, start, records, aggregate,
-                                            elapsed))
+        self._submit(write_chunk, self.out, self.spec, self.seed, start, records, aggregate, elapsed)
 
     def counted(self, start: int, records: np.ndarray):
         if self.records:
-            self._jobs.append(self._pool.submit(self._encode, start, records))
+            self._submit(self._encode, start, records)
 
     def _encode(self, start: int, records: np.ndarray):
         if start != self.games:   # not the next games: the file can no longer become games.parquet
@@ -267,8 +279,12 @@ class RunWriter:
         if self._writer is not None:
             self._writer.close()
             self._writer = None
-        for job in self._jobs:
-            job.result()
+        while self._jobs:
+            job = self._jobs.popleft()
+            if job.exception() is not None and self._error is None:
+                self._error = job.exception()
+        if self._error is not None:
+            raise self._error
 
     def finish(self, games: int) -> bool:
         """games.parquet from the rows encoded, if they are games 0..games-1 (else False, nothing kept:
