@@ -230,6 +230,9 @@ class RunWriter:
     at the end, the Parquet encoding took a third of a 1,000,000-game random run's time, and the
     chunk files (an fsync each) another 5% (docs/speed.md, "Whole runs").
 
+    pyarrow imports pandas on its first array (about 0.2 s): here that overlaps the play too, and the
+    command's summary tables then find pandas loaded.
+
     The Parquet rows go to a temporary file; `finish(games)` renames it to games.parquet when it holds
     exactly games 0..games-1, and `abandon()` removes it. Both wait for every chunk file first: what
     the run reported saved is on disk when either returns (a Ctrl-C keeps it).
