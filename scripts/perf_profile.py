@@ -1,0 +1,97 @@
+"""Where a game's playing time goes, by compiled function: python scripts/perf_profile.py GAME POLICY [BUDGET]
+
+Compiles GAME's batch kernel into an empty numba cache of its own (so this process holds each function's
+LLVM module), plays POLICY self-play on 1 thread under `perf record` for about 10 seconds, and prints
+each function's share of the samples (self time; numba links every callee's code into its caller's
+module, so a function inlined by LLVM counts as its caller). perf alone cannot name JIT code: the
+samples' addresses are matched to the function start addresses of the kernel's own library.
+Needs `perf` (linux-tools); counts are sampled, so shares below ~1% are noise.
+"""
+import bisect
+import collections
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def function_starts(dispatcher) -> list[tuple[int, str]]:
+    """(address, name) of every function defined in the compiled library of each overload."""
+    starts = []
+    for cres in dispatcher.overloads.values():
+        lib = cres.library
+        for fn in lib._final_module.functions:
+            if fn.is_declaration:
+                continue
+            try:
+                addr = lib.get_pointer_to_function(fn.name)
+            except Exception:   # a function the engine did not emit (inlined everywhere)
+                continue
+            if addr:
+                starts.append((addr, fn.name))
+    return sorted(set(starts))
+
+
+def short(name: str) -> str:
+    """A numba mangled name as module.function."""
+    words = []
+    m = re.match(r"_ZN(.*)", name)
+    if not m:
+        return name[:60]
+    s = m.group(1)
+    while s and s[0].isdigit():
+        k = re.match(r"(\d+)", s).group(1)
+        words.append(s[len(k):len(k) + int(k)])
+        s = s[len(k) + int(k):]
+    words = [w for w in words if not w.startswith("_3clocals_3e")]
+    return ".".join(words[-2:]) if words else name[:60]
+
+
+def main(game: str, policy: str, budget: int) -> None:
+    os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="simkit-prof-")   # compiled here, not loaded
+    import importlib
+
+    import numba
+    from simkit.games import get_game
+    numba.set_num_threads(1)
+    spec = get_game(game)
+    params = spec.prepare({o.name: o.default for o in spec.options})
+    pid = list(spec.policies).index(policy)
+    pv = [pid, pid, budget, budget, 0, 0, 0, 0]
+    spec.run_chunk(params, 0, 0, [0, 1], pv, 10)   # compile
+    module = importlib.import_module(getattr(spec.run_chunk, "module", None) or spec.run_chunk.__module__)
+    batch = [v for v in vars(module).values() if isinstance(v, numba.core.dispatcher.Dispatcher)
+             and v.targetoptions.get("nogil")]
+    starts = [s for d in batch for s in function_starts(d)]
+    addrs = [a for a, _ in starts]
+    data = os.path.join(tempfile.mkdtemp(prefix="simkit-perf-"), "perf.data")
+    perf = subprocess.Popen(["perf", "record", "-q", "-p", str(os.getpid()), "-o", data, "--", "sleep", "10"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(0.5)
+    games = 0
+    step = 2 if policy == "mcts" else 2000   # calls long enough that Python's share is small
+    t0 = time.time()
+    while perf.poll() is None:
+        spec.run_chunk(params, 7, games, [g % 2 for g in range(games, games + step)], pv, 10)
+        games += step
+    script = subprocess.run(["perf", "script", "-i", data, "-F", "ip"], capture_output=True, text=True).stdout
+    counts = collections.Counter()
+    total = 0
+    for line in script.split():
+        try:
+            ip = int(line, 16)
+        except ValueError:
+            continue
+        total += 1
+        i = bisect.bisect_right(addrs, ip) - 1
+        # past the last start by more than 1 MB: not the kernel's code (the interpreter, libm, ...)
+        counts[short(starts[i][1]) if i >= 0 and ip - addrs[i] < 1 << 20 else "(outside the kernel)"] += 1
+    print(f"{game} {policy}:{budget}: {games} games in {time.time() - t0:.1f} s, {total} samples")
+    for name, c in counts.most_common(25):
+        print(f"{100 * c / max(total, 1):6.1f}%  {name}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 0)
