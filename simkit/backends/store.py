@@ -227,8 +227,8 @@ class RunWriter:
     """A run's files, written on one thread of its own in the order they are handed over: each finished
     chunk's file (`chunk`), and games.parquet, encoded chunk by chunk as the run counts them in game
     order (`counted`). The writing overlaps the next chunk's play, which runs without the GIL: done
-    at the end, the Parquet encoding took a third of a 1,000,000-game random run's time, and the
-    chunk files (an fsync each) another 5% (docs/speed.md, "Whole runs").
+    at the end, the Parquet encoding took about a quarter of a 1,000,000-game random run's time, and
+    the chunk files (an fsync each) another 5% (docs/speed.md, "Whole runs").
 
     pyarrow imports pandas on its first array (about 0.2 s): here that overlaps the play too, and the
     command's summary tables then find pandas loaded.
@@ -255,9 +255,13 @@ class RunWriter:
     def _submit(self, fn, *args):
         self._jobs.append(self._pool.submit(fn, *args))
         while self._jobs and (self._jobs[0].done() or len(self._jobs) > self.BEHIND):
-            job = self._jobs.popleft()
-            if job.exception() is not None and self._error is None:   # exception() waits for it
-                self._error = job.exception()
+            self._reap()
+
+    def _reap(self):
+        """Wait for the oldest job; keep the first error a job raised."""
+        error = self._jobs.popleft().exception()
+        if error is not None and self._error is None:
+            self._error = error
 
     def chunk(self, start: int, records: np.ndarray, aggregate: np.ndarray, elapsed: float):
         self._submit(write_chunk, self.out, self.spec, self.seed, start, records, aggregate, elapsed)
@@ -269,11 +273,7 @@ class RunWriter:
     def _encode(self, start: int, records: np.ndarray):
         if start != self.games:   # not the next games: the file can no longer become games.parquet
             raise RuntimeError(f"chunk at game {start} follows game {self.games}")
-        import pyarrow.parquet as pq
-        t = _records_table(records, self.spec, start, self.seed)
-        if self._writer is None:
-            self._writer = pq.ParquetWriter(self.tmp, t.schema)
-        self._writer.write_table(t)
+        self._writer = _append_rows(self._writer, self.tmp, _records_table(records, self.spec, start, self.seed))
         self.games += len(records)
 
     def _close(self):
@@ -283,9 +283,7 @@ class RunWriter:
             self._writer.close()
             self._writer = None
         while self._jobs:
-            job = self._jobs.popleft()
-            if job.exception() is not None and self._error is None:
-                self._error = job.exception()
+            self._reap()
         if self._error is not None:
             raise self._error
 
@@ -313,21 +311,21 @@ class RunWriter:
         self.tmp.unlink(missing_ok=True)
 
 
-def finish_run(out: Path, result, complete: bool, records: bool = True, written: RunWriter | None = None):
+def finish_run(out: Path, result, complete: bool, records: bool = True, writer: RunWriter | None = None):
     """Close a run directory: summary.json and the manifest's status; a complete run also gets
     games.parquet (unless ``records`` is False: a sweep cell keeps only its tally), aggregate.csv
-    and tally.npz, and its chunk files go. ``written``: the run's own writer (its chunk files are
+    and tally.npz, and its chunk files go. ``writer``: the run's own (its chunk files are
     written first), whose Parquet file becomes games.parquet when it holds the whole run (else the
     chunk files are encoded here)."""
     spec = result.scenario.spec
     manifest = json.loads((out / "manifest.json").read_text())
     summary = result.summary()
-    if written is not None and not (complete and records):
-        written.abandon()
+    if writer is not None and not (complete and records):
+        writer.abandon()
     if complete and not records:
         save_tally(out, result.tally)
     elif complete:
-        if written is None or not written.finish(result.games_done):
+        if writer is None or not writer.finish(result.games_done):
             _encode_chunks(out, spec, result.games_done)
         agg = result.tally.aggregate
         if agg is not None:
@@ -347,10 +345,19 @@ def finish_run(out: Path, result, complete: bool, records: bool = True, written:
         shutil.rmtree(out / "chunks", ignore_errors=True)
 
 
-def _encode_chunks(out: Path, spec, games_done: int):
-    """games.parquet from the chunk files (a run whose own writer could not: a playtest, a resumed
-    replay)."""
+def _append_rows(writer, path: Path, table):
+    """Append ``table`` to the Parquet file at ``path``, opening it (``writer`` None) with the first one's
+    schema: one row group per table. Returns the writer."""
     import pyarrow.parquet as pq
+    if writer is None:
+        writer = pq.ParquetWriter(path, table.schema)
+    writer.write_table(table)
+    return writer
+
+
+def _encode_chunks(out: Path, spec, games_done: int):
+    """games.parquet from the chunk files: a playtest, which writes its chunk itself, or a run whose
+    writer's rows are not the whole run."""
     # the counted games are a prefix 0..games_done-1; a chunk finished past it (Dask, stopped
     # early) is not part of the run
     paths = [(s, p) for s, p in _chunk_paths(out) if s < games_done]
@@ -358,10 +365,8 @@ def _encode_chunks(out: Path, spec, games_done: int):
     writer = None
     for start, p in paths:  # chunk by chunk, each encoded once: memory stays bounded
         chunk = _read_chunk(p)
-        t = _records_table(chunk["records"], spec, start, chunk["seed"], chunk["extra"])
-        if writer is None:
-            writer = pq.ParquetWriter(tmp, t.schema)
-        writer.write_table(t)
+        writer = _append_rows(writer, tmp, _records_table(chunk["records"], spec, start, chunk["seed"],
+                                                          chunk["extra"]))
     if writer is not None:
         writer.close()
         os.replace(tmp, out / "games.parquet")

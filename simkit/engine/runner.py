@@ -250,7 +250,7 @@ class RunSession:
         self._closed = False
         # chunk files and games.parquet written as chunks finish and are counted (a complete run
         # reloaded writes nothing)
-        self.written = (store.RunWriter(out, spec, config.seed, records)
+        self.writer = (store.RunWriter(out, spec, config.seed, records)
                         if out is not None and not self.replay else None)
 
     def _advance(self):
@@ -263,8 +263,8 @@ class RunSession:
         self.tally.add(records, aggregate)
         if self.keep:
             self.parts[start] = records
-        if self.written is not None:
-            self.written.counted(start, records)
+        if self.writer is not None:
+            self.writer.counted(start, records)
 
     def _next_chunk(self):
         import numba
@@ -289,8 +289,8 @@ class RunSession:
                 start, records, aggregate = self._next_chunk()
             except StopIteration:
                 return None
-            if self.written is not None:
-                self.written.chunk(start, records, aggregate, self.elapsed - before)
+            if self.writer is not None:
+                self.writer.chunk(start, records, aggregate, self.elapsed - before)
             self._held[start] = (records, aggregate)
             self._advance()
         start, records, aggregate = self._ready.popleft()
@@ -314,8 +314,8 @@ class RunSession:
         """Abandon the session (an error): the backend stops, the Parquet file being written goes; the
         finished chunks stay on disk for --resume."""
         self._stop()
-        if self.written is not None:
-            self.written.abandon()
+        if self.writer is not None:
+            self.writer.abandon()
 
     def finish(self, *, interrupted: bool = False, stopped: bool = False) -> RunResult:
         """Close the run: write summary and manifest (complete unless interrupted)."""
@@ -326,7 +326,7 @@ class RunSession:
                            precision=self.precision, threads=self.threads, resumed_games=self.resumed_games)
         if self.out is not None and not self.replay:
             complete = not interrupted and (stopped or self.tally.games == self.config.games)
-            store.finish_run(self.out, result, complete=complete, records=self.records, written=self.written)
+            store.finish_run(self.out, result, complete=complete, records=self.records, writer=self.writer)
         return result
 
 
