@@ -32,11 +32,10 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import importlib.abc
-import importlib.machinery
 import os
-import sys
 from pathlib import Path
+
+from simkit.engine.imports import around_import, skip_blas_probe
 
 PACKAGE = Path(__file__).resolve().parents[1]          # .../simkit
 SHARED = (PACKAGE / "engine", PACKAGE / "policies.py")  # code any kernel may call or read
@@ -195,12 +194,10 @@ def _locator_class():
 def install() -> None:
     """Put simkit's locator first in numba's list (idempotent), now if numba is imported, else the
     moment it is: importing simkit must not import numba (`simkit games` and `rules` need none), and
-    every kernel module imports numba before it defines a kernel, so none is defined before this."""
-    caching = sys.modules.get("numba.core.caching")
-    if caching is not None:
-        return _install(caching)
-    if not any(isinstance(f, _AfterNumbaCaching) for f in sys.meta_path):
-        sys.meta_path.insert(0, _AfterNumbaCaching())
+    every kernel module imports numba before it defines a kernel, so none is defined before this.
+    Numba's BLAS probe is skipped at the same time (``simkit.engine.imports``)."""
+    around_import("numba.core.caching", after=_install)
+    skip_blas_probe()
 
 
 def _install(caching) -> None:
@@ -208,25 +205,6 @@ def _install(caching) -> None:
     cls = _locator_class()
     if cls not in impl._locator_classes:
         impl._locator_classes.insert(0, cls)
-
-
-class _AfterNumbaCaching(importlib.abc.MetaPathFinder):
-    """Runs `_install` right after numba.core.caching is first executed."""
-
-    def find_spec(self, name, path, target=None):
-        if name != "numba.core.caching":
-            return None
-        sys.meta_path.remove(self)
-        spec = importlib.machinery.PathFinder.find_spec(name, path)
-        if spec is None or spec.loader is None:
-            return spec
-        exec_module = spec.loader.exec_module
-
-        def exec_then_install(module):
-            exec_module(module)
-            _install(module)
-        spec.loader.exec_module = exec_then_install
-        return spec
 
 
 def clear() -> list[Path]:
