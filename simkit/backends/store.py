@@ -248,9 +248,11 @@ class RunWriter:
         self._jobs: deque = deque()   # submitted, not yet seen finished (at most BEHIND)
         self._error: BaseException | None = None
 
-    # jobs the writer may fall behind by: a run playing faster than it writes waits, so the records
-    # waiting to be written stay a few chunks (memory does not grow with the run)
-    BEHIND = 4
+    # jobs the writer may fall behind by (two per chunk: its file, its Parquet rows): a run playing
+    # faster than it writes waits, so the records waiting to be written stay a few chunks (memory does
+    # not grow with the run). Eight chunks, not two: the writer's first rows import pyarrow and pandas
+    # (0.2 s), and a bound of two chunks kept a 1,000,000-game random run waiting 0.08 s for it
+    BEHIND = 16
 
     def _submit(self, fn, *args):
         self._jobs.append(self._pool.submit(fn, *args))
