@@ -15,8 +15,9 @@ from simkit.engine.runner import environment, play_chunk, set_threads
 
 
 def rate_text(x: float) -> str:
-    """A rate with enough digits to read at any size: 258,794 / 31.5 / 0.483."""
-    return f"{x:,.0f}" if x >= 100 else f"{x:.1f}" if x >= 10 else f"{x:.3g}"
+    """A rate with enough digits to read at any size: 258,794 / 31.5 / 1.00 / 0.483 (three significant
+    digits below 10, trailing zeros kept: Warfare!'s 1.00 games/s read as "1")."""
+    return f"{x:,.0f}" if x >= 100 else f"{x:.1f}" if x >= 10 else f"{x:#.3g}"
 
 
 def _measure(spec, params, pvec, n, seed):
@@ -44,19 +45,22 @@ def _cells(spec, budgets, policies):
 
 
 def _iterations_per_s(spec, policy, seconds):
-    """Search iterations per CPU-second on the positions of greedy self-play (the step API's states): each
-    search from a position with more than one decision runs the policy's budget exactly."""
+    """Search iterations per CPU-second on the positions of greedy self-play (the step API's states), the
+    policy's own knobs in play: each search from a position with more than one decision runs the policy's
+    budget exactly. None for a search that may stop sooner (``mcts_stop``): its iterations are not counted."""
     try:
         from simkit import env
         from simkit.policies import parse_policy, policy_vector
+        from simkit.scenario import load_scenario
     except ImportError:       # an older checkout (bench --against) has no step API
         return None
-    if getattr(spec, "steps", None) is None:
+    choice = parse_policy(spec, policy)
+    if getattr(spec, "steps", None) is None or dict(choice.knobs or ()).get("mcts_stop"):
         return None
-    budget = parse_policy(spec, policy).budget
+    scenario = load_scenario(spec.name)
     search = np.asarray(policy_vector(spec, (policy, policy)))
     greedy = np.asarray(policy_vector(spec, ("greedy", "greedy")))
-    s = env.new_game(spec.name, seed=11)
+    s = env.new_game_from(scenario, seed=11, policies=(policy, policy))
     while s.is_chance():
         s.roll()
     s.scripted_action(search)           # load (or compile) the step kernel untimed
@@ -64,7 +68,7 @@ def _iterations_per_s(spec, policy, seconds):
     cpu = 0.0
     g = 0
     while cpu < seconds and g < 50:
-        s = env.new_game(spec.name, seed=11, game_index=g)
+        s = env.new_game_from(scenario, seed=11, game=g, policies=(policy, policy))
         k = 0
         while not s.is_over():
             if s.is_chance():
@@ -74,7 +78,7 @@ def _iterations_per_s(spec, policy, seconds):
                 t = time.process_time()
                 s.scripted_action(search)
                 cpu += time.process_time() - t
-                iters += budget
+                iters += choice.budget
             s.apply(s.scripted_action(greedy))
             k += 1
         g += 1

@@ -429,7 +429,7 @@ def test_bench_cells_name_search_budgets_and_rates_keep_their_digits():
     assert _cells(spec, (400, 1600), ("mcts:400",)) == ["mcts:400"]         # a budget by name (issue 24)
     assert _cells(spec, (400, 1600), ("mcts",)) == ["mcts:400", "mcts:1600"]
     assert _cells(spec, (400,), ("mcts:100",)) == ["mcts:100"]
-    assert [rate_text(x) for x in (258794.2, 31.46, 0.4831)] == ["258,794", "31.5", "0.483"]
+    assert [rate_text(x) for x in (258794.2, 31.46, 1.0, 1.2, 0.4831)] == ["258,794", "31.5", "1.00", "1.20", "0.483"]
 
 
 def test_bench_plays_a_policys_own_knobs(monkeypatch):
@@ -446,6 +446,26 @@ def test_bench_plays_a_policys_own_knobs(monkeypatch):
     monkeypatch.setattr(bench, "_iterations_per_s", lambda *a: None)
     bench.run_bench(["warfare"], policies=("mcts:4", "mcts:4/mcts_reuse=true"), thread_counts=(1,), repeats=1)
     assert rows[0] == [0.0, 0.0] and rows[-1] == [1.0, 1.0]
+
+
+def test_bench_counts_search_iterations_with_the_policys_own_knobs(monkeypatch):
+    """The iterations row searches with the policy's knobs (it searched plain mcts whatever was named), and
+    an early-stopping search has none: it does not run its budget, so budget x searches would overstate it."""
+    import simkit.bench as bench
+    from simkit import env
+    from simkit.games import get_game
+    seen = []
+    real = env.new_game_from
+
+    def spy(scenario, *a, policies=None, **k):
+        seen.append(policies)
+        return real(scenario, *a, policies=policies, **k)
+
+    monkeypatch.setattr(env, "new_game_from", spy)
+    spec = get_game("martian_chess")
+    assert bench._iterations_per_s(spec, "mcts:8/mcts_c=0.25", 0.05) > 0
+    assert seen and set(seen) == {("mcts:8/mcts_c=0.25", "mcts:8/mcts_c=0.25")}
+    assert bench._iterations_per_s(spec, "mcts:8/mcts_stop=true", 0.05) is None
 
 
 def test_bench_plays_the_evaluation_a_run_would(monkeypatch, tmp_path):
