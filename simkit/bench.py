@@ -47,7 +47,7 @@ def _cells(spec, budgets, policies):
 def _iterations_per_s(spec, policy, seconds):
     """Search iterations per CPU-second on the positions of greedy self-play (the step API's states), the
     policy's own knobs in play: each search from a position with more than one decision runs the policy's
-    budget exactly."""
+    budget exactly. None for a search that may stop sooner (``mcts_stop``): its iterations are not counted."""
     try:
         from simkit import env
         from simkit.policies import parse_policy, policy_vector
@@ -55,7 +55,7 @@ def _iterations_per_s(spec, policy, seconds):
     except ImportError:       # an older checkout (bench --against) has no step API
         return None
     choice = parse_policy(spec, policy)
-    if getattr(spec, "steps", None) is None:
+    if getattr(spec, "steps", None) is None or dict(choice.knobs or ()).get("mcts_stop"):
         return None
     scenario = load_scenario(spec.name)
     search = np.asarray(policy_vector(spec, (policy, policy)))

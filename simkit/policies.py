@@ -226,14 +226,14 @@ def policy_names(spec) -> list[str]:
 # A game adds ``mcts_options(...)`` to its schema and puts ``mcts_params(rules)`` into its
 # prepared params; the search engine (simkit/engine/search.py) reads the vector by these indices
 # and a game's own knobs follow from MC_N. docs/search.md says what each knob does.
-MC_C, MC_ROLLOUT, MC_CUTOFF, MC_SCALE, MC_PRIOR_T, MC_FPU, MC_DECISIVE, MC_CONTEMPT, MC_REUSE = range(9)
-MC_N = 9
+MC_C, MC_ROLLOUT, MC_CUTOFF, MC_SCALE, MC_PRIOR_T, MC_FPU, MC_DECISIVE, MC_CONTEMPT, MC_REUSE, MC_STOP = range(10)
+MC_N = 10
 ROLLOUTS = ("random", "greedy")
 
 
 def mcts_options(*, c: float = 1.0, rollout: str = "random", cutoff: int = 0, scale: float = 1.0,
                  prior_temp: float = 1.0, fpu: float = 0.0, decisive: bool = True, contempt: float = 0.0,
-                 reuse: bool = False):
+                 reuse: bool = False, stop: bool = False):
     """The rule options of the MCTS policy, with this game's defaults.
 
     A game chooses defaults that make its ladder gain at every budget (``simkit tune`` with a
@@ -270,11 +270,15 @@ def mcts_options(*, c: float = 1.0, rollout: str = "random", cutoff: int = 0, sc
                "position it now faces (below the decision it played, or below the other side's reply where each "
                "side has a tree of its own), and runs only the iterations the budget has left (the same visits at "
                "the root, fewer computed)", policy_knob=True),
+        Option("mcts_stop", "bool", bool(stop),
+               "MCTS early stop: a search ends once no other decision can overtake the most visited one in the "
+               "iterations left (the same choice, fewer iterations; unless the iterations left would have proven "
+               "a decision won or lost)", policy_knob=True),
     )
 
 
 KNOB_COLUMNS = ("mcts_c", "mcts_rollout", "mcts_cutoff", "mcts_scale", "mcts_prior_temp", "mcts_fpu",
-                "mcts_decisive", "mcts_contempt", "mcts_reuse")   # the knob table's first MC_N columns, in MC_* order
+                "mcts_decisive", "mcts_contempt", "mcts_reuse", "mcts_stop")   # the first MC_N columns, MC_* order
 
 
 def knob_columns(spec) -> tuple[str, ...]:
@@ -314,6 +318,7 @@ def mcts_params(rules: dict, extra=()) -> np.ndarray:
     v[MC_DECISIVE] = 1.0 if rules["mcts_decisive"] else 0.0
     v[MC_CONTEMPT] = rules["mcts_contempt"]
     v[MC_REUSE] = 1.0 if rules["mcts_reuse"] else 0.0
+    v[MC_STOP] = 1.0 if rules["mcts_stop"] else 0.0
     for k, option in enumerate(extra):
         v[MC_N + k] = knob_value(option, rules[option.name])
     return np.stack([v, v])

@@ -449,7 +449,8 @@ def test_bench_plays_a_policys_own_knobs(monkeypatch):
 
 
 def test_bench_counts_search_iterations_with_the_policys_own_knobs(monkeypatch):
-    """The iterations row searches with the policy's knobs (it searched plain mcts whatever was named)."""
+    """The iterations row searches with the policy's knobs (it searched plain mcts whatever was named), and
+    an early-stopping search has none: it does not run its budget, so budget x searches would overstate it."""
     import simkit.bench as bench
     from simkit import env
     from simkit.games import get_game
@@ -464,6 +465,7 @@ def test_bench_counts_search_iterations_with_the_policys_own_knobs(monkeypatch):
     spec = get_game("martian_chess")
     assert bench._iterations_per_s(spec, "mcts:8/mcts_c=0.25", 0.05) > 0
     assert seen and set(seen) == {("mcts:8/mcts_c=0.25", "mcts:8/mcts_c=0.25")}
+    assert bench._iterations_per_s(spec, "mcts:8/mcts_stop=true", 0.05) is None
 
 
 def test_bench_plays_the_evaluation_a_run_would(monkeypatch, tmp_path):

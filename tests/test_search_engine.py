@@ -90,6 +90,28 @@ def test_search_beats_greedy(toy):
     assert d.mean() - 1.96 * d.std(ddof=1) / np.sqrt(len(d)) > 0.5, d.mean()
 
 
+def test_early_stop_plays_the_whole_budgets_choice_in_fewer_iterations(toy):
+    """mcts_stop ends a search once its most visited decision leads every other by more than the iterations
+    left: from the same position and seed it chooses what the whole budget chooses, and where it stopped,
+    the lead was larger than the iterations it skipped."""
+    full, stop = _params(toy), _params(toy, mcts_stop=True)
+    draw = np.random.default_rng(5)
+    budget, stopped = 200, 0
+    for k in range(60):
+        pos = np.zeros((2, 8), np.int64)
+        pos[:, :3] = draw.integers(0, 18, size=(2, 3))
+        side, roll = int(draw.integers(0, 2)), int(draw.integers(1, 7))
+        code, _ = _search_from(full, pos, side, roll, budget, seed=k)
+        code_stop, (ti, tf, *_rest) = _search_from(stop, pos, side, roll, budget, seed=k)
+        assert code_stop == code, k
+        made = tf[ROOT, TF_VISITS]
+        if made < budget:
+            stopped += 1
+            visits = sorted(tf[c, TF_VISITS] for c in _children(ti, ROOT))
+            assert visits[-1] - (visits[-2] if len(visits) > 1 else 0) > budget - made
+    assert stopped >= 10, stopped
+
+
 def test_reroot_keeps_the_chosen_subtree_and_drops_the_rest():
     """mcts_reuse's re-rooting on a hand-built tree: the child's subtree moves to the front with its links,
     codes and statistics, everything else is dropped."""

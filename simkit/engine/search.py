@@ -66,7 +66,10 @@ wins at once (taking the enemy Warlord, walking into the keep): it is proven at 
 ``mcts_decisive`` is on.
 
 **Choice.** The root decision with most visits (a proven win first, a proven loss
-last; ties by value, then uniformly at random from the game's stream).
+last; ties by value, then uniformly at random from the game's stream). With ``mcts_stop`` the
+search ends once no other decision can overtake the most visited one in the iterations left
+(`settled_nb`): the same choice for fewer iterations, unless the iterations left would have proven
+a decision won or lost.
 
 **Reuse** (``mcts_reuse``, a game with a ``same_nb`` hook). The search predicts the position after the
 decision it plays; the next search on the same tree starts from the node of that position (the decision
@@ -86,7 +89,8 @@ import numpy as np
 from numba import njit
 
 from simkit.engine.rng import rng_below_nb, rng_float_nb
-from simkit.policies import MC_C, MC_CONTEMPT, MC_CUTOFF, MC_DECISIVE, MC_FPU, MC_PRIOR_T, MC_REUSE, MC_ROLLOUT
+from simkit.policies import (MC_C, MC_CONTEMPT, MC_CUTOFF, MC_DECISIVE, MC_FPU, MC_PRIOR_T, MC_REUSE, MC_ROLLOUT,
+                             MC_STOP)
 
 ONGOING = -2                   # status_nb while the game goes on
 DECISIVE = 1.0e9               # a decision score meaning "wins at once" (exact, not a heuristic)
@@ -713,6 +717,7 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
         # contempt: the searching side counts a finished draw as 1/2 - mcts_contempt (a draw-averse player)
         draw0 = 0.5 - knobs[MC_CONTEMPT] if player == 0 else 0.5 + knobs[MC_CONTEMPT]
         reuse = knobs[MC_REUSE] > 0.5
+        stop = knobs[MC_STOP] > 0.5
         prev = ti[ROOT, TI_REUSE]
         keep = np.int64(-1)
         if reuse and prev > 0 and ti[ROOT, TI_MOVER] == player and tf[ROOT, TF_BAN] == ban:
@@ -729,9 +734,15 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
             return codes[0]                 # nothing to decide
         # the budget counts the root's visits: a reused root's are already made
         iters = max(budget - np.int64(tf[ROOT, TF_VISITS]), 1)
-        for it in range(stamp0, stamp0 + iters):     # it: this visit's stamp (above every reused node's)
+        end = stamp0 + iters
+        for it in range(stamp0, end):     # it: this visit's stamp (above every reused node's)
             if ti[ROOT, TI_PROVEN] != 0:
                 break                       # the root is solved: nothing more to learn
+            # mcts_stop: the root's most visited decision stays so whatever the iterations left do (a lead
+            # above them needs more visits made than left, so only the second half is checked)
+            if stop and tf[ROOT, TF_VISITS] > end - it and settled_nb(ti, tf, end - it):
+                end = it
+                break
             copy_nb(P, root, S)
             determinise_nb(P, S, player, rng)
             node = np.int64(ROOT)   # typed, not Literal[int](0): one compiled copy of each helper taking a node
@@ -811,7 +822,7 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
                 depth += 1
             _backup_nb(ti, tf, path, depth, r)
         code = best_code_nb(ti, tf, rng)
-        ti[ROOT, TI_STAMPS] = stamp0 + iters
+        ti[ROOT, TI_STAMPS] = end           # the next search's first stamp (mcts_stop: the iterations run)
         tf[ROOT, TF_BAN] = ban
         if reuse:
             ch = _find_child_nb(ti, np.int64(ROOT), code, np.int64(-1))
@@ -820,6 +831,27 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
         return code
 
     return search_nb
+
+
+@njit(cache=True, _nrt=False)
+def settled_nb(ti, tf, left):
+    """Can ``left`` more iterations not change the choice by visits (mcts_stop)? True when the root's
+    most visited decision leads every other by more than ``left`` visits: even all of them given to
+    one other decision leave it behind, so `best_code_nb` picks the same one (no tie to break). A proven
+    loss is chosen last whatever its visits, so it is left out; what the iterations left might prove is
+    not foreseen (docs/search.md)."""
+    first = 0.0
+    second = 0.0
+    ch = ti[ROOT, TI_FIRST]
+    while ch >= 0:
+        if ti[ch, TI_PROVEN] != -1:
+            n = tf[ch, TF_VISITS]
+            if n > first:
+                first, second = n, first
+            elif n > second:
+                second = n
+        ch = ti[ch, TI_NEXT]
+    return first - second > left
 
 
 @njit(cache=True, _nrt=False)

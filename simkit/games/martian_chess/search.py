@@ -31,8 +31,10 @@ from simkit.policies import MC_N, MC_SCALE
 MC_PRIOR_MOVES = MC_N   # this game's own knob (rule mcts_prior_moves): 1 greedy's values, 0 captured pips
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def copy_nb(P, src, dst):
+    # inlined: called at every search iteration, where a call passes P, the root and the scratch state
+    # word by word; left to LLVM, whether it inlined the call moved mcts:400 by 13% (docs/speed.md)
     copy_position_nb(src[0], src[1], dst[0], dst[1])
 
 

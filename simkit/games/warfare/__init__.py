@@ -54,7 +54,7 @@ SPEC = GameSpec(
     knobs_slot=15,      # params[15]: the search knob table (rules.prepare); the hooks read scale, threat and cap turns
     # scale, threat and cap turns come from fp for both sides, so a side carries only the engine's own knobs
     side_knobs=("mcts_c", "mcts_rollout", "mcts_cutoff", "mcts_prior_temp", "mcts_fpu", "mcts_decisive",
-                "mcts_contempt", "mcts_reuse"),
+                "mcts_contempt", "mcts_reuse", "mcts_stop"),
     action_classes=("shoot", "melee", "advance", "swap", "move"),   # policies.ACTION_CLASSES (no numba here)
     # params[16]: the evaluation's weight table (rules.prepare, state.P_EVAL): each unit type's value and the
     # search's threat weight, a row per side (features.py; the cap's material adjudication keeps fp's values)

@@ -82,12 +82,20 @@ for _game in ("martian_chess", "storm_the_castle", "warfare"):
         lambda g=_game: speed_text(g))
 
 
-# mcts_reuse (docs/search.md, "Tree reuse"): speed side by side in one run, strength per game
-REUSE_GAMES = ("martian_chess", "skorm", "storm_the_castle", "warfare")
-REUSE_POLICIES = "--policy mcts:400 --policy mcts:400/mcts_reuse=true"
-REUSE_BENCH = f"bench {' '.join(REUSE_GAMES)} {REUSE_POLICIES} --threads 1 --seconds 10"
-block("reuse-speed", "docs/search.md", "mcts", f"simkit {REUSE_BENCH}")(lambda: shown(REUSE_BENCH, simkit(REUSE_BENCH)))
-for _game in REUSE_GAMES:
-    block(f"reuse-strength-{_game}", "docs/search.md", "mcts",
-          f"simkit matchup {_game} --policies mcts:400,mcts:400/mcts_reuse=true --games 200")(
-        lambda g=_game: matchup_table(g, "--policies mcts:400,mcts:400/mcts_reuse=true --games 200"))
+# a speed knob of the search side by side with plain mcts:400 (docs/search.md): speed in one run, strength
+# per game. mcts_reuse ("Tree reuse"); mcts_stop ("Early stop"), also with reuse
+KNOB_GAMES = ("martian_chess", "skorm", "storm_the_castle", "warfare")
+
+
+def knob_blocks(name: str, *variants: str) -> None:
+    policies = " ".join(f"--policy {p}" for p in ("mcts:400",) + variants)
+    bench = f"bench {' '.join(KNOB_GAMES)} {policies} --threads 1 --seconds 10"
+    block(f"{name}-speed", "docs/search.md", "mcts", f"simkit {bench}")(lambda: shown(bench, simkit(bench)))
+    matchup = f"--policies mcts:400,{variants[0]} --games 200"
+    for game in KNOB_GAMES:
+        block(f"{name}-strength-{game}", "docs/search.md", "mcts", f"simkit matchup {game} {matchup}")(
+            lambda g=game: matchup_table(g, matchup))
+
+
+knob_blocks("reuse", "mcts:400/mcts_reuse=true")
+knob_blocks("stop", "mcts:400/mcts_stop=true", "mcts:400/mcts_reuse=true/mcts_stop=true")
