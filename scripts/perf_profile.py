@@ -55,11 +55,12 @@ def main(game: str, policy: str, budget: int) -> None:
 
     import numba
     from simkit.games import get_game
+    from simkit.policies import policy_vector
     numba.set_num_threads(1)
     spec = get_game(game)
     params = spec.prepare({o.name: o.default for o in spec.options})
-    pid = list(spec.policies).index(policy)
-    pv = [pid, pid, budget, budget, 0, 0, 0, 0]
+    name = f"{policy}:{budget}" if budget else policy
+    pv = policy_vector(spec, (name, name))
     spec.run_chunk(params, 0, 0, [0, 1], pv, 10)   # compile
     module = importlib.import_module(getattr(spec.run_chunk, "module", None) or spec.run_chunk.__module__)
     batch = [v for v in vars(module).values() if isinstance(v, numba.core.dispatcher.Dispatcher)

@@ -14,14 +14,15 @@ import numba
 import numpy as np
 
 from simkit.games import get_game
+from simkit.policies import policy_vector
 
 
 def main(game: str, policy: str, n: int, budget: int = 0, seed: int = 7) -> None:
     numba.set_num_threads(1)
     spec = get_game(game)
     params = spec.prepare({o.name: o.default for o in spec.options})
-    pid = list(spec.policies).index(policy)
-    pv = [pid, pid, budget, budget, 0, 0, 0, 0]
+    name = f"{policy}:{budget}" if budget else policy
+    pv = policy_vector(spec, (name, name))
     spec.run_chunk(params, 0, 0, [0], pv, 10)   # load (or compile) the kernels first
     firsts = [i % 2 for i in range(n)]
     rates = []
