@@ -41,3 +41,25 @@ def test_a_hook_is_its_target_for_callers_and_pickle():
     hook = get_game("martian_chess").play
     assert inspect.signature(hook) == inspect.signature(play)
     assert pickle.loads(pickle.dumps(hook)).target() is play
+
+
+def _main_at_exit(args) -> subprocess.CompletedProcess:
+    """`simkit ARGS` through the console entry point, with a handler registered before main() that runs after
+    every handler main() registers (atexit is last in, first out) and reports what exit will collect."""
+    code = ("import atexit, gc, sys\n"
+            "atexit.register(lambda: print('frozen at exit:', gc.get_freeze_count() > 0))\n"
+            f"sys.argv = ['simkit', *{list(args)!r}]\n"
+            "from simkit.cli import main\n"
+            "main()\n")
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+
+
+def test_exit_skips_collecting_the_objects_a_command_leaves():
+    # CPython's last collections walked every object numba, pandas and pyarrow leave: 0.2 s of a
+    # 1,000,000-game run (docs/speed.md, "Exit"); the output, the exit code and atexit handlers stay
+    ok = _main_at_exit(["games"])
+    assert ok.returncode == 0, ok.stderr
+    assert "martian_chess" in ok.stdout and ok.stdout.rstrip().endswith("frozen at exit: True")
+    bad = _main_at_exit(["rules", "no_such_game"])
+    assert bad.returncode == 2 and bad.stderr.startswith("error: "), (bad.returncode, bad.stderr)
+    assert bad.stdout.strip() == "frozen at exit: True"
