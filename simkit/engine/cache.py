@@ -35,7 +35,7 @@ import hashlib
 import os
 from pathlib import Path
 
-from simkit.engine.imports import around_import, skip_blas_probe
+from simkit.engine.imports import around_import, light_cache_loads, skip_blas_probe
 
 PACKAGE = Path(__file__).resolve().parents[1]          # .../simkit
 SHARED = (PACKAGE / "engine", PACKAGE / "policies.py")  # code any kernel may call or read
@@ -195,7 +195,7 @@ def install() -> None:
     """Put simkit's locator first in numba's list (idempotent), now if numba is imported, else the
     moment it is: importing simkit must not import numba (`simkit games` and `rules` need none), and
     every kernel module imports numba before it defines a kernel, so none is defined before this.
-    Numba's BLAS probe is skipped at the same time (``simkit.engine.imports``)."""
+    Numba's BLAS probe is skipped and its cache loads made light at the same time (``simkit.engine.imports``)."""
     around_import("numba.core.caching", after=_install)
     skip_blas_probe()
 
@@ -205,6 +205,7 @@ def _install(caching) -> None:
     cls = _locator_class()
     if cls not in impl._locator_classes:
         impl._locator_classes.insert(0, cls)
+    light_cache_loads(caching)
 
 
 def clear() -> list[Path]:
