@@ -2,31 +2,22 @@
 python scripts/wall_vs.py BEFORE_DIR [--repeats 9] -- run martian_chess --games 1 --threads 1 --no-save
 
 Runs `python -m simkit ARGS` alternately from BEFORE_DIR (an earlier commit: `git worktree add DIR REV`) and
-from this checkout, each in a fresh process with a numba cache of its own (warmed by one untimed run each),
-bytecode written and read as on a designer's machine; prints every wall time and the medians.
+from this checkout, each in a fresh process (the other checkout with a numba cache of its own; one untimed
+run each first), bytecode written and read as on a designer's machine; prints every wall time and the medians.
 """
 import argparse
-import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def env_for(checkout: Path) -> dict:
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["PYTHONPATH"] = str(checkout)
-    env["NUMBA_CACHE_DIR"] = str(Path(tempfile.gettempdir()) / f"wall-vs-numba-{checkout.name}")
-    return env
+from anchors import ROOT, checkout_env     # this folder: the same environment for a checkout as anchors.py's
 
 
 def wall(checkout: Path, args) -> float:
     t = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "simkit", *args], cwd=checkout, env=env_for(checkout), check=True,
+    subprocess.run([sys.executable, "-m", "simkit", *args], cwd=checkout, env=checkout_env(checkout), check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return time.perf_counter() - t
 
