@@ -6,6 +6,11 @@ before, after)`` runs ``before()`` just before module ``name`` is first executed
 just after. Its users:
 
 - ``simkit.engine.cache`` puts simkit's cache locator into ``numba.core.caching``.
+- ``skip_blas_probe`` below: numba's ``numba.np.arraymath`` probes for a BLAS when it is imported (the
+  first kernel a process compiles), by importing ``scipy.linalg``: 0.1 s. No simkit kernel calls BLAS
+  (``np.dot``, ``np.linalg``), so the probe is told there is none. Its answer is only read by a jitted
+  ``np.dot`` of two vectors, which then sums in a loop; numba's linear algebra still imports scipy
+  itself when it compiles a call that needs it.
 - ``light_cache_loads`` below (called by the cache's hook): before numba looks in its cache for a
   kernel it refreshes the whole target context: it imports and registers every implementation it
   has (arrays, dicts, sets, random, linear algebra, jitclass...), which only a compile reads. That
