@@ -1,4 +1,5 @@
 """Where a game's playing time goes, by compiled function: python scripts/perf_profile.py GAME POLICY [BUDGET]
+[--annotate FUNCTION]
 
 Compiles GAME's batch kernel into an empty numba cache of its own (so this process holds each function's
 LLVM module), plays POLICY self-play on 1 thread under `perf record` for about 10 seconds, and prints
@@ -6,13 +7,19 @@ each function's share of the samples (self time; numba links every callee's code
 module, so a function inlined by LLVM counts as its caller). perf alone cannot name JIT code: the
 samples' addresses are matched to the function start addresses of the kernel's own library.
 Needs `perf` (linux-tools); counts are sampled, so shares below ~1% are noise.
+
+``--annotate FUNCTION`` (a compiled function's name, e.g. ``rollout_step_nb``) also disassembles it (objdump)
+and prints its most sampled instructions, the samples on its argument pushes (``push``), and each call it
+makes with the samples since the call before it (what leads up to the call: the argument pushes, mostly,
+when numba passes a tuple of arrays field by field). A sample lands on the instruction that waits, so the
+samples on a push are the wait for what it loads.
 """
+import argparse
 import bisect
 import collections
 import os
 import re
 import subprocess
-import sys
 import tempfile
 import time
 
@@ -49,7 +56,49 @@ def short(name: str) -> str:
     return ".".join(words[-2:]) if words else name[:60]
 
 
-def main(game: str, policy: str, budget: int) -> None:
+def annotate(starts, ips, target: str, workdir: str) -> None:
+    """The instruction-level view of compiled function ``target`` (module docstring, ``--annotate``)."""
+    import ctypes
+    names = {a: short(n) for a, n in starts}
+    for k, (a, n) in enumerate(starts):
+        if not short(n).endswith(target):
+            continue
+        size = min((starts[k + 1][0] if k + 1 < len(starts) else a + 65536) - a, 1 << 20)
+        offs = collections.Counter(ip - a for ip in ips if a <= ip < a + size)
+        path = os.path.join(workdir, "function.bin")
+        with open(path, "wb") as f:
+            f.write(ctypes.string_at(a, size))
+        dis = subprocess.run(["objdump", "-D", "-b", "binary", "-m", "i386:x86-64", path],
+                             capture_output=True, text=True).stdout
+        lines = {}
+        for line in dis.splitlines():
+            m = re.match(r"\s*([0-9a-f]+):\s+(?:[0-9a-f]{2} )+\s*(.*)", line)
+            if m:
+                lines[int(m.group(1), 16)] = m.group(2)
+        pushes = sum(c for off, c in offs.items() if lines.get(off, "").startswith("push"))
+        print(f"{short(n)}: {size} bytes, {sum(offs.values())} samples, {pushes} on pushes")
+        for off, c in offs.most_common(12):
+            print(f"{c:8d}  +{off:<6x} {lines.get(off, '?')}")
+        # the callee of `call *%reg` is the address last loaded into that register (movabs)
+        regs, calls, pending = {}, collections.Counter(), 0
+        for off in sorted(lines):
+            ins = lines[off]
+            pending += offs.get(off, 0)
+            mv = re.match(r"movabs \$0x([0-9a-f]+),%(\w+)", ins)
+            if mv:
+                regs[mv.group(2)] = int(mv.group(1), 16)
+            if ins.startswith("call"):
+                r = re.search(r"\*%(\w+)$", ins)
+                callee = names.get(regs.get(r.group(1), -1), "?") if r else ins
+                calls[f"{callee} at +{off:x}"] += pending
+                pending = 0
+        for callee, c in calls.most_common(12):
+            print(f"{c:8d}  up to the call of {callee}")
+        return
+    print(f"no compiled function named {target}")
+
+
+def main(game: str, policy: str, budget: int, target: str | None = None) -> None:
     os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="simkit-prof-")   # compiled here, not loaded
     import importlib
 
@@ -78,21 +127,30 @@ def main(game: str, policy: str, budget: int) -> None:
         spec.run_chunk(params, 7, games, [g % 2 for g in range(games, games + step)], pv, 10)
         games += step
     script = subprocess.run(["perf", "script", "-i", data, "-F", "ip"], capture_output=True, text=True).stdout
-    counts = collections.Counter()
-    total = 0
+    ips = []
     for line in script.split():
         try:
-            ip = int(line, 16)
+            ips.append(int(line, 16))
         except ValueError:
             continue
-        total += 1
+    counts = collections.Counter()
+    total = len(ips)
+    for ip in ips:
         i = bisect.bisect_right(addrs, ip) - 1
         # past the last start by more than 1 MB: not the kernel's code (the interpreter, libm, ...)
         counts[short(starts[i][1]) if i >= 0 and ip - addrs[i] < 1 << 20 else "(outside the kernel)"] += 1
     print(f"{game} {policy}:{budget}: {games} games in {time.time() - t0:.1f} s, {total} samples")
     for name, c in counts.most_common(25):
         print(f"{100 * c / max(total, 1):6.1f}%  {name}")
+    if target:
+        annotate(starts, ips, target, os.path.dirname(data))
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 0)
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("game")
+    ap.add_argument("policy")
+    ap.add_argument("budget", type=int, nargs="?", default=0)
+    ap.add_argument("--annotate", metavar="FUNCTION")
+    a = ap.parse_args()
+    main(a.game, a.policy, a.budget, a.annotate)
