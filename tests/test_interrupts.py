@@ -149,3 +149,16 @@ def test_progress_lines_in_a_log(runner, monkeypatch):
     monkeypatch.setenv("SIMKIT_PROGRESS_SECONDS", "600")
     r = invoke(runner, ["run", MC, "--games", 4000, "--policy", "greedy", "--no-save"])
     assert r.stderr == "", r.stderr          # shorter than the interval: nothing extra in the log
+
+
+def test_a_command_that_outlives_its_ctrl_c_is_reported_with_its_threads_stacks(tmp_path, monkeypatch):
+    # a child still running after its Ctrl-C (here: given no time to exit) fails the check with every thread's
+    # stack, so a rare hang says where it hangs
+    import simkit.report.interrupt_check as check
+    wait_for = check.wait_for
+    monkeypatch.setattr(check, "wait_for", lambda p, marker, timeout: wait_for(p, marker, 300))
+    with pytest.raises(RuntimeError) as e:
+        ctrl_c(["run", MC, "--games", 2000, "--chunk-size", 200, "--policy", "random"], tmp_path / "r", "saved:3",
+               timeout=0.001)
+    assert "of the Ctrl-C" in str(e.value)
+    assert "most recent call first" in str(e.value) and "Thread 0x" in str(e.value)

@@ -81,7 +81,10 @@ def child():
     """``python -c 'from simkit.report.interrupt_check import child; child()' CMD ARGS...``: the
     command line, pausing where SIMKIT_PAUSE says ("saved:N" or "played:N") after touching
     SIMKIT_PAUSE_FILE."""
+    import faulthandler
     from simkit import progress
+    # every thread's stack on SIGUSR1: what ctrl_c prints when the command does not end after its Ctrl-C
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     kind, n = os.environ["SIMKIT_PAUSE"].split(":")
     progress.listen(_Pause(kind, int(n), os.environ["SIMKIT_PAUSE_FILE"]))
     from simkit.cli import cli
@@ -122,7 +125,15 @@ def ctrl_c(args, out: Path, pause: str, env=None, timeout: float = 300) -> dict:
         wait_for(p, marker, timeout)
         took = time.perf_counter() - t0
         p.send_signal(signal.SIGINT)
-        _, err = p.communicate(timeout=timeout)
+        try:
+            _, err = p.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            p.send_signal(signal.SIGUSR1)       # its threads' stacks (child), then give up on it
+            time.sleep(2)
+            p.kill()
+            _, err = p.communicate()
+            raise RuntimeError(f"no exit within {timeout:.0f} s of the Ctrl-C; the command's stderr, with "
+                               f"every thread's stack at the end:\n{err.decode()[-6000:]}") from None
     finally:
         if p.poll() is None:
             p.kill()
