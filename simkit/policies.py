@@ -279,6 +279,9 @@ def mcts_options(*, c: float = 1.0, rollout: str = "random", cutoff: int = 0, sc
 
 KNOB_COLUMNS = ("mcts_c", "mcts_rollout", "mcts_cutoff", "mcts_scale", "mcts_prior_temp", "mcts_fpu",
                 "mcts_decisive", "mcts_contempt", "mcts_reuse", "mcts_stop")   # the first MC_N columns, MC_* order
+# the shared knobs a side may set for itself in a game whose hooks read mcts_scale from one row for both sides
+# (its evaluation is shared): a GameSpec's ``side_knobs``
+SIDE_KNOBS_BUT_SCALE = tuple(k for k in KNOB_COLUMNS if k != "mcts_scale")
 
 
 def knob_columns(spec) -> tuple[str, ...]:

@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from simkit.errors import ScenarioError
-from simkit.policies import mcts_options, mcts_params
+from simkit.policies import SIDE_KNOBS_BUT_SCALE, mcts_options, mcts_params
 from simkit.scenario.schema import Option, handicap_options, table_of_counts, table_of_values
 
 UNITS = ("shieldman", "archer", "horseman", "warlord")
@@ -119,8 +119,7 @@ P_I, P_F, P_NB, P_RAY, P_DEST, P_APPR, P_DISTG, P_ADJB, P_SHOTB, P_FORM, P_ZONE,
 # weights of EVAL_FEATURES; both rows are the rules' ``values`` and ``w_gold_distance`` unless a side plays a
 # learned evaluation. Greedy reads the mover's row, the search the searcher's row (evaluate.py, search.py),
 # the quality trajectory and the step API's evaluate row 0. P_F keeps the rules' 1-D weights for the rest.
-SIDE_KNOBS = ("mcts_c", "mcts_rollout", "mcts_cutoff", "mcts_prior_temp", "mcts_fpu", "mcts_decisive",
-              "mcts_contempt", "mcts_reuse", "mcts_stop")
+SIDE_KNOBS = SIDE_KNOBS_BUT_SCALE
 
 # integer params (P_I)
 I_N, I_R, I_RANGE, I_STEPS_H, I_STEPS_W, I_GOLD_ON, I_GOLD_IMM, I_MAX_PLIES, I_PLACEMENT, I_FACING, \

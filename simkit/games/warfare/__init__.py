@@ -3,6 +3,7 @@ from simkit.games.base import GameSpec, Hook
 from simkit.games.warfare.rules import OPTIONS, prepare, validate
 from simkit.games.warfare.state import (END_REASONS, EVAL_FEATURES, IP_NSQ, IP_W, P_EVAL, POLICIES, RECORD_COLUMNS,
                                         RECORD_FIELDS, UNITS)
+from simkit.policies import SIDE_KNOBS_BUT_SCALE
 
 
 def _warm():
@@ -53,8 +54,7 @@ SPEC = GameSpec(
     steps=Hook("simkit.games.warfare.env", "WarfareSteps"),
     knobs_slot=15,      # params[15]: the search knob table (rules.prepare); the hooks read scale, threat and cap turns
     # scale, threat and cap turns come from fp for both sides, so a side carries only the engine's own knobs
-    side_knobs=("mcts_c", "mcts_rollout", "mcts_cutoff", "mcts_prior_temp", "mcts_fpu", "mcts_decisive",
-                "mcts_contempt", "mcts_reuse", "mcts_stop"),
+    side_knobs=SIDE_KNOBS_BUT_SCALE,
     action_classes=("shoot", "melee", "advance", "swap", "move"),   # policies.ACTION_CLASSES (no numba here)
     # params[16]: the evaluation's weight table (rules.prepare, state.P_EVAL): each unit type's value and the
     # search's threat weight, a row per side (features.py; the cap's material adjudication keeps fp's values)
