@@ -55,7 +55,7 @@ def _main_at_exit(args) -> subprocess.CompletedProcess:
 
 
 def test_exit_skips_collecting_the_objects_a_command_leaves():
-    # CPython's last collections walked every object numba, pandas and pyarrow leave: 0.2 s of a
+    # CPython's last collections walked every object numba, pandas and pyarrow leave: 0.36 s of a
     # 1,000,000-game run (docs/speed.md, "Exit"); the output, the exit code and atexit handlers stay
     ok = _main_at_exit(["games"])
     assert ok.returncode == 0, ok.stderr

@@ -44,7 +44,7 @@ def cli():
 
 def main():
     # At exit CPython collects every object it tracks, then tears down each module: after a run, with
-    # numba, pandas and pyarrow loaded, about 0.2 s of a 1,000,000-game run's 2.4 s (docs/speed.md,
+    # numba, pandas and pyarrow loaded, 0.36 s of a 1,000,000-game run's 2.72 s (docs/speed.md,
     # "Exit"). The objects go with the process; frozen, the last collections skip them. atexit
     # handlers, weakref finalizers and the flush of stdout and stderr still run as on any exit.
     atexit.register(gc.freeze)

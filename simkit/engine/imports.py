@@ -14,7 +14,7 @@ just after. Its users:
 - ``light_cache_loads`` below (called by the cache's hook): before numba looks in its cache for a
   kernel it refreshes the whole target context: it imports and registers every implementation it
   has (arrays, dicts, sets, random, linear algebra, jitclass...), which only a compile reads. That
-  was 0.15 s of every command that loads a kernel, the first time. A cached kernel needs only
+  was 0.06-0.07 s of every command that loads a kernel (docs/speed.md, side by side). A cached kernel needs only
   numba's runtime (the NRT's symbols, for the kernels that allocate); numba refreshes the context
   itself before any compile (``numba.core.compiler``), so a cache miss compiles as before.
 """
@@ -86,16 +86,12 @@ def skip_blas_probe() -> None:
     around_import("numba.np.arraymath", before=_answer_no_blas)
 
 
-def _light_load_overload(load_overload):
+def _light_load_overload(self, sig, target_context):
     """numba's ``Cache.load_overload`` without the target context's refresh (module docstring)."""
-    def load(self, sig, target_context):
-        from numba.core.runtime import rtsys
-        rtsys.initialize(target_context)        # what a cached kernel needs of the refresh: the NRT's symbols
-        with self._guard_against_spurious_io_errors():
-            return self._load_overload(sig, target_context)
-    load.simkit_light = True
-    load.numba_load_overload = load_overload
-    return load
+    from numba.core.runtime import rtsys
+    rtsys.initialize(target_context)        # what a cached kernel needs of the refresh: the NRT's symbols
+    with self._guard_against_spurious_io_errors():
+        return self._load_overload(sig, target_context)
 
 
 def light_cache_loads(caching) -> None:
@@ -103,8 +99,8 @@ def light_cache_loads(caching) -> None:
     ``numba.core.caching`` as it is first imported (simkit.engine.cache installs its locator there too)."""
     cache = getattr(caching, "Cache", None)
     load = getattr(cache, "load_overload", None)
-    if load is None or getattr(load, "simkit_light", False):
+    if load is None or load is _light_load_overload:
         return
     if not all(hasattr(cache, a) for a in ("_load_overload", "_guard_against_spurious_io_errors")):
         return                  # another numba: leave its loading alone
-    cache.load_overload = _light_load_overload(load)
+    cache.load_overload = _light_load_overload
