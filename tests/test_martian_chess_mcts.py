@@ -366,3 +366,92 @@ def test_reuse_carries_the_subtree_of_the_reply_played():
             assert all(now[c][1] >= n for c, (_, n, _) in below.items())
         else:
             assert int(ti[ROOT, TI_STAMPS]) == budget       # nothing to start from: a fresh search
+
+
+# the same search over the same hooks without decisive_nb: every node listed at its first visit, as before
+_EAGER = None
+
+
+def _eager_choose():
+    global _EAGER
+    if _EAGER is None:
+        from simkit.engine.search import make_search
+        from simkit.games.martian_chess import search as ms
+        eager = make_search(ms.copy_nb, ms.determinise_nb, ms.status_nb, ms.to_move_nb, ms.turn_nb, ms.decisions_nb,
+                            ms.apply_nb, ms.chance_nb, ms.resolve_nb, ms.evaluate_nb, ms.rollout_nb, ms.closed_loop_nb,
+                            ms.class_nb, same_nb=ms.same_nb)
+
+        @numba.njit
+        def choose(P, root, S, S2, budget, rng, tree):
+            return eager(P, root, S, S2, P[3], budget, rng, tree, 0)
+        _EAGER = choose
+    return _EAGER
+
+
+def _positions(p, plies, seed):
+    """The positions (after the mover's MC-4 turn start) of a game played at random for ``plies`` plies."""
+    init, rays, rules, weights, mc = p
+    pick = np.random.default_rng(seed)
+    board = init.copy()
+    meta = st.new_meta(0, board)
+    moves = np.zeros(st.MAX_MOVES, np.int32)
+    out = []
+    for _ in range(plies):
+        mv.start_turn_nb(meta, rules)
+        n = mv.gen_moves_nb(board, meta, rays, rules, moves)
+        if meta[st.M_END] >= 0 or n == 0:
+            break
+        out.append((board.copy(), meta.copy()))
+        mv.apply_move_nb(board, meta, rules, moves[pick.integers(n)])
+        if meta[st.M_END] >= 0:
+            break
+    return out
+
+
+@pytest.mark.parametrize("rules", [{}, {"mcts_prior_temp": 0.0}, {"mcts_prior_moves": "greedy"}, {"max_plies": 12},
+                                   {"clock": "deadlock", "deadlock_plies": 3, "clock_plies": 3}])
+def test_leaves_listed_at_their_second_visit_grow_the_same_tree(rules):
+    """A node below the root where no move can end the game is listed only when a second visit reaches it
+    (engine K_LEAF, the game's decisive_nb): against the same search listing every node at once, every root
+    decision has the same visits and value, the same move is chosen, and the game's stream is left in the
+    same state (the same draws), with fewer nodes made. The rules put the ply limit, the MC-4 clock and a
+    lone piece in play, where decisive_nb must answer yes."""
+    from simkit.engine.search import K_LEAF, TF_VALUE, TI_COUNT
+    from simkit.games.martian_chess.search import decisive_nb
+    p = params(**rules)
+    init, rays, rules_, weights, mc = p
+    P = (rays, rules_, weights[0], mc[0])
+    eager = _eager_choose()
+    saved = 0
+    decisive = []
+    # the lone queen's win at once at the root, and below it: player 1 to move first, most of its moves leave
+    # player 0 the win (a node the search must prove at its first visit, as before)
+    board, meta = _win_in_one()
+    reply = st.new_meta(1, board)
+    reply[st.M_SCORE + 1] = 2
+    extra = [(board, meta), (board.copy(), reply)]
+    for _, m in extra:
+        mv.start_turn_nb(m, rules_)
+    positions = _positions(p, 40, 1) + extra
+    for k, (board, meta) in enumerate(positions):
+        root = (board, meta, np.zeros(st.MAX_MOVES, np.int32))
+        decisive.append(bool(decisive_nb(P, root)))
+        got = []
+        for choose in (choose_nb, eager):
+            tree = new_tree_nb(tree_capacity(300, 48), st.MAX_MOVES, 1)
+            rng = np.array([k + 11], dtype=np.uint64)
+            m = choose(P, root, new_state_nb(), new_state_nb(), 300, rng, tree)
+            ti, tf = tree[0], tree[1]
+            kids = []
+            ch = ti[ROOT, TI_FIRST]
+            while ch >= 0:
+                kids.append((int(ti[ch, TI_CODE]), tf[ch, TF_VISITS], tf[ch, TF_VALUE]))
+                ch = ti[ch, TI_NEXT]
+            n = int(ti[ROOT, TI_COUNT])
+            got.append((m, kids, int(rng[0]), n, int((ti[:n, TI_KIND] == K_LEAF).sum())))
+        (m1, kids1, rng1, n1, leaves1), (m2, kids2, rng2, n2, leaves2) = got
+        assert (m1, kids1, rng1) == (m2, kids2, rng2), k
+        assert leaves2 == 0 and n1 <= n2
+        saved += n2 - n1
+    assert saved > 0 and len(positions) >= 6
+    assert any(decisive) and not all(decisive)      # both answers met: the lone queen at least says yes

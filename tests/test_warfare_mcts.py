@@ -490,3 +490,57 @@ def test_reuse_records_identical_for_threads_and_chunk_sizes(monkeypatch):
     a = _records(monkeypatch, pols, 1, 3)
     assert (a == _records(monkeypatch, pols, 2, 8)).all()
     assert not (a == _records(monkeypatch, ("mcts:12", "greedy"), 1, 3)).all()   # the knob plays differently
+
+
+def test_search_records_unchanged_by_listing_leaves_at_their_second_visit():
+    """Digests of mcts:100 self-play taken at 04c0cd2, before a node below the root was listed only when a
+    second visit reached it (engine K_LEAF; decisive_nb: the enemy has one unit left): the same games. The
+    uniform prior (prior_temp 0) spreads the visits over many more nodes."""
+    want = {"mcts:100": "d82f75e9299a9c30", "mcts:100/mcts_prior_temp=0": "496c3fc6bb89ca3e"}
+    for pol, digest in want.items():
+        rec = simulate(load_scenario("warfare"), RunConfig(games=4, seed=3, policies=(pol, pol)), threads=1,
+                       progress=False).records()
+        assert hashlib.sha256(np.ascontiguousarray(rec).tobytes()).hexdigest()[:16] == digest, pol
+
+
+def test_leaves_wait_for_a_second_visit_but_not_under_tree_reuse():
+    """Most nodes of a search are visited once: they stay unlisted (K_LEAF); with mcts_reuse every node is
+    listed at its first visit, as a kept subtree's priors must not depend on the next search's root."""
+    from simkit.engine.search import K_LEAF, TI_COUNT
+    leaves = {}
+    for reuse in (False, True):
+        p = Pos(params(mcts_reuse=reuse), CORNER, army=True)
+        _, Wk = search(p, 0, 200, seed=1)
+        ti = Wk[0][0]
+        n = int(ti[ROOT, TI_COUNT])
+        leaves[reuse] = int((ti[:n, TI_KIND] == K_LEAF).sum())
+    assert leaves[False] > 20 and leaves[True] == 0
+
+
+def test_listing_decisions_leaves_the_greedy_caches_as_it_found_them():
+    """decisions_nb keys the greedy caches to the position it lists (the formation line of where the side
+    stands); the search may list a node in the middle of a descent, and the rollout below must key them as
+    if it had not: a new key is put back with the old line and the maps marked stale. A key already current
+    is left alone (its maps made). The decisions are the same either way."""
+    from simkit.games.warfare.policies import formation_line_nb
+    p = Pos(P, CORNER, army=True)
+    codes = np.zeros(WS.max_decisions(P), np.int32)
+    scores = np.zeros(len(codes), np.float64)
+    got = []
+    for keyed in (False, True):
+        S = _state(P, p.usq, p.uface, 10, 0, p.utype, p.uside)
+        gf = S[WS.S_GF]
+        if keyed:       # the key and line greedy_choose_nb would take here, its maps stale
+            usq, utype, uside = S[WS.S_USQ], S[WS.S_TYPE], S[WS.S_SIDE]
+            line = formation_line_nb(0, P, usq, utype, uside, len(usq))
+            gf[0], gf[1], gf[3] = 10 * 1000 + S[WS.S_ALIVE][1], line, 1.0
+        else:           # another position's key and line, its maps current
+            gf[0], gf[1], gf[3] = -7.0, 123.0, 0.0
+        before = gf.copy()
+        n = WS.offer_nb(P, S, codes, scores)
+        got.append((codes[:n].copy(), scores[:n].copy()))
+        if keyed:
+            assert (gf[0], gf[1], gf[3]) == (before[0], before[1], 0.0)
+        else:
+            assert (gf[0], gf[1], gf[3]) == (-7.0, 123.0, 1.0)
+    assert len(got[0][0]) > 5 and (got[0][0] == got[1][0]).all() and (got[0][1] == got[1][1]).all()

@@ -35,7 +35,10 @@ state: a tuple of arrays the game defines, changed in place)::
 ``ti`` (int32) and ``tf`` (float64) hold one row per node, node 0 is the root. A node
 is expanded on its first visit: all its decisions (or chance outcomes) become
 children at once, contiguous and linked (``TI_NEXT``) so that an open-loop visit can
-append a decision it had not seen. A node's value is kept for its *owner*: the side
+append a decision it had not seen. In a game with the ``decisive_nb`` hook (below, ``make_search``)
+a decision node that cannot hold a decisive win is listed at its second visit instead (``K_LEAF``
+until then): most leaves are visited once, and listing their decisions was work nothing read.
+A node's value is kept for its *owner*: the side
 that chose the decision leading to it (an outcome node inherits its chance node's
 owner), as the sum of that side's rewards in [0, 1].
 
@@ -95,8 +98,8 @@ from simkit.policies import (MC_C, MC_CONTEMPT, MC_CUTOFF, MC_DECISIVE, MC_FPU, 
 ONGOING = -2                   # status_nb while the game goes on
 DECISIVE = 1.0e9               # a decision score meaning "wins at once" (exact, not a heuristic)
 
-# node kinds
-K_NEW, K_DECISION, K_CHANCE, K_TERMINAL = 0, 1, 2, 3
+# node kinds (K_LEAF: a decision node scored once, its decisions listed at its next visit; make_search's decisive_nb)
+K_NEW, K_DECISION, K_CHANCE, K_TERMINAL, K_LEAF = 0, 1, 2, 3, 4
 # ti columns (int32)
 TI_CODE, TI_PARENT, TI_FIRST, TI_NEXT, TI_OWNER, TI_KIND, TI_MOVER, TI_PROVEN, TI_STAMP = range(9)
 TI_N = 9
@@ -554,7 +557,8 @@ def no_class_nb(P, S, code):
 
 
 def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisions_nb, apply_nb, chance_nb,
-                resolve_nb, evaluate_nb, rollout_nb, closed_loop_nb, class_nb=no_class_nb, codes_nb=None, same_nb=None):
+                resolve_nb, evaluate_nb, rollout_nb, closed_loop_nb, class_nb=no_class_nb, codes_nb=None, same_nb=None,
+                decisive_nb=None):
     """The search over one game's hooks: ``search_nb(P, root, S, S2, knobs, budget, rng, tree, ban) -> code``.
 
     ``class_nb(P, S, code) -> k`` names a decision's action class (``spec.action_classes[k]``) for a
@@ -576,6 +580,16 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
     is never found. The equality is the whole guarantee (a subtree grown from the same position by the same
     searcher is valid whatever happened in between); a game without the hook never reuses.
 
+    ``decisive_nb(P, S) -> bool`` (optional, closed-loop games): may a decision of the side to move at ``S``
+    score ``DECISIVE``? (A cheap necessary condition: Warfare!'s "the enemy has one unit left".) With it a
+    new decision node below the root where the answer is no is scored without listing its decisions, and
+    lists them at its second visit (``K_LEAF`` until then): the same tree, since listing draws nothing from
+    the stream and, without a decisive decision, proves nothing, but most leaves are visited once (57% of
+    the nodes Warfare!'s mcts:400 lists). The listing then happens in the middle of a descent, so the
+    game's ``decisions_nb`` must leave nothing in ``S`` that the rest of the iteration reads differently
+    (Warfare!'s restores the greedy caches it keys anew). With ``mcts_reuse`` every node is listed at once,
+    as before (``later_nb``).
+
     A game calls this once, at import, and its kernels call the result. The hooks are the closure's
     variables, so numba calls them directly (passed as arguments, numba would lower each as a pointer
     to the Python object, which cannot be cached). The returned functions are not cached on their own:
@@ -589,6 +603,18 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
         if st != ONGOING:
             return reward_from_winner_nb(st, draw0)
         return evaluate_nb(P, S)
+
+    if decisive_nb is None:
+        @njit(_nrt=False, inline="always")
+        def later_nb(P, S, closed, reuse):
+            return False
+    else:
+        @njit(_nrt=False, inline="always")
+        def later_nb(P, S, closed, reuse):
+            """List this new decision node's decisions at its next visit (make_search's docstring)? Not with tree
+            reuse: a node kept for the next search would be listed there, from that search's root, and a game's
+            scores may read caches the root sets (Warfare!'s formation line): other priors than listed now."""
+            return closed and not reuse and not decisive_nb(P, S)
 
     # only kernels call it: no wrapper to unbox the state tuples
     @njit(_nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
@@ -634,6 +660,20 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
                 scores[k] = scores[i]
                 k += 1
         return k if k > 0 else n
+
+    # inlined: a function of its own would optimise and emit the game's decisions_nb again in its own module
+    @njit(_nrt=False, inline="always")
+    def expand_nb(P, S, ti, tf, node, codes, scores, priors, player, ban, temp, decisive, closed, stamp):
+        """Make the decisions at ``S`` the children of ``node`` (priors from their scores) and prove it won when
+        one wins at once; False when the tree is full (the node is then scored where it stands)."""
+        n = legal_nb(P, S, codes, scores, player, ban)
+        _softmax_nb(scores, n, temp, priors)
+        # a new node's children are proven only as decisive wins: without one, nothing is proven
+        # (its children's scan cost Martian Chess 4% of its search)
+        won = _expand_decisions_nb(ti, tf, node, to_move_nb(P, S), codes, scores, priors, n, decisive, stamp)
+        if won > 0:
+            _prove_up_nb(ti, tf, node, closed)
+        return won >= 0
 
     if codes_nb is None:
         @njit(_nrt=False, inline="always")
@@ -682,7 +722,7 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
                 return prev if same_nb(P, root, S2) else -1
             g = ti[prev, TI_FIRST]
             while g >= 0:
-                if ti[g, TI_KIND] == K_DECISION and ti[g, TI_MOVER] == player:
+                if (ti[g, TI_KIND] == K_DECISION or ti[g, TI_KIND] == K_LEAF) and ti[g, TI_MOVER] == player:
                     copy_nb(P, S2, S)
                     apply_nb(P, S, np.int64(ti[g, TI_CODE]), rng)
                     if same_nb(P, root, S):
@@ -757,31 +797,38 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
                 if kind == K_TERMINAL:
                     r = reward_from_winner_nb(status_nb(P, S), draw0)
                     break
-                if kind == K_NEW:
-                    st = status_nb(P, S)
-                    if st != ONGOING:
-                        ti[node, TI_KIND] = K_TERMINAL
-                        r = reward_from_winner_nb(st, draw0)
-                        if st >= 0:
-                            ti[node, TI_PROVEN] = 1 if st == ti[node, TI_OWNER] else -1
-                            _prove_up_nb(ti, tf, np.int64(ti[node, TI_PARENT]), closed)
+                if kind == K_NEW or kind == K_LEAF:
+                    # a K_LEAF's second visit lists the decisions its first did not, then goes on down (below)
+                    listed = kind == K_LEAF
+                    if kind == K_NEW:
+                        st = status_nb(P, S)
+                        if st != ONGOING:
+                            ti[node, TI_KIND] = K_TERMINAL
+                            r = reward_from_winner_nb(st, draw0)
+                            if st >= 0:
+                                ti[node, TI_PROVEN] = 1 if st == ti[node, TI_OWNER] else -1
+                                _prove_up_nb(ti, tf, np.int64(ti[node, TI_PARENT]), closed)
+                            break
+                        m = chance_nb(P, S, outs, probs)
+                        if m > 0:
+                            _expand_chance_nb(ti, tf, node, outs, probs, m)
+                        elif node != ROOT and later_nb(P, S, closed, reuse):
+                            ti[node, TI_KIND] = K_LEAF      # nothing here wins at once: listed if visited again
+                            ti[node, TI_MOVER] = to_move_nb(P, S)     # as listing it would (tree reuse reads it)
+                        else:
+                            listed = True
+                    # one listing site: with a second inlined copy Warfare!'s mcts:400 gained 1.07x, not 1.145x
+                    if listed:
+                        listed = expand_nb(P, S, ti, tf, node, codes, scores, priors, player, ban, temp, decisive,
+                                           closed, it)
+                    if kind == K_NEW or not listed or ti[node, TI_PROVEN] != 0:
+                        # a new node (or one the full tree could not list) is scored where it stands
+                        if ti[node, TI_PROVEN] != 0:
+                            r = _proven_reward0_nb(ti, node)
+                        else:
+                            r = leaf_value_nb(P, S, S2, knobs, horizon, draw0, outs, probs, ti, tf, node, rng)
                         break
-                    m = chance_nb(P, S, outs, probs)
-                    if m > 0:
-                        _expand_chance_nb(ti, tf, node, outs, probs, m)
-                    else:
-                        n = legal_nb(P, S, codes, scores, player, ban)
-                        _softmax_nb(scores, n, temp, priors)
-                        # a new node's children are proven only as decisive wins: without one, nothing is proven
-                        # (its children's scan cost Martian Chess 4% of its search)
-                        if _expand_decisions_nb(ti, tf, node, to_move_nb(P, S), codes, scores, priors, n, decisive,
-                                                it) > 0:
-                            _prove_up_nb(ti, tf, node, closed)
-                    if ti[node, TI_PROVEN] != 0:
-                        r = _proven_reward0_nb(ti, node)
-                    else:
-                        r = leaf_value_nb(P, S, S2, knobs, horizon, draw0, outs, probs, ti, tf, node, rng)
-                    break
+                    kind = K_DECISION
                 if kind == K_CHANCE:
                     if not closed:      # this visit's probabilities (public odds do not change with a redeal,
                         m = chance_nb(P, S, outs, probs)    # but a game's may)
@@ -826,7 +873,8 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
         tf[ROOT, TF_BAN] = ban
         if reuse:
             ch = _find_child_nb(ti, np.int64(ROOT), code, np.int64(-1))
-            if ch > 0 and ti[ch, TI_KIND] == K_DECISION and predict_nb(P, root, S2, code, outs, probs, rng):
+            if ch > 0 and (ti[ch, TI_KIND] == K_DECISION or ti[ch, TI_KIND] == K_LEAF) \
+                    and predict_nb(P, root, S2, code, outs, probs, rng):
                 ti[ROOT, TI_REUSE] = ch
         return code
 

@@ -25,7 +25,8 @@ from simkit.games.martian_chess.moves import (
 )
 from simkit.games.martian_chess.policies import after_move_value_nb, choose_greedy_nb, move_outcome_nb, points_nb
 from simkit.games.martian_chess.policies import evaluate_nb as greedy_evaluate_nb
-from simkit.games.martian_chess.state import END_STALEMATE, M_END, M_PLY, M_TO_MOVE, M_WINNER, MAX_MOVES, NMETA
+from simkit.games.martian_chess.state import (END_STALEMATE, M_CALLED, M_CLOCK, M_END, M_PLY, M_TO_MOVE, M_WINNER,
+                                             MAX_MOVES, NMETA, R_CLOCK_PLIES, R_MAX_PLIES)
 from simkit.policies import MC_N, MC_SCALE
 
 MC_PRIOR_MOVES = MC_N   # this game's own knob (rule mcts_prior_moves): 1 greedy's values, 0 captured pips
@@ -100,6 +101,27 @@ def decisions_nb(P, S, codes, scores):
     for i in range(n):
         scores[i] = after_move_value_nb(board, meta, rays, rules, weights, p, pawns, drones, queens, codes[i])
     return n
+
+
+@njit(cache=True, _nrt=False)
+def decisive_nb(P, S):
+    """Can a move here end the game (a win scores WIN, the engine's DECISIVE)? move_outcome_nb's end checks,
+    for any move: the ply limit, the MC-4 clock running out (a called clock's next quiet ply; a clock of 0
+    plies ends at its call), or the mover's zone emptied by its last piece crossing the canal (the other zone
+    cannot empty: a capture there leaves the capturing piece in it)."""
+    rules = P[1]
+    board, meta = S[0], S[1]
+    if meta[M_PLY] + 1 >= rules[R_MAX_PLIES]:
+        return True
+    cp = rules[R_CLOCK_PLIES]
+    if cp <= 0 or (meta[M_CALLED] != 0 and meta[M_CLOCK] + 1 >= cp):
+        return True
+    z = 16 * meta[M_TO_MOVE]
+    pieces = 0
+    for q in range(z, z + 16):
+        if board[q] != 0:
+            pieces += 1
+    return pieces <= 1
 
 
 @njit(cache=True, _nrt=False)
@@ -197,7 +219,8 @@ def same_nb(P, A, B):
 
 
 search_nb = make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisions_nb, apply_nb, chance_nb,
-                        resolve_nb, evaluate_nb, rollout_nb, closed_loop_nb, class_nb, same_nb=same_nb)
+                        resolve_nb, evaluate_nb, rollout_nb, closed_loop_nb, class_nb, same_nb=same_nb,
+                        decisive_nb=decisive_nb)
 
 
 @njit(cache=True)

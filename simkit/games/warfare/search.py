@@ -318,8 +318,9 @@ def decisions_nb(P, S, codes, scores):
     occ, usq, uface, acted, alive, meta, utype, uside = S[0], S[1], S[2], S[3], S[4], S[5], S[6], S[7]
     side = meta[M_PLAYER]
     val = P[16][meta[M_EVAL]]      # the searcher's row (state.P_EVAL)
-    ensure_maps_nb(P, S, side)
     gmap, gf = S[S_GMAP], S[S_GF]
+    key, line = gf[0], gf[1]
+    ensure_maps_nb(P, S, side)
     u = meta[M_ADVU]
     if u >= 0:
         codes[0] = STAY
@@ -327,10 +328,26 @@ def decisions_nb(P, S, codes, scores):
         codes[1] = ADVANCE
         scores[1] = (pos_score_nb(u, meta[M_ADVSQ], uface[u], side, P, occ, usq, utype, uside, gmap, gf, val)
                      - pos_score_nb(u, usq[u], uface[u], side, P, occ, usq, utype, uside, gmap, gf, val))
-        return 2
-    return gen_decisions_nb(side, meta[M_TURN] < 2, P, occ, usq, uface, utype, uside, acted, alive, usq.shape[0],
-                            ip[IP_N0], gmap, gf, S[S_PSC], S[S_PT], S[S_PF], S[S_PPOS], codes, scores, val,
-                            S[S_GOUT][4:])
+        n = 2
+    else:
+        n = gen_decisions_nb(side, meta[M_TURN] < 2, P, occ, usq, uface, utype, uside, acted, alive, usq.shape[0],
+                             ip[IP_N0], gmap, gf, S[S_PSC], S[S_PT], S[S_PF], S[S_PPOS], codes, scores, val,
+                             S[S_GOUT][4:])
+    if gf[0] != key:
+        # the greedy caches as they were, their maps stale: the greedy commander keys its formation line to the
+        # first of its plies under a new key, and the search may list a node's decisions in the middle of a
+        # descent (make_search's decisive_nb), where the rollout further down must key it as if unlisted.
+        # The maps are a function of the enemies' squares, so stale maps are remade equal when read.
+        gf[0] = key
+        gf[1] = line
+        gf[3] = 1.0
+    return n
+
+
+@njit(**INNER)
+def decisive_nb(P, S):
+    """Can a decision here win at once (score DECISIVE)? Only an attack on the enemy's last unit can."""
+    return S[S_ALIVE][1 - S[S_META][M_PLAYER]] == 1
 
 
 @njit(**INNER)
@@ -542,7 +559,8 @@ def same_nb(P, A, B):
 
 
 search_nb = make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisions_nb, apply_nb, chance_nb,
-                        settle_nb, evaluate_nb, rollout_nb, closed_loop_nb, class_nb, same_nb=same_nb)
+                        settle_nb, evaluate_nb, rollout_nb, closed_loop_nb, class_nb, same_nb=same_nb,
+                        decisive_nb=decisive_nb)
 
 
 @njit(cache=True)
