@@ -7,6 +7,7 @@ command lines and seeds that made it:
     python scripts/warfare_search.py draws [--games N]   draw diagnosis of the default scenario (cap = draw)
     python scripts/warfare_search.py mustshow            issue 22's ladder and matchup (the CLI, as a designer)
     python scripts/warfare_search.py speed [--games N]   CPU seconds per game on one thread (rough: shared machine)
+    python scripts/warfare_search.py leaves [--games N]  how many of the nodes a search makes it lists (mcts:400)
 
 Game outcomes do not depend on the machine's load or thread count (only the time does).
 """
@@ -224,9 +225,39 @@ def speed(games: int) -> None:
     print(f"\n`python scripts/warfare_search.py speed --games {games}` (one thread)")
 
 
+def leaves(games: int) -> None:
+    """Of the decision nodes below the root that mcts:400 self-play (seed 3) made, how many it listed and how
+    many a second visit never reached (K_LEAF: the engine lists those only when a second visit comes;
+    docs/search.md), summed over every search of ``games`` games through the step API."""
+    from simkit import env
+    from simkit.engine.search import K_DECISION, K_LEAF, ROOT, TI_COUNT, TI_KIND
+    from simkit.policies import policy_vector
+    from simkit.scenario import load_scenario
+    pv = policy_vector(load_scenario(GAME).spec, ("mcts:400", "mcts:400"))
+    listed = waiting = 0
+    for g in range(games):
+        s = env.new_game(GAME, seed=3, game_index=g)
+        while not s.is_over():
+            if s.is_chance():
+                s.roll()
+                continue
+            code = s.scripted_action(pv)
+            work = s.steps._work        # the workspace the step API's last search used
+            if work is not None:
+                ti = work[1][0][0]
+                kinds = ti[1:int(ti[ROOT, TI_COUNT]), TI_KIND]
+                listed += int((kinds == K_DECISION).sum())
+                waiting += int((kinds == K_LEAF).sum())
+            s.apply(code)
+    print("| games | nodes listed | nodes scored once, never listed | share never listed |")
+    print("|---|---|---|---|")
+    print(f"| {games} | {listed:,} | {waiting:,} | {waiting / max(listed + waiting, 1):.1%} |")
+    print(f"\n`python scripts/warfare_search.py leaves --games {games}` (mcts:400 self-play, seed 3)")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("part", choices=("tune", "turn", "draws", "mustshow", "speed"))
+    ap.add_argument("part", choices=("tune", "turn", "draws", "mustshow", "speed", "leaves"))
     ap.add_argument("--games", type=int, default=50)
     a = ap.parse_args(argv)
     if a.part == "tune":
@@ -237,6 +268,8 @@ def main(argv=None) -> int:
         draws(a.games)
     elif a.part == "speed":
         speed(a.games)
+    elif a.part == "leaves":
+        leaves(a.games)
     else:
         mustshow()
     return 0

@@ -584,8 +584,8 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
     score ``DECISIVE``? (A cheap necessary condition: Warfare!'s "the enemy has one unit left".) With it a
     new decision node below the root where the answer is no is scored without listing its decisions, and
     lists them at its second visit (``K_LEAF`` until then): the same tree, since listing draws nothing from
-    the stream and, without a decisive decision, proves nothing, but most leaves are visited once (57% of
-    the nodes Warfare!'s mcts:400 lists). The listing then happens in the middle of a descent, so the
+    the stream and, without a decisive decision, proves nothing, but most leaves are visited once (56.6% of
+    Warfare!'s in mcts:400 self-play: scripts/warfare_search.py leaves). The listing then happens in the middle of a descent, so the
     game's ``decisions_nb`` must leave nothing in ``S`` that the rest of the iteration reads differently
     (Warfare!'s restores the greedy caches it keys anew). With ``mcts_reuse`` every node is listed at once,
     as before (``later_nb``).
@@ -817,7 +817,7 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
                             ti[node, TI_MOVER] = to_move_nb(P, S)     # as listing it would (tree reuse reads it)
                         else:
                             listed = True
-                    # one listing site: with a second inlined copy Warfare!'s mcts:400 gained 1.07x, not 1.145x
+                    # one listing site: with a second inlined copy Warfare!'s mcts:400 gained 1.07x, not 1.15x
                     if listed:
                         listed = expand_nb(P, S, ti, tf, node, codes, scores, priors, player, ban, temp, decisive,
                                            closed, it)
