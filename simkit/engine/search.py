@@ -585,10 +585,10 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
     new decision node below the root where the answer is no is scored without listing its decisions, and
     lists them at its second visit (``K_LEAF`` until then): the same tree, since listing draws nothing from
     the stream and, without a decisive decision, proves nothing, but most leaves are visited once (56.6% of
-    Warfare!'s in mcts:400 self-play: scripts/warfare_search.py leaves). The listing then happens in the middle of a descent, so the
-    game's ``decisions_nb`` must leave nothing in ``S`` that the rest of the iteration reads differently
-    (Warfare!'s restores the greedy caches it keys anew). With ``mcts_reuse`` every node is listed at once,
-    as before (``later_nb``).
+    Warfare!'s in mcts:400 self-play: scripts/warfare_search.py leaves). The listing then happens in the
+    middle of a descent, so the game's ``decisions_nb`` must leave nothing in ``S`` that the rest of the
+    iteration reads differently (Warfare!'s restores the greedy caches it keys anew). With ``mcts_reuse``
+    every node is listed at once, as before (``later_nb``).
 
     A game calls this once, at import, and its kernels call the result. The hooks are the closure's
     variables, so numba calls them directly (passed as arguments, numba would lower each as a pointer
