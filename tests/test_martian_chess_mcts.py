@@ -1,4 +1,5 @@
 """Martian Chess mcts:N (the engine's search through the game's hooks) and eps:P:INNER policies."""
+import functools
 import hashlib
 
 import numba
@@ -368,24 +369,19 @@ def test_reuse_carries_the_subtree_of_the_reply_played():
             assert int(ti[ROOT, TI_STAMPS]) == budget       # nothing to start from: a fresh search
 
 
-# the same search over the same hooks without decisive_nb: every node listed at its first visit, as before
-_EAGER = None
-
-
+@functools.cache
 def _eager_choose():
-    global _EAGER
-    if _EAGER is None:
-        from simkit.engine.search import make_search
-        from simkit.games.martian_chess import search as ms
-        eager = make_search(ms.copy_nb, ms.determinise_nb, ms.status_nb, ms.to_move_nb, ms.turn_nb, ms.decisions_nb,
-                            ms.apply_nb, ms.chance_nb, ms.resolve_nb, ms.evaluate_nb, ms.rollout_nb, ms.closed_loop_nb,
-                            ms.class_nb, same_nb=ms.same_nb)
+    """The same search over the same hooks without decisive_nb: every node listed at its first visit, as before."""
+    from simkit.engine.search import make_search
+    from simkit.games.martian_chess import search as ms
+    eager = make_search(ms.copy_nb, ms.determinise_nb, ms.status_nb, ms.to_move_nb, ms.turn_nb, ms.decisions_nb,
+                        ms.apply_nb, ms.chance_nb, ms.resolve_nb, ms.evaluate_nb, ms.rollout_nb, ms.closed_loop_nb,
+                        ms.class_nb, same_nb=ms.same_nb)
 
-        @numba.njit
-        def choose(P, root, S, S2, budget, rng, tree):
-            return eager(P, root, S, S2, P[3], budget, rng, tree, 0)
-        _EAGER = choose
-    return _EAGER
+    @numba.njit
+    def choose(P, root, S, S2, budget, rng, tree):
+        return eager(P, root, S, S2, P[3], budget, rng, tree, 0)
+    return choose
 
 
 def _positions(p, plies, seed):
@@ -419,7 +415,7 @@ def test_leaves_listed_at_their_second_visit_grow_the_same_tree(rules):
     from simkit.engine.search import K_LEAF, TF_VALUE, TI_COUNT
     from simkit.games.martian_chess.search import decisive_nb
     p = params(**rules)
-    init, rays, rules_, weights, mc = p
+    _, rays, rules_, weights, mc = p
     P = (rays, rules_, weights[0], mc[0])
     eager = _eager_choose()
     saved = 0
@@ -449,7 +445,7 @@ def test_leaves_listed_at_their_second_visit_grow_the_same_tree(rules):
                 ch = ti[ch, TI_NEXT]
             n = int(ti[ROOT, TI_COUNT])
             got.append((m, kids, int(rng[0]), n, int((ti[:n, TI_KIND] == K_LEAF).sum())))
-        (m1, kids1, rng1, n1, leaves1), (m2, kids2, rng2, n2, leaves2) = got
+        (m1, kids1, rng1, n1, _), (m2, kids2, rng2, n2, leaves2) = got
         assert (m1, kids1, rng1) == (m2, kids2, rng2), k
         assert leaves2 == 0 and n1 <= n2
         saved += n2 - n1

@@ -613,7 +613,8 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
         def later_nb(P, S, closed, reuse):
             """List this new decision node's decisions at its next visit (make_search's docstring)? Not with tree
             reuse: a node kept for the next search would be listed there, from that search's root, and a game's
-            scores may read caches the root sets (Warfare!'s formation line): other priors than listed now."""
+            scores may read caches the root sets (Warfare!'s formation line): other priors than listed now. So a
+            tree that reuse reads (grown by a search with reuse on) holds no K_LEAF, and its code need not know one."""
             return closed and not reuse and not decisive_nb(P, S)
 
     # only kernels call it: no wrapper to unbox the state tuples
@@ -722,7 +723,7 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
                 return prev if same_nb(P, root, S2) else -1
             g = ti[prev, TI_FIRST]
             while g >= 0:
-                if (ti[g, TI_KIND] == K_DECISION or ti[g, TI_KIND] == K_LEAF) and ti[g, TI_MOVER] == player:
+                if ti[g, TI_KIND] == K_DECISION and ti[g, TI_MOVER] == player:
                     copy_nb(P, S2, S)
                     apply_nb(P, S, np.int64(ti[g, TI_CODE]), rng)
                     if same_nb(P, root, S):
@@ -814,7 +815,6 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
                             _expand_chance_nb(ti, tf, node, outs, probs, m)
                         elif node != ROOT and later_nb(P, S, closed, reuse):
                             ti[node, TI_KIND] = K_LEAF      # nothing here wins at once: listed if visited again
-                            ti[node, TI_MOVER] = to_move_nb(P, S)     # as listing it would (tree reuse reads it)
                         else:
                             listed = True
                     # one listing site: with a second inlined copy Warfare!'s mcts:400 gained 1.07x, not 1.15x
@@ -873,8 +873,7 @@ def make_search(copy_nb, determinise_nb, status_nb, to_move_nb, turn_nb, decisio
         tf[ROOT, TF_BAN] = ban
         if reuse:
             ch = _find_child_nb(ti, np.int64(ROOT), code, np.int64(-1))
-            if ch > 0 and (ti[ch, TI_KIND] == K_DECISION or ti[ch, TI_KIND] == K_LEAF) \
-                    and predict_nb(P, root, S2, code, outs, probs, rng):
+            if ch > 0 and ti[ch, TI_KIND] == K_DECISION and predict_nb(P, root, S2, code, outs, probs, rng):
                 ti[ROOT, TI_REUSE] = ch
         return code
 

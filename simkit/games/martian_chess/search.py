@@ -106,15 +106,14 @@ def decisions_nb(P, S, codes, scores):
 @njit(cache=True, _nrt=False)
 def decisive_nb(P, S):
     """Can a move here end the game (a win scores WIN, the engine's DECISIVE)? move_outcome_nb's end checks,
-    for any move: the ply limit, the MC-4 clock running out (a called clock's next quiet ply; a clock of 0
-    plies ends at its call), or the mover's zone emptied by its last piece crossing the canal (the other zone
-    cannot empty: a capture there leaves the capturing piece in it)."""
+    for any move: the ply limit, the MC-4 clock running out (a called clock's next quiet ply; a call this move
+    makes starts the clock at 0, and clock_plies is at least 1), or the mover's zone emptied by its last piece
+    crossing the canal (the other zone cannot empty: a capture there leaves the capturing piece in it)."""
     rules = P[1]
     board, meta = S[0], S[1]
     if meta[M_PLY] + 1 >= rules[R_MAX_PLIES]:
         return True
-    cp = rules[R_CLOCK_PLIES]
-    if cp <= 0 or (meta[M_CALLED] != 0 and meta[M_CLOCK] + 1 >= cp):
+    if meta[M_CALLED] != 0 and meta[M_CLOCK] + 1 >= rules[R_CLOCK_PLIES]:
         return True
     z = 16 * meta[M_TO_MOVE]
     pieces = 0
