@@ -30,7 +30,7 @@ import numpy as np
 from numba import njit
 
 from simkit.engine.rng import rng_below_nb
-from simkit.games.storm_the_castle.moves import modifier_nb
+from simkit.games.storm_the_castle.moves import modifier_inline_nb, modifier_nb
 from simkit.games.storm_the_castle.rules import (AB_CLERIC, AB_SMITH, AB_SORC, F_KEEP_THRESHOLD, F_PRIO_VALUE,
                                                  F_THRESHOLD, K_ITEM, K_REG, O_DEFENDERS, PT_HI, PT_LO, T_AB, T_ATT,
                                                  T_BONUS, T_COST, T_DEF, T_KIND, T_RANGE, X_DEF, X_LEVEL)
@@ -217,7 +217,8 @@ def greedy_choose(phase, s, n, buf, cards, sp, ctab, cval, spi, dist, keep, fopt
             if ctab[tb, T_KIND] != K_REG:
                 p = 1.0
             else:
-                p = p_success_nb(ptable, modifier_nb(cards, sp, ctab, spi, np.int64(a), np.int64(b), np.int64(0)))
+                mod = modifier_inline_nb(cards, sp, ctab, spi, np.int64(a), np.int64(b), np.int64(0))
+                p = p_success_nb(ptable, mod)
             thr = fopt[F_THRESHOLD]
             if cards[b, C_POS] == ek and fopt[F_KEEP_THRESHOLD] < thr:
                 thr = fopt[F_KEEP_THRESHOLD]
