@@ -38,9 +38,8 @@ children at once, contiguous and linked (``TI_NEXT``) so that an open-loop visit
 append a decision it had not seen. In a game with the ``decisive_nb`` hook (below, ``make_search``)
 a decision node that cannot hold a decisive win is listed at its second visit instead (``K_LEAF``
 until then): most leaves are visited once, and listing their decisions was work nothing read.
-A node's value is kept for its *owner*: the side
-that chose the decision leading to it (an outcome node inherits its chance node's
-owner), as the sum of that side's rewards in [0, 1].
+A node's value is kept for its *owner*: the side that chose the decision leading to it (an
+outcome node inherits its chance node's owner), as the sum of that side's rewards in [0, 1].
 
 **One iteration.** Copy the root into scratch (and determinise it for the root
 player), descend from the root: at a decision node pick the child maximising

@@ -206,9 +206,9 @@ def modifier(cards, sp, ctab, spi, att, tgt, buff_extra):
 
 modifier_nb = njit(cache=True, _nrt=False)(modifier)
 # greedy's copy (policies.greedy_choose scores every attack option of every decision, the search's rollouts
-# included): a call passes its four arrays field by field. Only there: inlined at every call site it
-# measured 1.04x in mcts:400 self-play for 6-8 s more of Storm the Castle's cold compile; here 1.035x for none
-# measurable (docs/speed.md, "Storm the Castle's attack modifier inlined").
+# included), where a call passes four arrays field by field: mcts:400 self-play 1.04x. Only there: inlined at
+# every call site it gained the same and cost 6-8 s more of Storm the Castle's cold compile (docs/speed.md,
+# "Storm the Castle's attack modifier inlined").
 modifier_inline_nb = njit(_nrt=False, inline="always")(modifier)
 
 
