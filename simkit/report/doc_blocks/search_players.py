@@ -99,3 +99,29 @@ def knob_blocks(name: str, *variants: str) -> None:
 
 knob_blocks("reuse", "mcts:400/mcts_reuse=true")
 knob_blocks("stop", "mcts:400/mcts_stop=true", "mcts:400/mcts_reuse=true/mcts_stop=true")
+
+
+# issue 24's "rollouts longer than the evaluation needs" (docs/speed.md, "Shorter rollouts"): the two games short of
+# 2 games/s at mcts:400, with rollouts one (and two) turns shorter than their default mcts_cutoff (Storm the
+# Castle 3, Warfare! 2): the speed side by side, the strength against the default, and Warfare!'s ladder there
+CUTOFF_PROBES = {"storm_the_castle": ("mcts:400/mcts_cutoff=2", "mcts:400/mcts_cutoff=1"),
+                 "warfare": ("mcts:400/mcts_cutoff=1",)}
+CUTOFF_MATCHUPS = {
+    "storm_the_castle": ("--policies mcts:400,mcts:400/mcts_cutoff=2 --games 200",
+                         "--policies mcts:400,mcts:400/mcts_cutoff=1 --games 100"),
+    "warfare": ("--policies mcts:400,mcts:400/mcts_cutoff=1 --games 200",
+                "--policies greedy,mcts:400/mcts_cutoff=1 --games 50",
+                "--policies mcts:400/mcts_cutoff=1,mcts:1600/mcts_cutoff=1 --games 100"),
+}
+
+
+def _cutoff_bench(game: str) -> str:
+    return f"bench {game} {' '.join(f'--policy {p}' for p in ('mcts:400',) + CUTOFF_PROBES[game])} --threads 1 " \
+           "--seconds 10"
+
+
+block("cutoff-speed", "docs/speed.md", "mcts", *(f"simkit {_cutoff_bench(g)}" for g in CUTOFF_PROBES))(
+    lambda: "\n".join(shown(_cutoff_bench(g), simkit(_cutoff_bench(g))) for g in CUTOFF_PROBES))
+for _game, _cmds in CUTOFF_MATCHUPS.items():
+    block(f"cutoff-strength-{_game}", "docs/speed.md", "mcts", *(f"simkit matchup {_game} {c}" for c in _cmds))(
+        lambda g=_game, cs=_cmds: matchup_table(g, *cs))
