@@ -46,6 +46,7 @@ class Plan:
     unit: str = "cells"        # what a cell is called here
     parts: list = field(default_factory=list)
     threads: int | None = None
+    early_stop: bool = False   # --precision may end it before its games: the estimate is a ceiling
 
     @property
     def games(self) -> int:
@@ -85,7 +86,8 @@ class Plan:
         else:
             size = f"{self.cells:,} {self.unit}, {self.games:,} games"
         est = self.seconds()
-        when = (f"estimated {duration(est)} at the measured speed of {', '.join(sorted(games))} "
+        most = " at most (--precision may stop it sooner)" if self.early_stop else ""
+        when = (f"estimated {duration(est)}{most} at the measured speed of {', '.join(sorted(games))} "
                 f"(simkit/speeds.json, default rules, {self._threads()} threads)" if est is not None
                 else f"no time estimate ({', '.join(sorted(games))} has no measured speed for "
                      f"{', '.join(self.policies())}: python -m simkit.plan --measure adds it)")

@@ -143,12 +143,26 @@ def test_progress_lines_in_a_log(runner, monkeypatch):
     assert r.exit_code == 0, r.output
     lines = r.stderr.splitlines()
     assert lines[0].startswith("run: 40,000 games of martian_chess (greedy); estimated ")
+    assert "at most" not in lines[0], lines[0]      # no --precision: the run plays every game
     prog = [ln for ln in lines if ln.startswith("run: ") and " of 40,000 games (" in ln]
     assert len(prog) >= 2, r.stderr
     assert all(" elapsed" in ln for ln in prog) and any(" left" in ln for ln in prog), prog
     monkeypatch.setenv("SIMKIT_PROGRESS_SECONDS", "600")
     r = invoke(runner, ["run", MC, "--games", 4000, "--policy", "greedy", "--no-save"])
     assert r.stderr == "", r.stderr          # shorter than the interval: nothing extra in the log
+
+
+def test_the_size_line_of_a_run_that_may_stop_early_gives_its_estimate_as_a_ceiling(runner, monkeypatch):
+    """--precision may end a run long before its --games (issue 24: mcts:400 self-play at +-0.02 stopped at
+    1,008 of 2,500 Warfare! games): the size line says the estimate is at most that."""
+    monkeypatch.setenv("SIMKIT_PROGRESS_SECONDS", "0.05")
+    r = invoke(runner, ["run", MC, "--games", 40000, "--chunk-size", 2000, "--policy", "greedy", "--precision", 0.05,
+                        "--no-save", "--json"])
+    assert r.exit_code == 0, r.output
+    first = r.stderr.splitlines()[0]
+    assert first.startswith("run: 40,000 games of martian_chess (greedy); estimated "), first
+    assert " at most (--precision may stop it sooner) at the measured speed" in first, first
+    assert json.loads(r.stdout)["games"] < 40000
 
 
 def test_a_command_that_outlives_its_ctrl_c_is_reported_with_its_threads_stacks(tmp_path, monkeypatch):

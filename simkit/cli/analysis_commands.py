@@ -174,7 +174,8 @@ def compare(targets, sets, games, seed, policy, policy0, policy1, first, threads
             click.echo(f"skill directory: {out_dir} (skill.json; one compare directory per level)")
         return None
     lr.size(Plan("compare", 2, "variants", [Part(a.game, pols, games, 2)]
-                 + ([Part(a.game, pols, quality_games, 2, traced=True)] if quality else []), threads=threads))
+                 + ([Part(a.game, pols, quality_games, 2, traced=True)] if quality else []), threads=threads,
+                 early_stop=precision is not None))
     from simkit.backends.dask import make_backend
     with make_backend(backend, scheduler, workers, threads) as be, lr.progress(progress):
         res = run_compare(a, b, config, threads=threads, out_dir=lr.work(out_dir), precision=precision,
@@ -320,7 +321,8 @@ def sweep(target, varies, sets, games, seed, policy, policy0, policy1, first, th
     pols = policies_of(policy, policy0, policy1)
     cells = len(grid)
     lr.size(Plan("sweep", cells, "cells", [Part(base.game, pols, games, cells)]
-                 + ([Part(base.game, pols, quality_games, cells, traced=True)] if quality else []), threads=threads))
+                 + ([Part(base.game, pols, quality_games, cells, traced=True)] if quality else []), threads=threads,
+                 early_stop=precision is not None))
     from simkit.analysis.sweep import sweep as run_sweep
     from simkit.engine.runner import RunConfig
     config = RunConfig(games=games, seed=seed, policies=pols, first=first, chunk_size=chunk_size,

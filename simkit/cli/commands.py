@@ -134,7 +134,8 @@ def run(target, sets, games, seed, policy, policy0, policy1, first, threads, chu
         lr.size(Plan("run", len(levels), "levels", [Part(scenario.game, (lvl, lvl), games) for lvl in levels]
                      + order_parts(scenario.game, levels, games), threads=threads))
     else:
-        lr.size(Plan("run", 1, "runs", [Part(scenario.game, pols, games)], threads=threads))
+        lr.size(Plan("run", 1, "runs", [Part(scenario.game, pols, games)], threads=threads,
+                     early_stop=precision is not None))
     from simkit.engine.runner import RunConfig, simulate
     config = RunConfig(games=games, seed=seed, policies=pols, first=first, chunk_size=chunk_size,
                        snapshot_ply=snapshot_ply)
