@@ -87,9 +87,14 @@ for _game in ("martian_chess", "storm_the_castle", "warfare"):
 KNOB_GAMES = ("martian_chess", "skorm", "storm_the_castle", "warfare")
 
 
+def beside_bench(games, variants) -> str:
+    """`simkit bench` of search variants beside plain mcts:400, in one run (one thread, 10 s a cell)."""
+    policies = " ".join(f"--policy {p}" for p in ("mcts:400",) + tuple(variants))
+    return f"bench {' '.join(games)} {policies} --threads 1 --seconds 10"
+
+
 def knob_blocks(name: str, *variants: str) -> None:
-    policies = " ".join(f"--policy {p}" for p in ("mcts:400",) + variants)
-    bench = f"bench {' '.join(KNOB_GAMES)} {policies} --threads 1 --seconds 10"
+    bench = beside_bench(KNOB_GAMES, variants)
     block(f"{name}-speed", "docs/search.md", "mcts", f"simkit {bench}")(lambda: shown(bench, simkit(bench)))
     matchup = f"--policies mcts:400,{variants[0]} --games 200"
     for game in KNOB_GAMES:
@@ -114,14 +119,9 @@ CUTOFF_MATCHUPS = {
                 "--policies mcts:400/mcts_cutoff=1,mcts:1600/mcts_cutoff=1 --games 100"),
 }
 
-
-def _cutoff_bench(game: str) -> str:
-    return f"bench {game} {' '.join(f'--policy {p}' for p in ('mcts:400',) + CUTOFF_PROBES[game])} --threads 1 " \
-           "--seconds 10"
-
-
-block("cutoff-speed", "docs/speed.md", "mcts", *(f"simkit {_cutoff_bench(g)}" for g in CUTOFF_PROBES))(
-    lambda: "\n".join(shown(_cutoff_bench(g), simkit(_cutoff_bench(g))) for g in CUTOFF_PROBES))
+_CUTOFF_BENCHES = [beside_bench((g,), v) for g, v in CUTOFF_PROBES.items()]
+block("cutoff-speed", "docs/speed.md", "mcts", *(f"simkit {b}" for b in _CUTOFF_BENCHES))(
+    lambda: "\n".join(shown(b, simkit(b)) for b in _CUTOFF_BENCHES))
 for _game, _cmds in CUTOFF_MATCHUPS.items():
     block(f"cutoff-strength-{_game}", "docs/speed.md", "mcts", *(f"simkit matchup {_game} {c}" for c in _cmds))(
         lambda g=_game, cs=_cmds: matchup_table(g, *cs))
