@@ -86,12 +86,14 @@ def _iterations_per_s(spec, policy, seconds):
 
 
 def run_bench(games=None, *, seconds=1.0, repeats=3, log=None, mcts_budget=None, mcts_budgets=(400, 1600),
-              policies=None, thread_counts=None):
+              policies=None, thread_counts=None, search_games=0):
     """Every policy of every game plays itself; the search at each of ``mcts_budgets`` iterations per decision
     (``mcts_budget``: one budget, for older callers), with its iterations per CPU-second where the game has a
     step API.
 
     ``policies`` / ``thread_counts`` restrict the cells (default: every policy, 1 thread and all threads).
+    ``search_games``: play at least this many games per search measurement (a few searched games a second:
+    their lengths vary, and games per second with them).
     """
     from simkit.games import GAMES, get_game
     from simkit.policies import MCTS, policy_vector
@@ -119,7 +121,8 @@ def run_bench(games=None, *, seconds=1.0, repeats=3, log=None, mcts_budget=None,
                     if dt >= seconds / 4 or n >= 10_000_000:
                         break
                     n *= 4
-                n = max(2 * threads if base == MCTS else 64, int(n * seconds / max(dt, 1e-6)))
+                least = max(2 * threads, search_games) if base == MCTS else 64
+                n = max(least, int(n * seconds / max(dt, 1e-6)))
                 rates = [_measure(spec, params, pid, n, 3 + k) for k in range(repeats)]
                 pps = statistics.median(p / dt for dt, _, p in rates)
                 gps = statistics.median(n / dt for dt, _, _ in rates)

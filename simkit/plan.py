@@ -8,9 +8,12 @@ kernel that quality uses), measured on the machine the docs quote by
 
     python -m simkit.plan --measure            # every game (about 3 minutes), or name some
 
-A policy pair costs the mean of its two policies' times per game; ``mcts:N`` costs the measured
-``mcts:100`` time scaled by N/100 (the search dominates), ``eps:P:X`` what X costs, ``P/KNOB=V``
-what P costs. A game the
+A policy pair costs the mean of its two policies' times per game; ``mcts:N`` costs the time measured
+at the largest budget of ``MCTS_BUDGETS`` not above N (the smallest below it), scaled by the budgets'
+ratio (the search dominates), ``eps:P:X`` what X costs, ``P/KNOB=V`` what P costs. The search is
+measured at 400 too because games between searchers change length with the budget: priced from
+mcts:100, the 2,500-game mcts:400 runs of Storm the Castle and Warfare! were estimated 22-23% long
+(docs/speed.md, "The 2,500-game runs"). A game the
 table does not hold gets no estimate (the size is still printed; only the cell limit applies).
 The speeds are at each game's default rules: rules that lengthen games lengthen the run, which
 the progress lines (simkit/cli/progress.py) then show from the games' real pace.
@@ -27,7 +30,8 @@ from pathlib import Path
 SPEEDS = Path(__file__).with_name("speeds.json")
 LIMIT_SECONDS = 3600.0      # an estimate above this needs --yes
 LIMIT_CELLS = 1000          # so do more cells than this (a sweep's grid, ...)
-MCTS_REFERENCE = 100        # the budget the table's mcts speed is measured at
+MCTS_BUDGETS = (100, 400)   # the budgets the table's search speeds are measured at
+SEARCH_GAMES = 16           # games per search measurement at least: their lengths vary (10-90%: 18-80 turns)
 
 
 @dataclass(frozen=True)
@@ -154,8 +158,13 @@ def _policy_seconds(table, game, policy: str, threads, traced):
         budget = name.split(":")[1]
         if not budget.isdigit():
             return None
-        scale = int(budget) / MCTS_REFERENCE
-        name = f"mcts:{MCTS_REFERENCE}"
+        n = int(budget)
+        measured = sorted(b for b in MCTS_BUDGETS if f"mcts:{b}" in (g.get("policies") or {}))
+        if not measured:
+            return None
+        ref = max((b for b in measured if b <= n), default=measured[0])
+        scale = n / ref
+        name = f"mcts:{ref}"
     row = (g.get("policies") or {}).get(name)
     if row is None:
         return None
@@ -187,7 +196,8 @@ def measure(games=None, seconds: float = 1.0, log=print) -> dict:
     if load > 1.0:   # 2026-12-02's table was measured at load 15: its estimates were 3-10x too long
         log(f"warning: load average {load:.1f}: other work shares the cores, so these speeds (and every "
             f"estimate made from them) will be too slow; measure on an idle machine")
-    bench = run_bench(names, seconds=seconds, repeats=1, mcts_budget=MCTS_REFERENCE, log=log)
+    bench = run_bench(names, seconds=seconds, repeats=1, mcts_budgets=MCTS_BUDGETS, search_games=SEARCH_GAMES,
+                      log=log)
     table = {"measured": time.strftime("%Y-%m-%d"), "command": "python -m simkit.plan --measure",
              "environment": environment(), "load_average": list(os.getloadavg()), "games": {}}
     for r in bench["results"]:

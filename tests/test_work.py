@@ -145,6 +145,13 @@ def test_the_estimate_prices_each_policy_and_the_limits():
     assert seconds_per_game(table, "g", ("random", "random"), 2) == pytest.approx(1 / 1800)
     assert seconds_per_game(table, "g", ("random", "greedy"), 1) == pytest.approx((1 / 1000 + 1 / 100) / 2)
     assert seconds_per_game(table, "g", ("mcts:400", "mcts:400"), 2) == pytest.approx(4 / 4)   # budget x4
+    # measured at 400 too (games between searchers change length with the budget): each budget is priced from
+    # the largest measured one not above it, the smallest when below all
+    table["games"]["g"]["policies"]["mcts:400"] = {"1": 0.4, "2": 0.8}
+    assert seconds_per_game(table, "g", ("mcts:400", "mcts:400"), 2) == pytest.approx(1 / 0.8)
+    assert seconds_per_game(table, "g", ("mcts:1600", "mcts:1600"), 2) == pytest.approx(4 / 0.8)
+    assert seconds_per_game(table, "g", ("mcts:200", "mcts:200"), 2) == pytest.approx(2 / 4)
+    assert seconds_per_game(table, "g", ("mcts:50", "greedy"), 2) == pytest.approx((0.5 / 4 + 1 / 200) / 2)
     assert seconds_per_game(table, "g", ("eps:0.1:greedy", "greedy"), 2) == pytest.approx(1 / 200)
     assert seconds_per_game(table, "g", ("greedy", "greedy"), 1, traced=True) == pytest.approx(3 / 100)
     assert seconds_per_game(table, "g", ("other", "greedy"), 2) is None
