@@ -159,12 +159,10 @@ def _policy_seconds(table, game, policy: str, threads, traced):
         if not budget.isdigit():
             return None
         n = int(budget)
-        measured = sorted(b for b in MCTS_BUDGETS if f"mcts:{b}" in (g.get("policies") or {}))
-        if not measured:
-            return None
-        ref = max((b for b in measured if b <= n), default=measured[0])
+        measured = [b for b in MCTS_BUDGETS if f"mcts:{b}" in (g.get("policies") or {})] or [MCTS_BUDGETS[0]]
+        ref = max((b for b in measured if b <= n), default=min(measured))
         scale = n / ref
-        name = f"mcts:{ref}"
+        name = f"mcts:{ref}"     # not measured at all: no row below, no estimate
     row = (g.get("policies") or {}).get(name)
     if row is None:
         return None
