@@ -32,6 +32,7 @@ LIMIT_SECONDS = 3600.0      # an estimate above this needs --yes
 LIMIT_CELLS = 1000          # so do more cells than this (a sweep's grid, ...)
 MCTS_BUDGETS = (100, 400)   # the budgets the table's search speeds are measured at
 SEARCH_GAMES = 16           # games per search measurement at least: their lengths vary (10-90%: 18-80 turns)
+HINT_SECONDS = 300.0        # a command that could stop early and is estimated longer names --precision
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,10 @@ class Plan:
     unit: str = "cells"        # what a cell is called here
     parts: list = field(default_factory=list)
     threads: int | None = None
-    early_stop: bool = False   # --precision may end it before its games: the estimate is a ceiling
+    # --precision: None for a command without the option; True when given (it may end the command before its
+    # games, so the estimate is a ceiling); False when not given (a long estimate then names the option:
+    # a designer asking "within ±0.02?" needs fewer games than a fixed count when many games are drawn)
+    early_stop: bool | None = None
 
     @property
     def games(self) -> int:
@@ -79,8 +83,9 @@ class Plan:
                 seen.append(pair)
         return seen
 
-    def describe(self) -> str:
-        """'sweep: 13 cells x 20,000 games = 260,000 games of martian_chess (greedy); estimated 1 min 5 s ...'"""
+    def describe(self, hint: bool = True) -> str:
+        """'sweep: 13 cells x 20,000 games = 260,000 games of martian_chess (greedy); estimated 1 min 5 s ...'
+        (``hint``: name --precision when it applies; a refusal names the limits instead)"""
         games = {p.game for p in self.parts}
         runs = {p.games for p in self.parts if not p.traced}
         if self.cells == 1:
@@ -91,8 +96,10 @@ class Plan:
             size = f"{self.cells:,} {self.unit}, {self.games:,} games"
         est = self.seconds()
         most = " at most (--precision may stop it sooner)" if self.early_stop else ""
+        tip = ("; --precision W (e.g. 0.02) can stop it sooner: once the 95% interval's half-width is at most W"
+               if hint and self.early_stop is False and est is not None and est >= HINT_SECONDS else "")
         when = (f"estimated {duration(est)}{most} at the measured speed of {', '.join(sorted(games))} "
-                f"(simkit/speeds.json, default rules, {self._threads()} threads)" if est is not None
+                f"(simkit/speeds.json, default rules, {self._threads()} threads){tip}" if est is not None
                 else f"no time estimate ({', '.join(sorted(games))} has no measured speed for "
                      f"{', '.join(self.policies())}: python -m simkit.plan --measure adds it)")
         return f"{self.what}: {size} of {', '.join(sorted(games))} ({'; '.join(self.policies())}); {when}"

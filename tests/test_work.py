@@ -162,3 +162,17 @@ def test_the_estimate_prices_each_policy_and_the_limits():
     long = Plan("run", 1, "runs", [Part("martian_chess", ("mcts:400", "mcts:400"), 1_000_000)])
     assert long.over() == ["an estimated hour"] and long.seconds() > 3600
     assert Plan("run", 1, "runs", [Part("martian_chess", ("random", "random"), 1000)]).over() == []
+
+
+def test_a_long_estimate_names_precision_where_the_command_takes_it():
+    from simkit.plan import HINT_SECONDS, Part, Plan
+    part = Part("martian_chess", ("mcts:400", "mcts:400"), 100_000)
+    assert Plan("run", 1, "runs", [part]).seconds() > HINT_SECONDS
+    hint = "--precision W (e.g. 0.02) can stop it sooner"
+    assert hint in Plan("run", 1, "runs", [part], early_stop=False).describe()
+    assert hint not in Plan("run", 1, "runs", [part], early_stop=False).describe(hint=False)   # a refusal
+    asked = Plan("run", 1, "runs", [part], early_stop=True).describe()       # given: the estimate is a ceiling
+    assert hint not in asked and "at most (--precision may stop it sooner)" in asked
+    assert hint not in Plan("values", 1, "runs", [part]).describe()           # a command without --precision
+    short = Part("martian_chess", ("random", "random"), 1000)
+    assert hint not in Plan("run", 1, "runs", [short], early_stop=False).describe()

@@ -155,8 +155,8 @@ class LongRun:
         over = plan.over()
         est = plan.seconds()
         if over and not self.yes:
-            raise UsageError(f"{plan.describe()}: above the limit of {' and '.join(over)}; add --yes to run it "
-                             f"anyway, or make it smaller")
+            raise UsageError(f"{plan.describe(hint=False)}: above the limit of {' and '.join(over)}; add --yes to "
+                             f"run it anyway, or make it smaller")
         if sys.stderr.isatty() or (est is not None and est >= interval()):
             click.echo(("resuming " if self.resume else "") + plan.describe(), err=True)
 
