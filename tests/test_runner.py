@@ -85,6 +85,23 @@ def test_resumed_run_reports_the_whole_runs_elapsed_and_speed(tmp_path):
     assert manifest["elapsed_s"] >= 0.9 and manifest["resumed_games"] == 180
 
 
+def test_a_runs_speed_leaves_out_loading_its_kernel(monkeypatch):
+    import time
+
+    import simkit.backends.local as local
+    real = local.play_chunk
+
+    def slow_load(*a):      # the backend's kernel load plays no game: made as slow as a compile
+        if a[4] == 0:
+            time.sleep(1.0)
+        return real(*a)
+    monkeypatch.setattr(local, "play_chunk", slow_load)
+    backend = LocalBackend()
+    res = simulate(load_scenario("martian_chess"), CFG, progress=False, backend=backend)
+    assert backend.setup_seconds >= 1.0
+    assert res.games_done == 400 and res.elapsed < 0.9      # 400 games of Martian Chess: milliseconds
+
+
 def test_resume_refuses_a_run_started_by_other_kernel_sources(tmp_path, runner):
     from conftest import invoke
     from simkit.engine.cache import game_sources

@@ -19,11 +19,11 @@ import os
 
 import click
 
-# What a cold start costs on the project's idle 2-core machine after the compile-time work of
-# issue 13: `simkit precompile` (every kernel of a game) took 13 s for Martian Chess, 29 s for
-# Warfare!, 32 s for Skorm and 43 s for Storm the Castle, two games at a time; a run compiles
-# only what it calls, and a machine busy with other work takes twice as long or more.
-TYPICAL = "usually under a minute on 2 cores"
+# What a cold start costs on the project's idle 2-core machine since the search (issue 24, 2026-12-06):
+# a first `simkit run` compiled for 58 s (Storm the Castle) and 63 s (Warfare!); `simkit precompile`
+# (every kernel of every game, two games at a time) took 103 s wall, Martian Chess 25 s and Skorm 48 s
+# of it. A machine busy with other work takes twice as long or more.
+TYPICAL = "about a minute on an idle 2-core machine"
 
 
 def _dispatchers(module, kernels: str):

@@ -272,11 +272,13 @@ class RunSession:
         # asked for 1 thread plays on 1 and the caller's setting is left as it was
         before = numba.get_num_threads()
         numba.set_num_threads(self.threads)
+        setup = getattr(self.backend, "setup_seconds", 0.0)
         t0 = time.perf_counter()
         try:
             return next(self._chunks)
         finally:
-            self.elapsed += time.perf_counter() - t0
+            # the games' time: not the kernel's loading or compiling before the first (LocalBackend)
+            self.elapsed += time.perf_counter() - t0 - (getattr(self.backend, "setup_seconds", 0.0) - setup)
             numba.set_num_threads(before)
 
     def step(self):
