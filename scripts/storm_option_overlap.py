@@ -2,9 +2,9 @@
 
 Greedy self-play through the step API (seed 5): at each action-phase decision after the first of its phase,
 the share of its options (decision codes) that were options of the previous decision too. The search's
-rollouts play greedy and list every decision afresh (`moves.gen_actions`, a quarter of mcts:400's samples
-when the rollout calls it as a function: docs/speed.md); this share bounds what listing only the changed
-stacks could skip. Greedy self-play stands in for the rollouts, which play greedy from the search's states.
+rollouts play greedy and list every decision afresh (`moves.gen_actions`, inlined into `rollout_nb`);
+this share bounds what listing only the changed stacks could skip (docs/speed.md, "Storm the Castle's
+action listings"). Greedy self-play stands in for the rollouts, which play greedy from the search's states.
 """
 import argparse
 
