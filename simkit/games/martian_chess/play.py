@@ -122,7 +122,7 @@ def run_chunk(params, seed, start, firsts, policies, snapshot_ply):
     pv = policy_vector_of(policies)
     records = np.zeros((n, NFIELDS), dtype=np.int32)
     deaths = np.zeros((max(1, min(n, 64)), 32), dtype=np.int64)
-    # no game (n = 0) still calls the kernel: the runner loads or compiles it that way before timing games
+    # no game (n = 0) still calls the kernel: LocalBackend loads (or compiles) it so before timing any game
     args = (init_board, rays, rules, weights, mc, np.int64(seed), np.int64(start),
             np.asarray(firsts, dtype=np.int8), pv, np.int64(snapshot_ply),
             np.int64(tree_capacity(max_budget(pv), SEARCH_WIDTH)), records, deaths)

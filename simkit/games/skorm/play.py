@@ -213,7 +213,7 @@ def run_chunk(params, seed, start, firsts, policies, snapshot_ply):
     records = np.zeros((n, NFIELDS), np.int32)
     nblocks = max(1, min(n, 64))
     agg = np.zeros((nblocks, N), np.int64)
-    # no game (n = 0) still calls the kernel: the runner loads or compiles it that way before timing games
+    # no game (n = 0) still calls the kernel: LocalBackend loads (or compiles) it so before timing any game
     args = (params, np.int64(seed), np.int64(start), np.asarray(firsts, np.int8), pv,
             np.int64(search_capacity(max_budget(pv))), np.int64(snapshot_ply), records, agg, *no_trace(params))
     run_blocks(lambda b0, b1: run_batch_nb(*args, np.int64(b0), np.int64(b1)), nblocks)

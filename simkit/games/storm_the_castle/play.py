@@ -222,7 +222,7 @@ def run_chunk(params, seed, start, firsts, policies, snapshot_ply):
     records = np.zeros((n, nf), np.int32)
     agg = np.zeros((max(1, min(n, 64)), int(p.iopt[O_NS])), np.int64)
     pv = policy_array(policies)
-    # no game (n = 0) still calls the kernel: the runner loads or compiles it that way before timing games
+    # no game (n = 0) still calls the kernel: LocalBackend loads (or compiles) it so before timing any game
     args = (*kernel_args(p), np.int64(seed), np.int64(start), np.asarray(firsts, np.int8),
             pv, np.int64(snapshot_ply), np.int64(tree_capacity(max_budget(pv))), records, agg)
     run_blocks(lambda b0, b1: run_batch_nb(*args, np.int64(b0), np.int64(b1)), agg.shape[0])

@@ -271,7 +271,7 @@ def run_chunk(params, seed, start, firsts, policies, snapshot_ply):
     nsq = int(P[0][IP_NSQ])
     records = np.zeros((n, NFIELDS), dtype=np.int32)
     agg = np.zeros((max(1, min(n, 64)), nsq), dtype=np.int64)
-    # no game (n = 0) still calls the kernel: the runner loads or compiles it that way before timing games
+    # no game (n = 0) still calls the kernel: LocalBackend loads (or compiles) it so before timing any game
     args = (P, np.int64(seed), np.int64(start), np.asarray(firsts, dtype=np.int8), pv,
             np.int64(snapshot_ply), records, agg) + _search_sizes(P, pv)
     nu = int(P[0][IP_N0] + P[0][IP_N1])
