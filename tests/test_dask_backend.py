@@ -78,6 +78,22 @@ def test_dask_one_worker_identical_records(scenario, reference):
     assert np.array_equal(r.records(), reference)
 
 
+def test_a_dask_runs_speed_leaves_out_loading_its_kernel(scenario, monkeypatch):
+    """The workers' warm-up (a no-game chunk each, on a cold cache a minute of compiling) is timed apart."""
+    import simkit.backends.dask as dask_backend
+    real = dask_backend.play_chunk
+
+    def slow_load(*a):      # the warm-up plays no game: made as slow as a compile
+        if a[4] == 0:
+            time.sleep(1.0)
+        return real(*a)
+    monkeypatch.setattr(dask_backend, "play_chunk", slow_load)
+    with DaskBackend(workers=1, processes=False) as be:     # in-process: the patched function runs
+        res = simulate(scenario, RunConfig(games=400, seed=3), progress=False, backend=be)
+        assert be.setup_seconds >= 1.0
+    assert res.games_done == 400 and res.elapsed < 0.9
+
+
 def test_cli_run_with_dask_backend(runner, monkeypatch, cluster2, tmp_path, scenario):
     """`simkit run --backend dask` goes through make_backend (here: the module's cluster)."""
     seen = {}

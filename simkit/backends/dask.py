@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 import uuid
 
 from simkit import progress
@@ -121,6 +122,9 @@ class _sigint_ignored_in_children:
 
 class DaskBackend:
     name = "dask"
+    # seconds spent waiting for workers and loading (on a cold cache: compiling) the game's kernel on each,
+    # which the runner leaves out of the games' time, as LocalBackend's
+    setup_seconds = 0.0
 
     def __init__(self, scheduler: str | None = None, workers: int = DEFAULT_WORKERS, threads: int = 1,
                  window: int | None = None, retries: int = 2, connect_timeout: float = 10.0,
@@ -183,10 +187,10 @@ class DaskBackend:
                             f"start some with `dask worker {self.client.scheduler.address}`") from None
 
     def warm(self, game, params, seed, first, policy_ids, snapshot_ply):
-        """Compile or load the game's kernels on every worker once (a one-game chunk each)."""
+        """Compile or load the game's kernels on every worker once (a no-game chunk each)."""
         workers = self.workers()
         todo = [w for w in workers if (w, game) not in self._warm]
-        futures = [self.client.submit(play_chunk, game, params, seed, 0, 1, first, policy_ids, snapshot_ply,
+        futures = [self.client.submit(play_chunk, game, params, seed, 0, 0, first, policy_ids, snapshot_ply,
                                       workers=[w], allow_other_workers=True, pure=False,
                                       key=f"simkit-warm-{game}-{uuid.uuid4().hex[:8]}")
                    for w in todo]
@@ -203,9 +207,11 @@ class DaskBackend:
         chunks = list(chunks)
         if not chunks:
             return
+        t = time.perf_counter()
         self._wait_for_workers()
         progress.run_started(game, sum(c for _, c in chunks), kernels=None)   # compiled on the workers
         self.warm(game, params, seed, first, policy_ids, snapshot_ply)
+        self.setup_seconds += time.perf_counter() - t
         window = self._window or max(4, 2 * sum(self.workers().values()))
         run = uuid.uuid4().hex[:8]
         todo = iter(chunks)

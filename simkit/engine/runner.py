@@ -277,7 +277,8 @@ class RunSession:
         try:
             return next(self._chunks)
         finally:
-            # the games' time: not the kernel's loading or compiling before the first (LocalBackend)
+            # the games' time: not waiting for workers nor loading (compiling) the kernel before the first chunk
+            # (both backends time it; a duck-typed backend, e.g. a test's wrapper, may not)
             self.elapsed += time.perf_counter() - t0 - (getattr(self.backend, "setup_seconds", 0.0) - setup)
             numba.set_num_threads(before)
 
