@@ -20,6 +20,18 @@ def invoke(runner, args):
     return runner.invoke(cli, [str(a) for a in args], catch_exceptions=False)
 
 
+def slow_kernel_load(monkeypatch, backend_module, seconds=1.0):
+    """Make a backend's no-game chunk (its kernel load; on a cold cache, a compile) take ``seconds`` longer."""
+    import time
+    real = backend_module.play_chunk
+
+    def slow_load(*a):
+        if a[4] == 0:           # the chunk's game count
+            time.sleep(seconds)
+        return real(*a)
+    monkeypatch.setattr(backend_module, "play_chunk", slow_load)
+
+
 # games registered only while a test runs: name -> module (tests/ is on sys.path)
 TEST_GAMES = {"dice_race": "toygame"}
 

@@ -81,13 +81,8 @@ def test_dask_one_worker_identical_records(scenario, reference):
 def test_a_dask_runs_speed_leaves_out_loading_its_kernel(scenario, monkeypatch):
     """The workers' warm-up (a no-game chunk each, on a cold cache a minute of compiling) is timed apart."""
     import simkit.backends.dask as dask_backend
-    real = dask_backend.play_chunk
-
-    def slow_load(*a):      # the warm-up plays no game: made as slow as a compile
-        if a[4] == 0:
-            time.sleep(1.0)
-        return real(*a)
-    monkeypatch.setattr(dask_backend, "play_chunk", slow_load)
+    from conftest import slow_kernel_load
+    slow_kernel_load(monkeypatch, dask_backend)
     with DaskBackend(workers=1, processes=False) as be:     # in-process: the patched function runs
         res = simulate(scenario, RunConfig(games=400, seed=3), progress=False, backend=be)
         assert be.setup_seconds >= 1.0

@@ -86,16 +86,9 @@ def test_resumed_run_reports_the_whole_runs_elapsed_and_speed(tmp_path):
 
 
 def test_a_runs_speed_leaves_out_loading_its_kernel(monkeypatch):
-    import time
-
     import simkit.backends.local as local
-    real = local.play_chunk
-
-    def slow_load(*a):      # the backend's kernel load plays no game: made as slow as a compile
-        if a[4] == 0:
-            time.sleep(1.0)
-        return real(*a)
-    monkeypatch.setattr(local, "play_chunk", slow_load)
+    from conftest import slow_kernel_load
+    slow_kernel_load(monkeypatch, local)
     backend = LocalBackend()
     res = simulate(load_scenario("martian_chess"), CFG, progress=False, backend=backend)
     assert backend.setup_seconds >= 1.0
