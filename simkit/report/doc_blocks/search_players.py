@@ -96,10 +96,11 @@ def beside_bench(games, variants) -> str:
 def knob_blocks(name: str, *variants: str) -> None:
     bench = beside_bench(KNOB_GAMES, variants)
     block(f"{name}-speed", "docs/search.md", "mcts", f"simkit {bench}")(lambda: shown(bench, simkit(bench)))
-    matchup = f"--policies mcts:400,{variants[0]} --games 200"
+    # each variant against plain mcts:400: a knob alone, and with the others it is used with
+    matchups = tuple(f"--policies mcts:400,{v} --games 200" for v in variants)
     for game in KNOB_GAMES:
-        block(f"{name}-strength-{game}", "docs/search.md", "mcts", f"simkit matchup {game} {matchup}")(
-            lambda g=game: matchup_table(g, matchup))
+        block(f"{name}-strength-{game}", "docs/search.md", "mcts", *(f"simkit matchup {game} {m}" for m in matchups))(
+            lambda g=game: matchup_table(g, *matchups))
 
 
 knob_blocks("reuse", "mcts:400/mcts_reuse=true")
